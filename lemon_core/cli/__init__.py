@@ -1,0 +1,66 @@
+"""The ``lemon`` command: a thin Typer layer over the library.
+
+Each command group is one module with its own ``Typer()``; heavy libraries (yaml, cattrs,
+pluggy, dulwich, mcp) are imported inside command bodies so ``lemon --help`` stays fast
+(``tests/cli/test_startup.py`` guards it).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+from lemon_core.cli import mcp as mcp_cli
+from lemon_core.cli import plugins as plugins_cli
+from lemon_core.cli import skill as skill_cli
+
+app = typer.Typer(
+    name="lemon",
+    help="Manage AI coding agents' skills (SKILL.md) and MCP servers.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+app.add_typer(skill_cli.app, name="skill")
+app.add_typer(mcp_cli.app, name="mcp")
+app.add_typer(plugins_cli.app, name="plugins")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: run the app, turning lemon errors into one stderr line."""
+    from lemon_core.errors import LemonError
+
+    try:
+        app(args=argv, prog_name="lemon", standalone_mode=False)
+    except LemonError as exc:
+        if os.environ.get("LEMON_DEBUG"):
+            raise
+        print(f"lemon: {exc}", file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except _click_exceptions() as exc:
+        _handle_click(exc)
+
+
+def _click_exceptions() -> tuple[type[BaseException], ...]:
+    import click
+
+    return (click.exceptions.ClickException, click.exceptions.Abort, click.exceptions.Exit)
+
+
+def _handle_click(exc: BaseException) -> None:
+    import click
+
+    if isinstance(exc, click.exceptions.Exit):
+        sys.exit(exc.exit_code)
+    if isinstance(exc, click.exceptions.Abort):
+        print("lemon: aborted", file=sys.stderr)
+        sys.exit(1)
+    assert isinstance(exc, click.exceptions.ClickException)
+    exc.show()
+    sys.exit(exc.exit_code)
+
+
+__all__ = ["app", "main"]

@@ -1,0 +1,129 @@
+"""The one object that carries where lemon runs: cwd, home, environment and platform.
+
+Every path lemon reads or writes (the agent dir, the skill roots, the cache) derives from a
+:class:`LemonContext`, never from ``os.environ`` deep inside a module, so tests and embedders can
+build one with a fake home and a private environment.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+import attrs
+
+#: Global skill roots: (root id, environment override, path below home or None for the agent dir).
+GLOBAL_SKILL_ROOTS: tuple[tuple[str, str, tuple[str, ...] | None], ...] = (
+    ("lemon", "LEMON_AGENT_SKILLS_DIR", None),
+    ("agents", "LEMON_HARNESS_SKILLS_DIR", (".agents", "skills")),
+    ("omp", "LEMON_OMP_SKILLS_DIR", (".omp", "agent", "skills")),
+    ("claude", "LEMON_CLAUDE_SKILLS_DIR", (".claude", "skills")),
+    ("codex", "LEMON_CODEX_SKILLS_DIR", (".codex", "skills")),
+)
+
+_PLATFORM_NAMES = {"linux": "linux", "darwin": "darwin", "win32": "win32", "cygwin": "win32"}
+
+
+def normalise_platform(name: str) -> str:
+    """Map a ``sys.platform`` value onto the manifest vocabulary (linux, darwin, win32)."""
+    for prefix, canonical in _PLATFORM_NAMES.items():
+        if name.startswith(prefix):
+            return canonical
+    return name
+
+
+@attrs.frozen
+class LemonContext:
+    """Where and how lemon runs. Build it with :meth:`from_environment` or directly in tests."""
+
+    cwd: Path = attrs.field(converter=lambda p: Path(p).absolute())
+    home: Path = attrs.field(converter=lambda p: Path(p).absolute())
+    env: Mapping[str, str] = attrs.field(factory=dict, converter=lambda e: dict(e))
+    platform: str = attrs.field(default=normalise_platform(sys.platform))
+
+    @classmethod
+    def from_environment(
+        cls, cwd: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None
+    ) -> LemonContext:
+        """The context of this process: its environment, ``$HOME`` and working directory."""
+        environ = dict(os.environ if env is None else env)
+        home = environ.get("HOME") or environ.get("USERPROFILE") or str(Path.home())
+        return cls(cwd=Path(cwd) if cwd is not None else Path.cwd(), home=Path(home), env=environ)
+
+    def evolve(self, **changes: object) -> LemonContext:
+        """A copy with some fields replaced (``ctx.evolve(cwd=other)``)."""
+        return attrs.evolve(self, **changes)
+
+    # -- environment ------------------------------------------------------------------------
+
+    def getenv(self, name: str) -> str | None:
+        """The variable's value, or None when it is unset or empty."""
+        value = self.env.get(name)
+        return value if value else None
+
+    def flag(self, name: str) -> bool | None:
+        """A boolean variable: True for 1/true/yes/on, False for 0/false/no/off, else None."""
+        value = (self.getenv(name) or "").strip().lower()
+        if value in {"1", "true", "yes", "on"}:
+            return True
+        if value in {"0", "false", "no", "off"}:
+            return False
+        return None
+
+    def expand_path(self, value: str, base: Path | None = None) -> Path:
+        """``~`` expands to this context's home; a relative path resolves against ``base``."""
+        if value == "~" or value.startswith(("~/", "~\\")):
+            path = self.home / value[2:] if len(value) > 1 else self.home
+        else:
+            path = Path(value)
+        if not path.is_absolute():
+            path = (base or self.cwd) / path
+        return Path(os.path.normpath(path))
+
+    def which(self, program: str) -> str | None:
+        """Look ``program`` up on this context's PATH (never the process's, never cached)."""
+        return shutil.which(program, path=self.env.get("PATH", ""))
+
+    # -- derived paths ----------------------------------------------------------------------
+
+    @property
+    def agent_dir(self) -> Path:
+        """``$LEMON_AGENT_DIR``, else ``~/.lemon/agent``."""
+        override = self.getenv("LEMON_AGENT_DIR")
+        return self.expand_path(override) if override else self.home / ".lemon" / "agent"
+
+    @property
+    def is_isolated(self) -> bool:
+        """True when ``LEMON_AGENT_DIR`` or a ``LEMON_*_SKILLS_DIR`` override is set.
+
+        An isolated runtime reads only the global roots it names, and no other tool's
+        user-level files.
+        """
+        names = ["LEMON_AGENT_DIR", *(override for _, override, _ in GLOBAL_SKILL_ROOTS)]
+        return any(self.getenv(name) for name in names)
+
+    @property
+    def cache_dir(self) -> Path:
+        """``$LEMON_CACHE_DIR``, else the platform's user cache directory plus ``lemon``."""
+        override = self.getenv("LEMON_CACHE_DIR")
+        if override:
+            return self.expand_path(override)
+        if self.platform == "darwin":
+            return self.home / "Library" / "Caches" / "lemon"
+        if self.platform == "win32":
+            local = self.getenv("LOCALAPPDATA")
+            return (Path(local) if local else self.home / "AppData" / "Local") / "lemon" / "Cache"
+        xdg = self.getenv("XDG_CACHE_HOME")
+        base = Path(xdg) if xdg and Path(xdg).is_absolute() else self.home / ".cache"
+        return base / "lemon"
+
+    @property
+    def project_lemon_dir(self) -> Path:
+        """``<cwd>/.lemon``, where project settings and lemon's project files live."""
+        return self.cwd / ".lemon"
+
+
+__all__ = ["GLOBAL_SKILL_ROOTS", "LemonContext", "normalise_platform"]

@@ -1,0 +1,51 @@
+"""One exception family for everything lemon reports to a user.
+
+Every message says what happened and, where there is one, what to do about it. The CLI prints
+``str(error)`` on one line and exits with ``error.exit_code`` (1 for an operation that failed,
+2 for invalid arguments); set ``LEMON_DEBUG=1`` to see the traceback as well.
+"""
+
+from __future__ import annotations
+
+
+class LemonError(Exception):
+    """Base of every error lemon raises on purpose."""
+
+    exit_code = 1
+
+
+class UsageError(LemonError):
+    """The caller asked for something malformed (an invalid name, a bad option value)."""
+
+    exit_code = 2
+
+
+class NotFoundError(LemonError):
+    """A named thing (a skill, a server, a plugin) does not exist where it was looked for."""
+
+
+class ConfigError(LemonError):
+    """A configuration file is unreadable, malformed or fails validation."""
+
+
+class ManifestError(LemonError):
+    """A SKILL.md could not be read, parsed or validated."""
+
+
+class PluginError(LemonError):
+    """A plugin could not be imported, registered or validated."""
+
+
+class BusyError(LemonError):
+    """Another writer holds the lock on a file, or changed it since it was read."""
+
+
+__all__ = [
+    "BusyError",
+    "ConfigError",
+    "LemonError",
+    "ManifestError",
+    "NotFoundError",
+    "PluginError",
+    "UsageError",
+]

@@ -1,0 +1,187 @@
+"""Safe file I/O: atomic writes, sibling lock directories, compare-before-write updates.
+
+Every file lemon writes goes through :func:`atomic_write_bytes` (a private 0600 temporary file in
+the same directory, fsync, rename), so a reader never sees a partial file and a writer killed at
+any point leaves either the old file or the new one. Files that several processes may edit are
+changed through :func:`update_file`, which holds a sibling ``<name>.lock`` directory and refuses
+to overwrite a file that changed since the caller read it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from lemon_core.errors import BusyError
+
+LOCK_SUFFIX = ".lock"
+
+
+def _fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):  # not every platform can open a directory
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o600) -> None:
+    """Replace ``path`` with ``data`` atomically; the parent directory is created if needed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp_name, mode)
+        os.replace(tmp_name, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+        raise
+    _fsync_dir(path.parent)
+
+
+def dump_json(data: Any) -> bytes:
+    """The one JSON layout lemon writes: two-space indent, UTF-8, trailing newline."""
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def atomic_write_json(path: Path, data: Any, *, mode: int = 0o600) -> None:
+    atomic_write_bytes(path, dump_json(data), mode=mode)
+
+
+@attrs.frozen
+class Snapshot:
+    """What a file held when it was read: enough to notice a concurrent change."""
+
+    path: Path
+    content: bytes | None  # None: the file did not exist
+
+    @classmethod
+    def read(cls, path: Path) -> Snapshot:
+        try:
+            return cls(path, path.read_bytes())
+        except FileNotFoundError:
+            return cls(path, None)
+
+    @property
+    def exists(self) -> bool:
+        return self.content is not None
+
+
+def lock_path(path: Path) -> Path:
+    return path.with_name(path.name + LOCK_SUFFIX)
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def _lock_owner(lock_dir: Path) -> tuple[int, str] | None:
+    try:
+        pid_text, host = (lock_dir / "owner").read_text("utf-8").split("\n")[:2]
+        return int(pid_text), host
+    except (OSError, ValueError):
+        return None
+
+
+@contextlib.contextmanager
+def file_lock(path: Path, *, timeout: float = 10.0) -> Iterator[None]:
+    """Hold the sibling lock directory of ``path`` (``<name>.lock``) for the block.
+
+    Waits up to ``timeout`` seconds for another holder, then raises :class:`BusyError`; a lock
+    left by a process that no longer runs is reported as stale, with how to clear it.
+    """
+    lock_dir = lock_path(path)
+    lock_dir.parent.mkdir(parents=True, exist_ok=True)
+    deadline = time.monotonic() + timeout
+    delay = 0.005
+    while True:
+        try:
+            lock_dir.mkdir()
+            break
+        except FileExistsError:
+            if time.monotonic() >= deadline:
+                raise _busy(path, lock_dir) from None
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+    try:
+        (lock_dir / "owner").write_text(f"{os.getpid()}\n{socket.gethostname()}\n", "utf-8")
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            (lock_dir / "owner").unlink()
+        with contextlib.suppress(OSError):
+            lock_dir.rmdir()
+
+
+def _busy(path: Path, lock_dir: Path) -> BusyError:
+    owner = _lock_owner(lock_dir)
+    if owner and owner[1] == socket.gethostname() and not _pid_alive(owner[0]):
+        return BusyError(
+            f"{path} is locked by a stale lock from process {owner[0]}, which is no longer "
+            f"running; if no lemon command is writing, remove the directory {lock_dir}"
+        )
+    holder = f" by process {owner[0]}" if owner else ""
+    return BusyError(
+        f"{path} is busy: another lemon command holds {lock_dir}{holder}; try again when it "
+        f"finishes (remove that directory only if no lemon command is writing)"
+    )
+
+
+def update_file(
+    path: Path,
+    transform: Callable[[Snapshot], bytes],
+    *,
+    expected: Snapshot | None = None,
+    timeout: float = 10.0,
+) -> bytes:
+    """Rewrite ``path`` under its lock with ``transform(current snapshot)``; returns the bytes.
+
+    With ``expected`` (a snapshot the caller read and reasoned about), the write is refused with
+    :class:`BusyError` when the file changed in the meantime. ``transform`` may raise to abort;
+    nothing is written then.
+    """
+    with file_lock(path, timeout=timeout):
+        current = Snapshot.read(path)
+        if expected is not None and current.content != expected.content:
+            raise BusyError(
+                f"{path} changed while lemon was editing it; nothing was written, run the "
+                f"command again"
+            )
+        data = transform(current)
+        atomic_write_bytes(path, data)
+        return data
+
+
+__all__ = [
+    "Snapshot",
+    "atomic_write_bytes",
+    "atomic_write_json",
+    "dump_json",
+    "file_lock",
+    "lock_path",
+    "update_file",
+]

@@ -1,0 +1,190 @@
+"""The small protocols that plugin objects satisfy, and the records they exchange with the host.
+
+A plugin registers *objects* through the registration hooks of :mod:`lemon_core.hookspecs`; the
+host owns ordering (the ``order`` attribute), de-duplication (the ``name`` attribute) and error
+reporting. Protocols may gain optional members, never lose or rename them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+import attrs
+
+if TYPE_CHECKING:
+    from lemon_core.context import LemonContext
+
+TrustLevel = Literal["builtin", "official", "trusted", "community"]
+AuditSeverity = Literal["warn", "block"]
+
+#: ``progress(done, total, message)``; total is None when unknown.
+ProgressCallback = Callable[[int, "int | None", str], None]
+
+
+# -- skill sources ----------------------------------------------------------------------------
+
+
+@attrs.frozen
+class SourceRef:
+    """A source identifier a source accepted: which source, the canonical id, the install name."""
+
+    source: str
+    identifier: str
+    canonical_id: str | None
+    name: str
+    subpath: str | None = None
+    revision: str | None = None
+
+
+@attrs.frozen
+class SearchHit:
+    identifier: str
+    name: str
+    description: str = ""
+    source: str = ""
+    score: float = 0.0
+
+
+@runtime_checkable
+class SkillSource(Protocol):
+    """Where skills are installed from (``local``, ``git``, ``gh``, ``hermes``, ``registry``).
+
+    ``order`` is the router position: lower is tried first (builtin 0, ``git+`` 10, ``git@`` 20,
+    ``gh:`` 30, ``hermes:`` 40, http(s) 50, paths 60, registry refs 70).
+    """
+
+    name: str
+    order: int
+
+    def parse(self, identifier: str) -> SourceRef | None:
+        """The reference this source makes of ``identifier``, or None if it is not its kind."""
+
+    def trust_level(self, ref: SourceRef) -> TrustLevel:
+        """The trust a skill from ``ref`` starts with."""
+
+    def fetch(
+        self, ref: SourceRef, dest: Path, ctx: LemonContext, progress: ProgressCallback | None
+    ) -> None:
+        """Place the skill folder named by ``ref`` at ``dest`` (a fresh staging directory)."""
+
+    def upstream_hash(self, ref: SourceRef, ctx: LemonContext) -> str | None:
+        """An identity of the upstream content (commit, blob sha, bundle hash), if knowable."""
+
+    def search(self, query: str, ctx: LemonContext, limit: int) -> Sequence[SearchHit]:
+        """Skills of this source matching ``query`` (may return an empty list)."""
+
+
+# -- MCP config importers ---------------------------------------------------------------------
+
+
+@runtime_checkable
+class McpImporter(Protocol):
+    """Reads another tool's MCP configuration (``omp``, ``claude``, ``codex``, …).
+
+    ``name`` is the provider id and ``order`` the provider order (omp 10, claude 20, codex 30,
+    gemini 40, opencode 50, cursor 60, windsurf 70, vscode 80, root 90). The host calls
+    :meth:`import_scope` once per scope, project before user, and only for the user scope when
+    the user opted that provider in; an importer never reads a file of a scope it was not asked
+    for. The details of the request and result records live in :mod:`lemon_core.mcp.importing`.
+    """
+
+    name: str
+    order: int
+
+    def import_scope(self, request: Any) -> Any:
+        """The entries of ``request.scope``'s files, in file then entry order."""
+
+
+# -- auditors ---------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class AuditFile:
+    """One file of a skill bundle handed to auditors (text is None for binary files)."""
+
+    path: str
+    text: str | None
+    size: int
+
+
+@attrs.frozen
+class AuditBundle:
+    key: str
+    dir: Path
+    files: tuple[AuditFile, ...]
+    manifest: Any = None
+
+
+@attrs.frozen
+class Finding:
+    """One thing an auditor flagged. ``rule`` is a stable id users can suppress by name."""
+
+    rule: str
+    severity: AuditSeverity
+    message: str
+    path: str | None = None
+    match: str | None = None
+    auditor: str = ""
+
+    @property
+    def summary(self) -> str:
+        return f"[{self.severity}] {self.rule}: {self.message}"
+
+
+@runtime_checkable
+class Auditor(Protocol):
+    """Inspects a skill bundle before it is activated. Every auditor runs; findings combine."""
+
+    name: str
+
+    def audit(self, bundle: AuditBundle) -> Iterable[Finding]:
+        """Findings for ``bundle`` (none means nothing to report)."""
+
+
+# -- observer events --------------------------------------------------------------------------
+
+
+@attrs.frozen
+class SkillLoadEvent:
+    """A skill was loaded (``read_skill``, ``load_skill``, ``skill://``). Never holds the body."""
+
+    key: str
+    found: bool
+    view: str = "full"
+    scope: str | None = None
+    path: str | None = None
+    tool_call_id: str | None = None
+    metadata: Mapping[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class SkillWriteEvent:
+    """A skill was written or a write was refused (install, update, remove, skill_manage)."""
+
+    key: str
+    action: str
+    accepted: bool
+    scope: str | None = None
+    path: str | None = None
+    reason: str | None = None
+    tool_call_id: str | None = None
+    metadata: Mapping[str, Any] = attrs.field(factory=dict)
+
+
+__all__ = [
+    "AuditBundle",
+    "AuditFile",
+    "AuditSeverity",
+    "Auditor",
+    "Finding",
+    "McpImporter",
+    "ProgressCallback",
+    "SearchHit",
+    "SkillLoadEvent",
+    "SkillSource",
+    "SkillWriteEvent",
+    "SourceRef",
+    "TrustLevel",
+]

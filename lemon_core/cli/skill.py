@@ -1,7 +1,230 @@
-"""``lemon skill …``."""
+"""``lemon skill …``: list, inspect, check, enable, disable and lint skills."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional
+
 import typer
 
-app = typer.Typer(help="Manage skill.", no_args_is_help=True, rich_markup_mode=None)
+if TYPE_CHECKING:
+    from lemon_core.skills.api import ListedSkill
+
+app = typer.Typer(help="Discover, check and manage skills.", no_args_is_help=True,
+                  rich_markup_mode=None)
+
+CWD = typer.Option(None, "--cwd", help="Project directory (default: the current one).",
+                   file_okay=False)
+JSON = typer.Option(False, "--json", help="Print JSON.")
+MAX_LISTED_FILES = 1000
+
+
+def _ctx(cwd: Optional[Path]) -> Any:
+    from lemon_core.context import LemonContext
+
+    return LemonContext.from_environment(cwd)
+
+
+def _warn_diagnostics(diagnostics: Any) -> None:
+    for d in diagnostics:
+        print(f"lemon: {d.severity}: {d.path}: {d.message} [{d.code}]", file=sys.stderr)
+
+
+@app.command("list")
+def list_command(
+    cwd: Optional[Path] = CWD,
+    global_only: bool = typer.Option(False, "--global", help="List the global scope alone."),
+    as_json: bool = JSON,
+) -> None:
+    """List every discovered skill with its state; skills that failed to load are reported."""
+    from lemon_core.cli.output import emit_json, one_line, table
+    from lemon_core.skills.api import list_skills
+    from lemon_core.skills.serialize import entry_view
+
+    listing = list_skills(_ctx(cwd), scope="global" if global_only else "all", persistent=True)
+    if as_json:
+        emit_json({
+            "skills": [entry_view(i.entry, i.status, i.scope) for i in listing.skills],
+            "diagnostics": [
+                {"path": d.path, "severity": d.severity, "code": d.code, "message": d.message}
+                for d in listing.diagnostics
+            ],
+        })
+        return
+    if listing.skills:
+        rows = [[i.entry.key, i.status.state, i.scope + (" (hidden)" if i.entry.hidden else ""),
+                 one_line(i.entry.description, 60)] for i in listing.skills]
+        typer.echo(table(rows, ["KEY", "STATE", "SCOPE", "DESCRIPTION"]))
+    else:
+        typer.echo("No skills found.")
+    _warn_diagnostics(listing.diagnostics)
+
+
+def _find(key: str, cwd: Optional[Path]) -> tuple[Any, ListedSkill]:
+    from lemon_core.errors import NotFoundError
+    from lemon_core.skills.api import list_skills
+
+    ctx = _ctx(cwd)
+    item = list_skills(ctx, persistent=True).get(key)
+    if item is None:
+        raise NotFoundError(f"no skill with key {key!r} is discovered from {ctx.cwd}; run "
+                            f"'lemon skill list' to see the keys")
+    return ctx, item
+
+
+def _skill_files(directory: Path) -> list[str]:
+    import os
+
+    files: list[str] = []
+    for parent, dirs, names in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(names):
+            if not name.startswith("."):
+                files.append(os.path.relpath(os.path.join(parent, name), directory))
+                if len(files) >= MAX_LISTED_FILES:
+                    return files
+    return files
+
+
+@app.command("inspect")
+def inspect_command(key: str, cwd: Optional[Path] = CWD, as_json: bool = JSON) -> None:
+    """Show one skill: its entry, manifest, provenance and files."""
+    from lemon_core.cli.output import emit_json
+    from lemon_core.skills.api import lock_record
+    from lemon_core.skills.serialize import entry_view, manifest_view
+
+    ctx, item = _find(key, cwd)
+    record = lock_record(key, ctx, persistent=True)
+    view = entry_view(item.entry, item.status, item.scope)
+    view["manifest"] = manifest_view(item.entry.manifest)
+    view["provenance"] = dict(record) if record is not None else None
+    view["files"] = _skill_files(item.entry.dir)
+    if as_json:
+        emit_json(view)
+        return
+    manifest = view["manifest"]
+    lines = [
+        f"{item.entry.key} ({item.status.state}, {item.scope})",
+        f"  name:         {view['name']}",
+        f"  description:  {view['description']}",
+        f"  path:         {view['path']}",
+    ]
+    for label, field in (("version", "version"), ("author", "author"),
+                         ("category", "category")):
+        value = manifest.get(field) if field != "category" else view["category"]
+        if value:
+            lines.append(f"  {label + ':':<13} {value}")
+    for label, values in (("tags", manifest["tags"]), ("keywords", manifest["keywords"]),
+                          ("platforms", manifest["platforms"]),
+                          ("bins", manifest["requires"]["bins"]),
+                          ("env vars", manifest["required_environment_variables"]),
+                          ("tools", manifest["requires_tools"])):
+        if values:
+            lines.append(f"  {label + ':':<13} {', '.join(values)}")
+    if view["hidden"]:
+        lines.append("  hidden:       yes (not offered to models; loadable by name)")
+    for path in view["shadowed"]:
+        lines.append(f"  shadows:      {path}")
+    if record is not None:
+        lines.append(f"  source:       {record.get('source_kind', '?')} "
+                     f"{record.get('source_id') or ''}".rstrip())
+    lines.append(f"  files:        {len(view['files'])}")
+    lines.extend(f"    {name}" for name in view["files"])
+    typer.echo("\n".join(lines))
+
+
+@app.command("check")
+def check_command(
+    key: str,
+    cwd: Optional[Path] = CWD,
+    verify: bool = typer.Option(False, "--verify",
+                                help="Also run the skill's verification command."),
+    as_json: bool = JSON,
+) -> None:
+    """Check whether a skill is ready: platform, binaries, environment, tools."""
+    from lemon_core.cli.output import emit_json
+    from lemon_core.skills.api import skill_status
+    from lemon_core.skills.serialize import status_view
+
+    ctx = _ctx(cwd)
+    view = status_view(skill_status(key, ctx, verify=verify, persistent=True))
+    if as_json:
+        emit_json(view)
+        return
+    lines = [f"{key}: {view['state']}" + (" (ready)" if view["ready"] else "")]
+    if not view["platform_ok"]:
+        lines.append("  not available on this platform")
+    for label, field in (("missing binaries", "missing_bins"),
+                         ("missing config", "missing_config"),
+                         ("missing environment variables", "missing_env_vars"),
+                         ("missing tools", "missing_tools")):
+        if view[field]:
+            lines.append(f"  {label}: {', '.join(view[field])}")
+    result = view["verification"]
+    if result is not None:
+        outcome = "passed" if result["passed"] else "failed"
+        detail = result.get("error") or f"exit code {result['exit_code']}"
+        lines.append(f"  verification {outcome} ({detail})")
+    typer.echo("\n".join(lines))
+
+
+def _switch(key: str, cwd: Optional[Path], local: bool, enabled: bool, as_json: bool) -> None:
+    from lemon_core.cli.output import emit_json
+    from lemon_core.skills.api import disable_skill, enable_skill
+
+    action = enable_skill if enabled else disable_skill
+    path = action(key, _ctx(cwd), local=local)
+    if as_json:
+        emit_json({"key": key, "disabled": not enabled, "file": str(path)})
+    else:
+        typer.echo(f"{'Enabled' if enabled else 'Disabled'} {key} in {path}")
+
+
+LOCAL = typer.Option(False, "--local", help="Change the project's settings, not the global.")
+
+
+@app.command("enable")
+def enable_command(key: str, local: bool = LOCAL, cwd: Optional[Path] = CWD,
+                   as_json: bool = JSON) -> None:
+    """Switch a skill on (global settings by default, the project's with --local)."""
+    _switch(key, cwd, local, True, as_json)
+
+
+@app.command("disable")
+def disable_command(key: str, local: bool = LOCAL, cwd: Optional[Path] = CWD,
+                    as_json: bool = JSON) -> None:
+    """Switch a skill off (global settings by default, the project's with --local)."""
+    _switch(key, cwd, local, False, as_json)
+
+
+@app.command("lint")
+def lint_command(
+    paths: list[Path] = typer.Argument(..., help="Skill folders, SKILL.md files, or folders "
+                                                 "of skills."),
+    strict: bool = typer.Option(False, "--strict", help="Treat warnings as errors."),
+    standard: bool = typer.Option(False, "--standard",
+                                  help="Apply the Agent Skills standard exactly as its "
+                                       "reference validator (skills-ref) does."),
+    as_json: bool = JSON,
+) -> None:
+    """Check skills against lemon's rules (or the Agent Skills standard); exit 1 on errors."""
+    from lemon_core.cli.output import emit_json
+    from lemon_core.skills.lint import lint_paths
+
+    results = lint_paths(paths, strict=strict, standard=standard)
+    if as_json:
+        emit_json({"results": [
+            {"path": r.path, "ok": r.ok,
+             "errors": [{"code": i.code, "message": i.message} for i in r.errors],
+             "warnings": [{"code": i.code, "message": i.message} for i in r.warnings]}
+            for r in results
+        ]})
+    else:
+        for r in results:
+            typer.echo(f"{'ok  ' if r.ok else 'FAIL'} {r.path}")
+            for label, issues in (("error", r.errors), ("warning", r.warnings)):
+                for issue in issues:
+                    typer.echo(f"  {label}: {issue.message} [{issue.code}]")
+    if not all(r.ok for r in results):
+        raise typer.Exit(1)

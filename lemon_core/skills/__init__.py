@@ -1,0 +1,42 @@
+"""Skills: discovery, manifests, catalog, status and settings.
+
+The library API, under the spec's names::
+
+    from lemon_core import skills
+    listing = skills.list(cwd="/path/to/project")
+    entry = skills.get("bun-file-io")
+    status = skills.status("k8s-rollout", verify=True)
+    skills.disable("noisy-skill")          # global skills.json
+    skills.enable("noisy-skill", local=True)
+    skills.refresh()
+
+The same functions live in :mod:`lemon_core.skills.api` as ``list_skills``, ``get_skill``, …
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_ALIASES = {
+    "list": "list_skills",
+    "get": "get_skill",
+    "status": "skill_status",
+    "enable": "enable_skill",
+    "disable": "disable_skill",
+    "refresh": "refresh",
+    "lock_record": "lock_record",
+    "list_skills": "list_skills",
+    "get_skill": "get_skill",
+    "skill_status": "skill_status",
+    "enable_skill": "enable_skill",
+    "disable_skill": "disable_skill",
+}
+
+
+def __getattr__(name: str) -> Any:
+    # Deferred: importing a submodule (e.g. the manifest parser) must not pull in the API.
+    if name in _ALIASES:
+        from lemon_core.skills import api
+
+        return getattr(api, _ALIASES[name])
+    raise AttributeError(f"module 'lemon_core.skills' has no attribute {name!r}")

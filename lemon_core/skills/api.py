@@ -1,0 +1,213 @@
+"""The skills library API: what the CLI calls, and what embedders call without it.
+
+Every function takes an optional :class:`~lemon_core.context.LemonContext` (default: this
+process's environment) and ``cwd`` (the project directory; default the context's).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import attrs
+
+from lemon_core.context import LemonContext
+from lemon_core.errors import NotFoundError, UsageError
+from lemon_core.models import Diagnostic, SkillEntry, SkillStatus
+from lemon_core.skills.catalog import Catalog, CatalogSnapshot
+from lemon_core.skills.lockfile import lockfile_path, read_lock_records
+from lemon_core.skills.roots import skill_roots
+from lemon_core.skills.settings import is_disabled, read_settings, set_enabled, settings_path
+from lemon_core.skills.status import compute_status
+
+ScopeFilter = Literal["all", "global", "project"]
+
+#: Catalogs by (roots, aux files, cache dir), most recently used last; at most MAX_CATALOGS.
+_catalogs: dict[tuple[Any, ...], Catalog] = {}
+MAX_CATALOGS = 32
+_catalogs_lock = threading.Lock()
+
+
+@attrs.frozen
+class ListedSkill:
+    """An entry with its status and the scope it is shown under (``builtin`` for seeded
+    built-ins)."""
+
+    entry: SkillEntry
+    status: SkillStatus
+    scope: str
+
+
+@attrs.frozen
+class SkillListing:
+    skills: tuple[ListedSkill, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+    def get(self, key: str) -> ListedSkill | None:
+        return next((item for item in self.skills if item.entry.key == key), None)
+
+
+def _context(ctx: LemonContext | None, cwd: str | Path | None) -> LemonContext:
+    if ctx is None:
+        return LemonContext.from_environment(cwd)
+    return ctx.evolve(cwd=Path(cwd)) if cwd is not None else ctx
+
+
+def _aux_files(ctx: LemonContext) -> tuple[Path, ...]:
+    return (settings_path(ctx, local=False), settings_path(ctx, local=True),
+            lockfile_path(ctx, local=False), lockfile_path(ctx, local=True))
+
+
+def catalog_for(ctx: LemonContext, *, scope: ScopeFilter = "all",
+                persistent: bool = False) -> Catalog:
+    """The shared in-process catalog for these roots (with a persistent cache if asked)."""
+    if scope not in ("all", "global", "project"):
+        raise UsageError(f"unknown scope {scope!r}; use all, global or project")
+    roots = tuple(skill_roots(ctx, project=scope != "global", global_=scope != "project"))
+    aux = _aux_files(ctx)
+    cache_key = (roots, aux, ctx.cache_dir if persistent else None)
+    with _catalogs_lock:
+        catalog = _catalogs.pop(cache_key, None)
+        if catalog is None:
+            store = None
+            if persistent:
+                from lemon_core.skills.cache_store import CacheStore
+
+                store = CacheStore(ctx.cache_dir)
+            catalog = Catalog(roots, aux, store=store)
+        _catalogs[cache_key] = catalog
+        while len(_catalogs) > MAX_CATALOGS:
+            del _catalogs[next(iter(_catalogs))]
+        return catalog
+
+
+@attrs.frozen
+class _State:
+    """Settings and lock records, read fresh for one call."""
+
+    project_settings: Any
+    global_settings: Any
+    locks: Mapping[str, Mapping[str, Mapping[str, Any]]]
+    diagnostics: tuple[Diagnostic, ...]
+
+    @classmethod
+    def read(cls, ctx: LemonContext) -> _State:
+        project, d1 = read_settings(settings_path(ctx, local=True))
+        global_, d2 = read_settings(settings_path(ctx, local=False))
+        project_lock, d3 = read_lock_records(lockfile_path(ctx, local=True))
+        global_lock, d4 = read_lock_records(lockfile_path(ctx, local=False))
+        diagnostics = tuple(d for d in (d1, d2, d3, d4) if d is not None)
+        return cls(project, global_, {"project": project_lock, "global": global_lock},
+                   diagnostics)
+
+    def lock_record(self, entry: SkillEntry) -> Mapping[str, Any] | None:
+        return self.locks[entry.scope].get(entry.key)
+
+    def scope_of(self, entry: SkillEntry) -> str:
+        record = self.lock_record(entry)
+        if entry.scope == "global" and record and record.get("source_kind") == "builtin":
+            return "builtin"
+        return entry.scope
+
+    def status(self, entry: SkillEntry, ctx: LemonContext, **options: Any) -> SkillStatus:
+        disabled = is_disabled(entry.key, self.project_settings, self.global_settings)
+        return compute_status(entry, ctx, disabled=disabled,
+                              lock_record=self.lock_record(entry), **options)
+
+
+class _MemoWhich:
+    """A context whose PATH lookups are memoised for the length of one listing."""
+
+    def __init__(self, ctx: LemonContext) -> None:
+        self._ctx = ctx
+        self._found: dict[str, str | None] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ctx, name)
+
+    def which(self, program: str) -> str | None:
+        if program not in self._found:
+            self._found[program] = self._ctx.which(program)
+        return self._found[program]
+
+
+def list_skills(
+    ctx: LemonContext | None = None, *, cwd: str | Path | None = None,
+    scope: ScopeFilter = "all", refresh: bool = False, persistent: bool = False,
+) -> SkillListing:
+    """Every discovered skill, sorted by key, with its status; plus every diagnostic."""
+    ctx = _context(ctx, cwd)
+    snapshot = catalog_for(ctx, scope=scope, persistent=persistent).snapshot(refresh=refresh)
+    return _listing(ctx, snapshot)
+
+
+def _listing(ctx: LemonContext, snapshot: CatalogSnapshot) -> SkillListing:
+    state = _State.read(ctx)
+    memo: Any = _MemoWhich(ctx)
+    skills = tuple(
+        ListedSkill(entry, state.status(entry, memo), state.scope_of(entry))
+        for entry in snapshot.entries
+    )
+    return SkillListing(skills, snapshot.diagnostics + state.diagnostics)
+
+
+def get_skill(key: str, ctx: LemonContext | None = None, *,
+              cwd: str | Path | None = None, persistent: bool = False) -> SkillEntry | None:
+    """The entry that wins ``key``, or None."""
+    ctx = _context(ctx, cwd)
+    return catalog_for(ctx, persistent=persistent).snapshot().by_key().get(key)
+
+
+def _require(key: str, ctx: LemonContext, persistent: bool = False) -> SkillEntry:
+    entry = get_skill(key, ctx, persistent=persistent)
+    if entry is None:
+        raise NotFoundError(
+            f"no skill with key {key!r} is discovered from {ctx.cwd}; run 'lemon skill list' "
+            f"to see the keys"
+        )
+    return entry
+
+
+def skill_status(key: str, ctx: LemonContext | None = None, *, cwd: str | Path | None = None,
+                 verify: bool = False, persistent: bool = False) -> SkillStatus:
+    """The readiness of ``key`` now; ``verify`` also runs its verification command."""
+    ctx = _context(ctx, cwd)
+    entry = _require(key, ctx, persistent)
+    return _State.read(ctx).status(entry, ctx, verify=verify)
+
+
+def lock_record(key: str, ctx: LemonContext | None = None, *, cwd: str | Path | None = None,
+                persistent: bool = False) -> Mapping[str, Any] | None:
+    """The lockfile record (install provenance) of the entry that wins ``key``."""
+    ctx = _context(ctx, cwd)
+    return _State.read(ctx).lock_record(_require(key, ctx, persistent))
+
+
+def enable_skill(key: str, ctx: LemonContext | None = None, *, cwd: str | Path | None = None,
+                 local: bool = False) -> Path:
+    """Switch ``key`` on in the global settings (``local``: the project's); returns the file."""
+    ctx = _context(ctx, cwd)
+    _require(key, ctx)
+    return set_enabled(ctx, key, True, local=local)
+
+
+def disable_skill(key: str, ctx: LemonContext | None = None, *, cwd: str | Path | None = None,
+                  local: bool = False) -> Path:
+    """Switch ``key`` off in the global settings (``local``: the project's); returns the file."""
+    ctx = _context(ctx, cwd)
+    _require(key, ctx)
+    return set_enabled(ctx, key, False, local=local)
+
+
+def refresh(ctx: LemonContext | None = None, *, cwd: str | Path | None = None) -> None:
+    """Rebuild the catalog from disk now (other calls notice changes within 50 ms anyway)."""
+    ctx = _context(ctx, cwd)
+    catalog_for(ctx).refresh()
+
+
+__all__ = [
+    "ListedSkill", "SkillListing", "catalog_for", "disable_skill", "enable_skill",
+    "get_skill", "list_skills", "lock_record", "refresh", "skill_status",
+]

@@ -1,0 +1,118 @@
+"""Where skills are looked for, in precedence order.
+
+Project roots: ``.lemon/skill`` in the working directory, then ``.agents/skills``,
+``.omp/skills``, ``.claude/skills``, ``.codex/skills`` and ``.github/skills`` in each directory
+from the working directory up to the repository root (nearest first; a ``.git`` directory or
+file marks the root; without a repository only the working directory; the home directory is
+never a project directory). Global roots: ``<agent dir>/skill``, ``~/.agents/skills``,
+``~/.omp/agent/skills``, ``~/.claude/skills``, ``~/.codex/skills``, each replaceable by its
+``LEMON_*_SKILLS_DIR`` variable; with ``LEMON_AGENT_DIR`` or any override set, the global roots
+that are not named are not read (isolation).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+import attrs
+
+from lemon_core.context import GLOBAL_SKILL_ROOTS, LemonContext
+
+#: Per-directory project roots, in precedence order: (root id, path below the directory).
+PROJECT_SKILL_DIRS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("agents", (".agents", "skills")),
+    ("omp", (".omp", "skills")),
+    ("claude", (".claude", "skills")),
+    ("codex", (".codex", "skills")),
+    ("github", (".github", "skills")),
+)
+LEMON_PROJECT_DIR = ("lemon", (".lemon", "skill"))
+
+
+@attrs.frozen
+class SkillRoot:
+    """A folder that holds skills. Earlier roots in a list win a key over later ones."""
+
+    path: Path
+    scope: Literal["project", "global"]
+    id: str
+
+
+def find_repo_root(start: Path) -> Path | None:
+    """The nearest ancestor of ``start`` (itself included) holding ``.git`` (dir or file)."""
+    for directory in (start, *start.parents):
+        if os.path.lexists(directory / ".git"):
+            return directory
+    return None
+
+
+def project_dirs(ctx: LemonContext) -> list[Path]:
+    """The directories searched for project roots: cwd up to the repo root, home excluded."""
+    cwd = ctx.cwd
+    repo = find_repo_root(cwd)
+    chain = [cwd]
+    if repo is not None and repo != cwd:
+        for parent in cwd.parents:
+            chain.append(parent)
+            if parent == repo:
+                break
+    return [d for d in chain if d != ctx.home]
+
+
+def project_roots(ctx: LemonContext) -> list[SkillRoot]:
+    dirs = project_dirs(ctx)
+    roots: list[SkillRoot] = []
+    if ctx.cwd in dirs:
+        root_id, parts = LEMON_PROJECT_DIR
+        roots.append(SkillRoot(ctx.cwd.joinpath(*parts), "project", root_id))
+    for directory in dirs:
+        for root_id, parts in PROJECT_SKILL_DIRS:
+            roots.append(SkillRoot(directory.joinpath(*parts), "project", root_id))
+    return roots
+
+
+def global_roots(ctx: LemonContext) -> list[SkillRoot]:
+    isolated = ctx.is_isolated
+    agent_dir_set = ctx.getenv("LEMON_AGENT_DIR") is not None
+    roots: list[SkillRoot] = []
+    for root_id, override, below_home in GLOBAL_SKILL_ROOTS:
+        value = ctx.getenv(override)
+        if value:
+            path = ctx.expand_path(value)
+        elif below_home is None:  # lemon's own root follows the agent dir
+            if isolated and not agent_dir_set:
+                continue
+            path = ctx.agent_dir / "skill"
+        elif isolated:
+            continue
+        else:
+            path = ctx.home.joinpath(*below_home)
+        roots.append(SkillRoot(path, "global", root_id))
+    return roots
+
+
+def skill_roots(
+    ctx: LemonContext, *, project: bool = True, global_: bool = True
+) -> list[SkillRoot]:
+    """Every root in precedence order (project before global), each path once."""
+    candidates = (project_roots(ctx) if project else []) + (global_roots(ctx) if global_ else [])
+    seen: set[Path] = set()
+    unique: list[SkillRoot] = []
+    for root in candidates:
+        if root.path not in seen:
+            seen.add(root.path)
+            unique.append(root)
+    return unique
+
+
+__all__ = [
+    "PROJECT_SKILL_DIRS",
+    "SkillRoot",
+    "find_repo_root",
+    "global_roots",
+    "project_dirs",
+    "project_roots",
+    "skill_roots",
+]

@@ -1,0 +1,96 @@
+"""A skill's readiness, from the current PATH, environment, settings and lockfile.
+
+States, first match wins: ``disabled``, ``platform_incompatible``, ``blocked`` (audit status
+``block`` in the lockfile), ``not_ready`` (something is missing, or a requested verification
+failed), ``active``. Nothing here is cached: status always reads the present.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Mapping
+from typing import Any
+
+from lemon_core.context import LemonContext
+from lemon_core.models import SkillEntry, SkillStatus, Verification, VerificationResult
+
+VERIFY_TIMEOUT_SECONDS = 30.0
+MAX_VERIFY_OUTPUT = 64 * 1024
+
+
+def platform_ok(entry: SkillEntry, ctx: LemonContext) -> bool:
+    platforms = entry.manifest.platforms
+    return "any" in platforms or ctx.platform in platforms
+
+
+def _unset(ctx: LemonContext, names: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(name for name in names if not ctx.env.get(name))
+
+
+def _missing_programs(ctx: LemonContext, names: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(name for name in names if ctx.which(name) is None)
+
+
+def run_verification(
+    verification: Verification, entry: SkillEntry, ctx: LemonContext,
+    timeout: float = VERIFY_TIMEOUT_SECONDS,
+) -> VerificationResult:
+    """Run the manifest's verification command in the skill's folder, with a timeout."""
+    try:
+        completed = subprocess.run(  # noqa: S602 - the manifest declares a shell command
+            verification.command, shell=True, cwd=entry.dir, env=dict(ctx.env),
+            capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL, check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return VerificationResult(None, False, "", f"timed out after {timeout:g} s")
+    except OSError as exc:
+        return VerificationResult(None, False, "", f"could not run: {exc.strerror}")
+    output = completed.stdout[:MAX_VERIFY_OUTPUT].decode("utf-8", "replace")
+    passed = completed.returncode == verification.expect_exit and (
+        verification.expect_output is None or verification.expect_output in output
+    )
+    return VerificationResult(completed.returncode, passed, output)
+
+
+def compute_status(
+    entry: SkillEntry,
+    ctx: LemonContext,
+    *,
+    disabled: bool,
+    lock_record: Mapping[str, Any] | None = None,
+    verify: bool = False,
+    verify_timeout: float = VERIFY_TIMEOUT_SECONDS,
+) -> SkillStatus:
+    manifest = entry.manifest
+    optional = set(manifest.optional_environment_variables)
+    missing_bins = _missing_programs(ctx, manifest.requires_bins)
+    missing_config = _unset(ctx, manifest.requires_config)
+    missing_env = _unset(
+        ctx, tuple(n for n in manifest.required_environment_variables if n not in optional)
+    )
+    missing_tools = _missing_programs(ctx, manifest.requires_tools)
+    on_platform = platform_ok(entry, ctx)
+    verification = None
+    if verify and manifest.verification is not None:
+        verification = run_verification(manifest.verification, entry, ctx, verify_timeout)
+
+    if disabled:
+        state = "disabled"
+    elif not on_platform:
+        state = "platform_incompatible"
+    elif lock_record is not None and lock_record.get("audit_status") == "block":
+        state = "blocked"
+    elif missing_bins or missing_config or missing_env or missing_tools or (
+        verification is not None and not verification.passed
+    ):
+        state = "not_ready"
+    else:
+        state = "active"
+    return SkillStatus(
+        key=entry.key, state=state, disabled=disabled, platform_ok=on_platform,
+        missing_bins=missing_bins, missing_config=missing_config,
+        missing_env_vars=missing_env, missing_tools=missing_tools, verification=verification,
+    )
+
+
+__all__ = ["compute_status", "platform_ok", "run_verification"]

@@ -1,0 +1,75 @@
+"""Shared fixtures: a fake home, a project, contexts built on them, and a skill writer."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from lemon_core.context import LemonContext
+
+
+@pytest.fixture(autouse=True)
+def _isolated_process_env(tmp_path_factory: pytest.TempPathFactory,
+                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing a test runs may read or write the real home or cache."""
+    fake = tmp_path_factory.mktemp("process-home")
+    monkeypatch.setenv("HOME", str(fake))
+    monkeypatch.setenv("LEMON_CACHE_DIR", str(fake / ".cache" / "lemon"))
+    for name in list(os.environ):
+        if name.startswith(("LEMON_", "CLAUDE_CONFIG_DIR")) and name != "LEMON_CACHE_DIR":
+            monkeypatch.delenv(name)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_catalogs() -> None:
+    from lemon_core.skills import api
+
+    api._catalogs.clear()
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A git repository (a ``.git`` folder) outside the home directory."""
+    path = tmp_path / "work" / "repo"
+    (path / ".git").mkdir(parents=True)
+    return path
+
+
+@pytest.fixture
+def make_ctx(home: Path, project: Path, tmp_path: Path) -> Callable[..., LemonContext]:
+    def make(cwd: Path | None = None, **env: str) -> LemonContext:
+        base = {"HOME": str(home), "PATH": os.environ.get("PATH", ""),
+                "LEMON_CACHE_DIR": str(tmp_path / "cache")}
+        return LemonContext(cwd=cwd or project, home=home, env={**base, **env},
+                            platform="linux")
+
+    return make
+
+
+def write_skill(root: Path, key: str, frontmatter: str | None = None, body: str = "Body.\n",
+                *, name: str | None = None, description: str | None = None) -> Path:
+    """Create ``root/key/SKILL.md``; without ``frontmatter`` a minimal YAML one is written."""
+    if frontmatter is None:
+        frontmatter = (f"name: {name or key}\n"
+                       f"description: {description or 'Use when testing ' + key + '.'}\n")
+    folder = root / key
+    folder.mkdir(parents=True, exist_ok=True)
+    text = f"---\n{textwrap.dedent(frontmatter)}---\n{body}"
+    (folder / "SKILL.md").write_text(text, encoding="utf-8")
+    return folder / "SKILL.md"
+
+
+@pytest.fixture
+def skill_writer() -> Callable[..., Path]:
+    return write_skill

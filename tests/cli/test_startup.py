@@ -1,0 +1,32 @@
+"""``lemon --help`` stays fast because heavy libraries wait for the commands that need them."""
+
+import subprocess
+import sys
+
+HEAVY = ("yaml", "cattrs", "attrs", "pluggy", "dulwich", "pydantic", "mcp", "strictyaml",
+         "tomllib", "tomli", "lemon_core.skills.api", "lemon_core.models")
+
+
+def _loaded_after(code: str) -> list[str]:
+    probe = (f"{code}\nimport sys\n"
+             f"print('LOADED:' + ','.join(m for m in {HEAVY!r} if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            check=True)
+    loaded = result.stdout.rsplit("LOADED:", 1)[1].strip()
+    return [m for m in loaded.split(",") if m]
+
+
+def test_importing_the_cli_imports_no_heavy_library() -> None:
+    assert _loaded_after("import lemon_core.cli") == []
+
+
+def test_help_of_every_group_imports_no_heavy_library() -> None:
+    for argv in ([], ["skill"], ["mcp"], ["plugins"]):
+        code = ("from lemon_core.cli import main\n"
+                f"try:\n    main({[*argv, '--help']!r})\nexcept SystemExit:\n    pass")
+        assert _loaded_after(code) == [], argv
+
+
+def test_help_runs_as_a_console_script() -> None:
+    result = subprocess.run(["lemon", "--help"], capture_output=True, text=True, check=True)
+    assert "skill" in result.stdout and "mcp" in result.stdout and "plugins" in result.stdout

@@ -1,0 +1,91 @@
+"""The library API over real SKILL.md files, real roots and real settings files."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lemon_core import skills
+from lemon_core.errors import NotFoundError
+from tests.conftest import write_skill
+
+
+@pytest.fixture
+def tree(make_ctx, project: Path, home: Path):
+    write_skill(project / ".agents" / "skills", "shared", description="Project copy.")
+    write_skill(home / ".agents" / "skills", "shared", description="Global copy.")
+    write_skill(home / ".lemon" / "agent" / "skill", "global-only")
+    write_skill(project / ".claude" / "skills", "needs-tool",
+                "description: Needs a tool.\nrequires:\n  bins: [definitely-not-installed]\n")
+    write_skill(project / ".agents" / "skills", "broken", "description: x\nversion: 1.0\n")
+    return make_ctx()
+
+
+def test_list_merges_scopes_sorted_with_states_and_diagnostics(tree, project: Path,
+                                                               home: Path) -> None:
+    listing = skills.list(tree)
+    keys = [item.entry.key for item in listing.skills]
+    assert keys == ["global-only", "needs-tool", "shared"]
+    shared = listing.get("shared")
+    assert shared.entry.description == "Project copy." and shared.scope == "project"
+    assert shared.entry.shadowed == (home / ".agents" / "skills" / "shared" / "SKILL.md",)
+    assert listing.get("needs-tool").status.state == "not_ready"
+    assert listing.get("global-only").status.state == "active"
+    [problem] = [d for d in listing.diagnostics if d.severity == "error"]
+    assert problem.path == str(project / ".agents" / "skills" / "broken" / "SKILL.md")
+
+
+def test_global_scope_alone(tree) -> None:
+    listing = skills.list(tree, scope="global")
+    assert [(i.entry.key, i.entry.description) for i in listing.skills] == [
+        ("global-only", "Use when testing global-only."), ("shared", "Global copy.")]
+
+
+def test_disable_and_enable_change_state_at_once(tree, home: Path, project: Path) -> None:
+    skills.disable("shared", tree)
+    assert skills.list(tree).get("shared").status.state == "disabled"
+    assert json.loads((home / ".lemon" / "agent" / "skills.json").read_text())["disabled"] == \
+        ["shared"]
+    skills.enable("shared", tree, local=True)
+    assert skills.list(tree).get("shared").status.state == "active"
+    assert (project / ".lemon" / "skills.json").exists()
+
+
+def test_unknown_keys_are_clear_errors(tree) -> None:
+    assert skills.get("nope", tree) is None
+    with pytest.raises(NotFoundError, match="lemon skill list"):
+        skills.status("nope", tree)
+    with pytest.raises(NotFoundError):
+        skills.disable("nope", tree)
+
+
+def test_blocked_and_builtin_come_from_the_lockfiles(tree, home: Path) -> None:
+    lock = home / ".lemon" / "agent" / "skills.lock.json"
+    lock.write_text(json.dumps({"version": 1, "skills": {
+        "global-only": {"source_kind": "builtin", "audit_status": "block"}}}))
+    skills.refresh(tree)
+    item = skills.list(tree).get("global-only")
+    assert item.scope == "builtin" and item.status.state == "blocked"
+    assert skills.lock_record("global-only", tree)["source_kind"] == "builtin"
+
+
+def test_a_new_skill_is_seen_after_refresh(tree, project: Path) -> None:
+    skills.list(tree)
+    write_skill(project / ".lemon" / "skill", "fresh")
+    skills.refresh(tree)
+    assert skills.get("fresh", tree) is not None
+
+
+def test_hostile_tree_never_breaks_the_listing(tree, project: Path) -> None:
+    root = project / ".codex" / "skills"
+    (root / "binary").mkdir(parents=True)
+    (root / "binary" / "SKILL.md").write_bytes(b"\x00\xff" * 5000)
+    (root / "bomb").mkdir()
+    (root / "bomb" / "SKILL.md").write_text(
+        "---\na: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n"
+        "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n"
+        "e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n---\n")
+    listing = skills.list(tree, refresh=True)
+    assert [i.entry.key for i in listing.skills] == ["global-only", "needs-tool", "shared"]
+    paths = {d.path for d in listing.diagnostics}
+    assert str(root / "binary" / "SKILL.md") in paths and str(root / "bomb" / "SKILL.md") in paths

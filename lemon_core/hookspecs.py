@@ -21,18 +21,28 @@ below, registered through an entry point in one of the groups ``lemon.sources``,
         register(S3Source())
 
 lemon registers each entry point under a qualified name, ``<group without "lemon.">.<entry
-point name>`` (``sources.s3``), so the same short name may be used in two groups.
+point name>`` (``sources.s3``), so the same short name may be used in two groups. The plugin
+author guide, ``docs/plugins.md``, has a complete example and a reference of every hook.
 
 Rules of the contract:
 
-- Registration hooks receive a ``register`` callable; the plugin registers objects satisfying a
-  protocol of :mod:`lemon_core.protocols`. The host orders them by their ``order`` attribute and
-  rejects two objects of one family with the same ``name``, naming both plugins.
+- There are three plugin families, one entry-point group and one *registration* hook each
+  (:data:`REGISTRATION_HOOKS`). A plugin receives a ``register`` callable and registers objects
+  satisfying a protocol of :mod:`lemon_core.protocols`. The host orders them by their ``order``
+  attribute and rejects two objects of one family with the same ``name``, naming both plugins.
+- A plugin implements only the registration hook of its own group, plus any observer hook
+  (:data:`OBSERVER_HOOKS`). Something that is both a source and an auditor ships two entry
+  points, so each can be listed and disabled on its own.
 - Hooks may gain arguments, never lose or rename them; an implementation may accept fewer
   arguments than its spec (pluggy's opt-in arguments), so adding one never breaks a plugin.
-- A hook implementation whose name matches no hook below is an error at load time.
-- Observer hooks are notifications: their return values are ignored, and they never receive a
-  skill's body.
+- A hook implementation whose name matches no hook below is an error at load time, unless it
+  is marked ``@hookimpl(optionalhook=True)`` (for a hook of a newer lemon). A function named
+  after a hook but not marked ``@hookimpl`` is an error too.
+- lemon calls each implementation itself, to attribute objects and failures to a plugin, so
+  implementations may not be wrappers (``wrapper=True`` / ``hookwrapper=True``).
+- Observer hooks are notifications: their return values are ignored, an exception in one is
+  reported and does not stop the others, and they never receive a skill's body.
+- No hook is ``firstresult``: every implementation of every hook is called.
 """
 
 from __future__ import annotations
@@ -53,7 +63,9 @@ if TYPE_CHECKING:
 
 PROJECT_NAME = "lemon"
 
+#: Marks the hook specifications below (lemon's own use).
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+#: Marks a plugin's hook implementations; also importable as ``lemon_core.hookimpl``.
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 
@@ -64,9 +76,12 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 def lemon_register_sources(register: Callable[[SkillSource], None]) -> None:
     """Register skill sources: where ``lemon skill install`` can fetch skills from.
 
-    :param register: call once per :class:`~lemon_core.protocols.SkillSource` object. The
-        installer routes an identifier to the first source, by ``order``, whose ``parse``
-        accepts it.
+    Called when lemon first needs the list of sources (routing an identifier, searching), at
+    most once per loaded set of plugins.
+
+    :param register: call once per :class:`~lemon_core.protocols.SkillSource` object, during
+        this hook only. The installer routes an identifier to the first source, by ``order``,
+        whose ``parse`` accepts it.
     :returns: nothing; results are ignored.
     """
 
@@ -78,9 +93,16 @@ def lemon_register_sources(register: Callable[[SkillSource], None]) -> None:
 def lemon_register_mcp_importers(register: Callable[[McpImporter], None]) -> None:
     """Register importers of other tools' MCP server configuration.
 
-    :param register: call once per :class:`~lemon_core.protocols.McpImporter` object. The host
-        calls importers in ``order`` (the provider order), decides which scopes each may read
-        (user files are opt-in), and applies the first-entry-claims-the-name rule.
+    Called when lemon first needs the list of importers (``lemon mcp list``, the effective
+    server set), at most once per loaded set of plugins.
+
+    :param register: call once per :class:`~lemon_core.protocols.McpImporter` object, during
+        this hook only. The host (:func:`lemon_core.mcp.importing.import_servers`) calls
+        importers in ``order`` (the provider order), decides which scopes each may read (user
+        files are opt-in), keeps project reads off every provider's user files, applies the
+        first-valid-entry-claims-the-name rule, and turns an importer's exception into an
+        error record. File-based importers subclass
+        :class:`lemon_core.mcp.fileimport.FileImporter`; see ``docs/mcp-importers.md``.
     :returns: nothing; results are ignored.
     """
 
@@ -92,9 +114,12 @@ def lemon_register_mcp_importers(register: Callable[[McpImporter], None]) -> Non
 def lemon_register_auditors(register: Callable[[Auditor], None]) -> None:
     """Register skill auditors: static checks run on a bundle before it is activated.
 
-    :param register: call once per :class:`~lemon_core.protocols.Auditor` object. Every
-        registered auditor runs; their findings are combined, and the verdict is the worst
-        severity found (``block`` > ``warn`` > pass).
+    Called when lemon first needs the list of auditors (before installing or updating a
+    skill), at most once per loaded set of plugins.
+
+    :param register: call once per :class:`~lemon_core.protocols.Auditor` object, during this
+        hook only. Every registered auditor runs; their findings are combined, and the verdict
+        is the worst severity found (``block`` > ``warn`` > pass).
     :returns: nothing; results are ignored.
     """
 
@@ -106,10 +131,13 @@ def lemon_register_auditors(register: Callable[[Auditor], None]) -> None:
 def lemon_skill_loaded(event: SkillLoadEvent) -> None:
     """A skill was loaded by an agent or a user, or a load named an unknown skill.
 
-    :param event: key, whether it was found, the view, scope and SKILL.md path, and the
-        caller's ``tool_call_id``; never the skill's body.
+    Called after every ``read_skill`` / ``load_skill`` / ``skill://`` read, found or not.
+
+    :param event: a :class:`~lemon_core.protocols.SkillLoadEvent`: key, whether it was found,
+        the view, scope and SKILL.md path, and the caller's ``tool_call_id``; never the
+        skill's body.
     :returns: nothing; results are ignored. An exception raised here is reported and does not
-        stop the load.
+        stop the load or the other observers.
     """
 
 
@@ -117,14 +145,31 @@ def lemon_skill_loaded(event: SkillLoadEvent) -> None:
 def lemon_skill_written(event: SkillWriteEvent) -> None:
     """A skill was written (installed, updated, removed, edited) or a write was refused.
 
-    :param event: key, action, whether it was accepted (and why not), scope and path; never
-        file contents.
+    Called after every install, update, uninstall and ``skill_manage`` action, accepted or
+    refused.
+
+    :param event: a :class:`~lemon_core.protocols.SkillWriteEvent`: key, action, whether it
+        was accepted (and why not), scope and path; never file contents.
     :returns: nothing; results are ignored. An exception raised here is reported and does not
-        undo the write.
+        undo the write or stop the other observers.
     """
 
 
+#: Entry-point group → the one registration hook a plugin of that group may implement.
+REGISTRATION_HOOKS: dict[str, str] = {
+    "lemon.sources": "lemon_register_sources",
+    "lemon.mcp_importers": "lemon_register_mcp_importers",
+    "lemon.auditors": "lemon_register_auditors",
+}
+
+#: Hooks any plugin may implement, whatever its group.
+OBSERVER_HOOKS: tuple[str, ...] = ("lemon_skill_loaded", "lemon_skill_written")
+
+
 __all__ = [
+    "OBSERVER_HOOKS",
+    "PROJECT_NAME",
+    "REGISTRATION_HOOKS",
     "hookimpl",
     "hookspec",
     "lemon_register_auditors",

@@ -1,31 +1,42 @@
-"""The plugin manager: loads the entry-point groups and hands out the registered objects.
+"""The plugin loader: finds lemon's entry points and registers them under qualified names.
 
 Entry points of ``lemon.sources``, ``lemon.mcp_importers`` and ``lemon.auditors`` are
 registered under qualified names (``sources.git``, ``mcp_importers.codex``) so equal short names
-in two groups never shadow each other. Environment:
+in two groups never shadow each other. Environment (read from the :class:`LemonContext`):
 
 - ``LEMON_DISABLE_PLUGINS``: comma list of qualified names that are not even imported;
 - ``LEMON_BUILTIN_PLUGINS_ONLY=1``: load only the plugins shipped in ``lemon-core``.
 
-A plugin that cannot be imported, or implements a hook that does not exist, raises
-:class:`~lemon_core.errors.PluginError` naming it.
+A plugin that cannot be imported, is declared twice, or is invalid raises
+:class:`~lemon_core.errors.PluginError` whose message names the plugin and says what to do.
+The loaded plugins come back as a :class:`~lemon_core.plugin_registry.Plugins` (re-exported
+here, with the rest of the registry's public names).
 """
 
 from __future__ import annotations
 
 import importlib.metadata
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import attrs
 import pluggy
 
-from lemon_core import hookspecs
 from lemon_core.errors import PluginError
+from lemon_core.plugin_registry import (
+    BUILTIN_DISTRIBUTION,
+    DISABLE_ENV,
+    INLINE_GROUP,
+    HookFailure,
+    PluginInfo,
+    Plugins,
+    new_manager,
+    normalise_distribution,
+    one_line,
+)
 
 if TYPE_CHECKING:
     from lemon_core.context import LemonContext
-    from lemon_core.protocols import Auditor, McpImporter, SkillSource
 
 #: Entry-point group → the kind used in qualified names.
 GROUPS: dict[str, str] = {
@@ -33,97 +44,113 @@ GROUPS: dict[str, str] = {
     "lemon.mcp_importers": "mcp_importers",
     "lemon.auditors": "auditors",
 }
-BUILTIN_DISTRIBUTION = "lemon-core"
-
-T = TypeVar("T")
-
-
-def _entry_points(group: str) -> Sequence[importlib.metadata.EntryPoint]:
-    """The installed entry points of ``group`` (a seam tests replace with fakes)."""
-    return tuple(importlib.metadata.entry_points(group=group))
+BUILTINS_ONLY_ENV = "LEMON_BUILTIN_PLUGINS_ONLY"
 
 
 @attrs.frozen
-class PluginInfo:
-    """What ``lemon plugins list`` shows of one plugin."""
-
-    name: str
+class _Candidate:
+    qualified: str
     group: str
-    entry_point: str
+    entry_point: importlib.metadata.EntryPoint
     distribution: str | None
     version: str | None
-    hooks: tuple[str, ...]
 
     @property
-    def builtin(self) -> bool:
-        return self.distribution == BUILTIN_DISTRIBUTION
+    def where(self) -> str:
+        return f"{self.distribution or 'an unknown distribution'} {self.version or ''}".rstrip()
 
 
-@attrs.define
-class Plugins:
-    """The loaded plugins and a typed facade over their hooks (core code never calls
-    ``pm.hook`` directly)."""
+def _entry_points(group: str) -> Sequence[importlib.metadata.EntryPoint]:
+    """The installed entry points of ``group``."""
+    return tuple(importlib.metadata.entry_points(group=group))
 
-    manager: pluggy.PluginManager
-    infos: list[PluginInfo] = attrs.field(factory=list)
 
-    def sources(self) -> list[SkillSource]:
-        """Registered skill sources, in router order."""
-        return self._collect("lemon_register_sources", "source")
-
-    def mcp_importers(self) -> list[McpImporter]:
-        """Registered MCP config importers, in provider order."""
-        return self._collect("lemon_register_mcp_importers", "MCP importer")
-
-    def auditors(self) -> list[Auditor]:
-        """Registered auditors, in order (by ``order`` when they have one, then by name)."""
-        return self._collect("lemon_register_auditors", "auditor")
-
-    def notify_skill_loaded(self, event: Any) -> None:
-        self.manager.hook.lemon_skill_loaded(event=event)
-
-    def notify_skill_written(self, event: Any) -> None:
-        self.manager.hook.lemon_skill_written(event=event)
-
-    def _collect(self, hook_name: str, family: str) -> list[Any]:
-        found: list[tuple[Any, str]] = []
-        for impl in getattr(self.manager.hook, hook_name).get_hookimpls():
-            owner = impl.plugin_name
-
-            def register(obj: Any, _owner: str = owner) -> None:
-                found.append((obj, _owner))
-
-            impl.function(**{arg: register for arg in impl.argnames if arg == "register"})
-        by_name: dict[str, str] = {}
-        for obj, owner in found:
-            name = getattr(obj, "name", None)
-            if not isinstance(name, str) or not name:
-                raise PluginError(f"plugin {owner} registered a {family} without a name")
-            if name in by_name:
-                raise PluginError(
-                    f"two {family}s are named {name!r}: one from plugin {by_name[name]}, one "
-                    f"from plugin {owner}; disable one with LEMON_DISABLE_PLUGINS"
+def _scan() -> list[_Candidate]:
+    """Every entry point of the three groups, sorted by qualified name."""
+    found = []
+    for group, kind in GROUPS.items():
+        for ep in _entry_points(group):
+            dist = getattr(ep, "dist", None)
+            found.append(
+                _Candidate(
+                    f"{kind}.{ep.name}",
+                    group,
+                    ep,
+                    dist.metadata["Name"] if dist is not None else None,
+                    dist.version if dist is not None else None,
                 )
-            by_name[name] = owner
-        found.sort(key=lambda pair: (getattr(pair[0], "order", 1000), pair[0].name))
-        return [obj for obj, _ in found]
+            )
+    return sorted(found, key=lambda cand: cand.qualified)
 
 
-def _dist_of(ep: importlib.metadata.EntryPoint) -> tuple[str | None, str | None]:
-    dist = getattr(ep, "dist", None)
-    if dist is None:
-        return None, None
-    return dist.metadata["Name"], dist.version
+def _check_unique(candidates: Sequence[_Candidate]) -> None:
+    """Two distributions declaring one qualified name is an error naming both."""
+    seen: dict[str, _Candidate] = {}
+    for cand in candidates:
+        first = seen.setdefault(cand.qualified, cand)
+        if first is not cand:
+            raise PluginError(
+                f"plugin {cand.qualified} is declared twice: by {first.where} "
+                f"({first.entry_point.value}) and by {cand.where} ({cand.entry_point.value}); "
+                "uninstall one of them"
+            )
 
 
-def _parse_names(value: str | None) -> set[str]:
-    return {part.strip() for part in (value or "").split(",") if part.strip()}
+def _import(cand: _Candidate) -> object:
+    ep = cand.entry_point
+    try:
+        return ep.load()
+    except (Exception, SystemExit) as exc:  # a broken plugin fails loudly, by name
+        raise PluginError(
+            f"plugin {cand.qualified} (entry point {ep.value!r} of {cand.where}) could not be "
+            f"imported: {type(exc).__name__}: {one_line(exc)}; fix or uninstall "
+            f"{cand.distribution or 'it'}, or skip it with {DISABLE_ENV}={cand.qualified}"
+        ) from exc
 
 
-def new_manager() -> pluggy.PluginManager:
-    manager = pluggy.PluginManager(hookspecs.PROJECT_NAME)
-    manager.add_hookspecs(hookspecs)
-    return manager
+def _blocked_names(
+    sources: Iterable[tuple[str, Iterable[str]]], known: set[str], warnings: list[str]
+) -> set[str]:
+    """The names to block; a malformed name is an error, an unknown one a warning."""
+    kinds = {*GROUPS.values(), INLINE_GROUP}
+    blocked: set[str] = set()
+    for origin, names in sources:
+        for name in names:
+            kind, _, short = name.partition(".")
+            if name not in known and (kind not in kinds or not short):
+                hint = " or ".join(sorted(k for k in known if k.partition(".")[2] == name))
+                raise PluginError(
+                    f"{origin} names {name!r}, which is not a qualified plugin name "
+                    f"(<kind>.<name>, kind one of {', '.join(GROUPS.values())})"
+                    + (f"; did you mean {hint}?" if hint else "; see `lemon plugins list`")
+                )
+            if name not in known:
+                warnings.append(
+                    f"{origin} names {name}, but no installed plugin has that name; see "
+                    "`lemon plugins list`"
+                )
+            blocked.add(name)
+    return blocked
+
+
+def _split(value: str | None) -> list[str]:
+    return [part.strip() for part in (value or "").split(",") if part.strip()]
+
+
+def _wanted(
+    ctx: LemonContext, builtins_only: bool | None, distributions: Iterable[str] | None
+) -> set[str] | None:
+    """The distributions whose entry points load, or None for all of them."""
+    if builtins_only is None:
+        builtins_only = ctx.flag(BUILTINS_ONLY_ENV)
+        if builtins_only is None and ctx.getenv(BUILTINS_ONLY_ENV) is not None:
+            raise PluginError(
+                f"{BUILTINS_ONLY_ENV} must be 1 or 0, not {ctx.getenv(BUILTINS_ONLY_ENV)!r}"
+            )
+    wanted = None if distributions is None else {normalise_distribution(d) for d in distributions}
+    if builtins_only:
+        wanted = {BUILTIN_DISTRIBUTION} if wanted is None else wanted & {BUILTIN_DISTRIBUTION}
+    return wanted
 
 
 def load_plugins(
@@ -131,80 +158,79 @@ def load_plugins(
     *,
     builtins_only: bool | None = None,
     disabled: Iterable[str] | None = None,
+    distributions: Iterable[str] | None = None,
     extra: Iterable[tuple[str, object]] = (),
 ) -> Plugins:
     """Load every plugin of the three groups and validate them.
 
     :param ctx: where to read ``LEMON_DISABLE_PLUGINS`` and ``LEMON_BUILTIN_PLUGINS_ONLY``
         from (defaults to the process environment).
-    :param builtins_only: load only ``lemon-core``'s own plugins (overrides the environment).
+    :param builtins_only: load only ``lemon-core``'s own plugins (overrides the environment;
+        False loads every distribution even when the environment says built-ins only).
     :param disabled: qualified names to skip (added to the environment's list).
-    :param extra: ``(qualified name, plugin object)`` pairs registered in-process, for
-        embedders and tests.
+    :param distributions: load only the entry points of these distributions.
+    :param extra: ``(name, plugin object)`` pairs registered in-process (group ``inline``),
+        for embedders and tests.
+    :raises PluginError: naming the plugin, when one cannot be imported or is invalid.
     """
     if ctx is None:
         from lemon_core.context import LemonContext
 
         ctx = LemonContext.from_environment()
-    blocked = _parse_names(ctx.getenv("LEMON_DISABLE_PLUGINS")) | set(disabled or ())
-    if builtins_only is None:
-        builtins_only = bool(ctx.flag("LEMON_BUILTIN_PLUGINS_ONLY"))
-
-    manager = new_manager()
-    plugins = Plugins(manager)
-    for qualified in blocked:
-        manager.set_blocked(qualified)
-    for group, kind in GROUPS.items():
-        for ep in _entry_points(group):
-            qualified = f"{kind}.{ep.name}"
-            dist_name, version = _dist_of(ep)
-            if builtins_only and dist_name != BUILTIN_DISTRIBUTION:
-                continue
-            if manager.is_blocked(qualified) or manager.get_plugin(qualified) is not None:
-                continue
-            try:
-                module = ep.load()
-            except Exception as exc:  # a broken plugin must fail loudly, by name
-                raise PluginError(
-                    f"plugin {qualified} (entry point {ep.value!r} of distribution "
-                    f"{dist_name or 'unknown'}) could not be imported: "
-                    f"{type(exc).__name__}: {exc}; fix or uninstall it, or skip it with "
-                    f"LEMON_DISABLE_PLUGINS={qualified}"
-                ) from exc
-            _register(manager, module, qualified)
-            plugins.infos.append(
-                PluginInfo(qualified, group, ep.value, dist_name, version, _hooks_of(manager, qualified))
-            )
-    for qualified, obj in extra:
-        if manager.is_blocked(qualified):
-            continue
-        _register(manager, obj, qualified)
-        plugins.infos.append(
-            PluginInfo(qualified, "inline", repr(obj), None, None, _hooks_of(manager, qualified))
+    extra = list(extra)
+    candidates = _scan()
+    plugins = Plugins()
+    known = {cand.qualified for cand in candidates} | {name for name, _ in extra}
+    blocked = _blocked_names(
+        [(DISABLE_ENV, _split(ctx.getenv(DISABLE_ENV))), ("disabled", disabled or ())],
+        known,
+        plugins.warnings,
+    )
+    wanted = _wanted(ctx, builtins_only, distributions)
+    for name in blocked:
+        plugins.manager.set_blocked(name)
+    chosen = [
+        cand
+        for cand in candidates
+        if cand.qualified not in blocked  # a blocked plugin is never imported
+        and (wanted is None or normalise_distribution(cand.distribution or "") in wanted)
+    ]
+    _check_unique(chosen)
+    for cand in chosen:
+        plugins.register(
+            _import(cand),
+            cand.qualified,
+            group=cand.group,
+            entry_point=cand.entry_point.value,
+            distribution=cand.distribution,
+            version=cand.version,
         )
+    for name, obj in extra:
+        plugins.register(obj, name)
     try:
-        manager.check_pending()
-    except pluggy.PluginValidationError as exc:
-        raise PluginError(f"plugin {exc.plugin_name or exc.plugin!r} is invalid: {exc}") from exc
+        plugins.manager.check_pending()
+    except pluggy.PluginValidationError as exc:  # register() checks each plugin; a safety net
+        name = plugins.manager.get_name(exc.plugin) or repr(exc.plugin)
+        raise PluginError(f"plugin {name} is invalid: {one_line(exc)}") from exc
     return plugins
 
 
-def _register(manager: pluggy.PluginManager, obj: object, qualified: str) -> None:
-    try:
-        manager.register(obj, name=qualified)
-    except (pluggy.PluginValidationError, ValueError) as exc:
-        raise PluginError(f"plugin {qualified} could not be registered: {exc}") from exc
-
-
-def _hooks_of(manager: pluggy.PluginManager, qualified: str) -> tuple[str, ...]:
-    plugin = manager.get_plugin(qualified)
-    callers = manager.get_hookcallers(plugin) or []
-    return tuple(sorted(caller.name for caller in callers))
-
-
 def plugin_infos(plugins: Plugins) -> list[PluginInfo]:
-    return sorted(plugins.infos, key=lambda info: (info.group, info.name))
+    """Every loaded plugin, sorted by group then name (same as ``plugins.infos``)."""
+    return list(plugins.infos)
 
 
-__all__ = ["GROUPS", "PluginInfo", "Plugins", "load_plugins", "new_manager", "plugin_infos"]
-
+__all__ = [
+    "BUILTINS_ONLY_ENV",
+    "BUILTIN_DISTRIBUTION",
+    "DISABLE_ENV",
+    "GROUPS",
+    "INLINE_GROUP",
+    "HookFailure",
+    "PluginInfo",
+    "Plugins",
+    "load_plugins",
+    "new_manager",
+    "normalise_distribution",
+    "plugin_infos",
+]

@@ -1,4 +1,10 @@
-"""``lemon plugins …``: what plugins are installed and which hooks they implement."""
+"""``lemon plugins …``: what plugins are installed and which hooks they implement.
+
+``lemon plugins list --json`` prints ``{"plugins": [...]}``; each plugin has the keys
+``name`` (qualified, e.g. ``sources.git``), ``group`` (entry-point group), ``entry_point``
+(its value, ``module[:attr]``), ``distribution``, ``version``, ``builtin`` (shipped in
+lemon-core) and ``hooks`` (sorted hook names). Warnings go to stderr in both modes.
+"""
 
 from __future__ import annotations
 
@@ -6,33 +12,24 @@ import typer
 
 app = typer.Typer(help="Inspect lemon's plugins.", no_args_is_help=True, rich_markup_mode=None)
 
+HEADERS = ["NAME", "GROUP", "ENTRY POINT", "DISTRIBUTION", "VERSION", "HOOKS"]
+
 
 @app.command("list")
 def list_plugins(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """List every loaded plugin: qualified name, group, entry point, distribution, hooks."""
+    """List every loaded plugin: qualified name, group, entry point, distribution, version,
+    hooks. Honours LEMON_DISABLE_PLUGINS and LEMON_BUILTIN_PLUGINS_ONLY."""
     from lemon_core.cli.output import emit_json, table
-    from lemon_core.plugins import load_plugins, plugin_infos
+    from lemon_core.plugins import load_plugins
 
-    infos = plugin_infos(load_plugins())
+    plugins = load_plugins()
+    for warning in plugins.warnings:
+        typer.echo(f"lemon: warning: {warning}", err=True)
+    infos = plugins.infos
     if as_json:
-        emit_json(
-            {
-                "plugins": [
-                    {
-                        "name": info.name,
-                        "group": info.group,
-                        "entry_point": info.entry_point,
-                        "distribution": info.distribution,
-                        "version": info.version,
-                        "builtin": info.builtin,
-                        "hooks": list(info.hooks),
-                    }
-                    for info in infos
-                ]
-            }
-        )
+        emit_json({"plugins": [info.to_json() for info in infos]})
         return
     if not infos:
         typer.echo("No plugins are loaded.")
@@ -41,9 +38,11 @@ def list_plugins(
         [
             info.name,
             info.group,
-            f"{info.distribution or '-'} {info.version or ''}".strip(),
+            info.entry_point,
+            info.distribution or "-",
+            info.version or "-",
             ", ".join(info.hooks) or "-",
         ]
         for info in infos
     ]
-    typer.echo(table(rows, ["NAME", "GROUP", "DISTRIBUTION", "HOOKS"]))
+    typer.echo(table(rows, HEADERS))

@@ -20,7 +20,7 @@ from lemon_core.skills.catalog import Catalog, CatalogSnapshot
 from lemon_core.skills.lockfile import lockfile_path, read_lock_records
 from lemon_core.skills.roots import skill_roots
 from lemon_core.skills.settings import is_disabled, read_settings, set_enabled, settings_path
-from lemon_core.skills.status import compute_status
+from lemon_core.skills.readiness import compute_status
 
 ScopeFilter = Literal["all", "global", "project"]
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from lemon_core.models import SkillEntry, SkillManifest, Verification
-from lemon_core.skills.status import compute_status
+from lemon_core.skills.readiness import compute_status
 
 
 def _entry(tmp_path: Path, **fields) -> SkillEntry:

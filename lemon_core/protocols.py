@@ -79,22 +79,38 @@ class SkillSource(Protocol):
 # -- MCP config importers ---------------------------------------------------------------------
 
 
+if TYPE_CHECKING:
+    from lemon_core.mcp.importing import ImportOutcome, ImportRequest
+
+
 @runtime_checkable
 class McpImporter(Protocol):
     """Reads another tool's MCP configuration (``omp``, ``claude``, ``codex``, …).
 
     ``name`` is the provider id and ``order`` the provider order (omp 10, claude 20, codex 30,
-    gemini 40, opencode 50, cursor 60, windsurf 70, vscode 80, root 90). The host calls
-    :meth:`import_scope` once per scope, project before user, and only for the user scope when
-    the user opted that provider in; an importer never reads a file of a scope it was not asked
-    for. The details of the request and result records live in :mod:`lemon_core.mcp.importing`.
+    gemini 40, opencode 50, cursor 60, windsurf 70, vscode 80, root 90). The host
+    (:func:`lemon_core.mcp.importing.import_servers`) calls :meth:`import_scope` once per
+    scope, project before user, and only for the user scope when the user opted that provider
+    in; an importer never reads a file of a scope it was not asked for. It owns ordering across
+    providers, the first-valid-entry-claims-the-name rule, and turns an exception raised here
+    into an error record (never a crash). :class:`lemon_core.mcp.fileimport.FileImporter`
+    implements all of this for file-based tools.
+
+    Optional members (looked up with ``getattr``; not part of the runtime check):
+
+    - ``user_opt_in(ctx) -> bool``: the provider's own reason to read its user files without
+      the user's opt-in (omp: always; Claude Code: ``CLAUDE_CONFIG_DIR`` is set).
+    - ``user_paths(ctx, home) -> Sequence[Path]``: every user-level file of the tool under
+      ``home``; the host keeps project reads off these paths (``request.read_text``).
     """
 
     name: str
     order: int
 
-    def import_scope(self, request: Any) -> Any:
-        """The entries of ``request.scope``'s files, in file then entry order."""
+    def import_scope(self, request: ImportRequest) -> ImportOutcome:
+        """The scope's entries: valid servers in file then entry order, skipped entries with
+        their reasons, and files that failed (read through ``request.read_text``, which
+        bounds the size and never reads a guarded path)."""
 
 
 # -- auditors ---------------------------------------------------------------------------------

@@ -112,7 +112,8 @@ def file_lock(path: Path, *, timeout: float = 10.0) -> Iterator[None]:
     """Hold the sibling lock directory of ``path`` (``<name>.lock``) for the block.
 
     Waits up to ``timeout`` seconds for another holder, then raises :class:`BusyError`; a lock
-    left by a process that no longer runs is reported as stale, with how to clear it.
+    left by a process of this host that no longer runs is reported at once as stale, with how
+    to clear it (it is never removed automatically: the user decides).
     """
     lock_dir = lock_path(path)
     lock_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -123,7 +124,7 @@ def file_lock(path: Path, *, timeout: float = 10.0) -> Iterator[None]:
             lock_dir.mkdir()
             break
         except FileExistsError:
-            if time.monotonic() >= deadline:
+            if _is_stale(lock_dir) or time.monotonic() >= deadline:
                 raise _busy(path, lock_dir) from None
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
@@ -137,12 +138,36 @@ def file_lock(path: Path, *, timeout: float = 10.0) -> Iterator[None]:
             lock_dir.rmdir()
 
 
+#: A lock directory that records no owner this long after it was last changed was left by a
+#: writer killed between creating it and recording itself (a live holder records itself at once).
+ORPHAN_LOCK_AGE = 5.0
+
+
+def _lock_age(lock_dir: Path) -> float | None:
+    try:
+        return max(0.0, time.time() - lock_dir.stat().st_mtime)
+    except OSError:
+        return None
+
+
+def _is_stale(lock_dir: Path) -> bool:
+    """True when the lock's recorded owner is a process of this host that no longer runs, or
+    when the lock records no owner and has not changed for :data:`ORPHAN_LOCK_AGE` seconds."""
+    owner = _lock_owner(lock_dir)
+    if owner is None:
+        age = _lock_age(lock_dir)
+        return age is not None and age >= ORPHAN_LOCK_AGE
+    return owner[1] == socket.gethostname() and not _pid_alive(owner[0])
+
+
 def _busy(path: Path, lock_dir: Path) -> BusyError:
     owner = _lock_owner(lock_dir)
-    if owner and owner[1] == socket.gethostname() and not _pid_alive(owner[0]):
+    if _is_stale(lock_dir):
+        who = f"from process {owner[0]}, which is no longer running" if owner else (
+            "that records no owner (its writer was killed while taking it)")
         return BusyError(
-            f"{path} is locked by a stale lock from process {owner[0]}, which is no longer "
-            f"running; if no lemon command is writing, remove the directory {lock_dir}"
+            f"{path} is locked by a stale lock {who}; if no lemon command is writing, remove "
+            f"the directory {lock_dir}"
         )
     holder = f" by process {owner[0]}" if owner else ""
     return BusyError(
@@ -162,18 +187,27 @@ def update_file(
 
     With ``expected`` (a snapshot the caller read and reasoned about), the write is refused with
     :class:`BusyError` when the file changed in the meantime. ``transform`` may raise to abort;
-    nothing is written then.
+    nothing is written then. The file is read once more just before the rename, so an editor
+    that ignores the lock and saves while ``transform`` runs is noticed too. When ``transform``
+    returns the bytes the file already holds, nothing is written.
     """
     with file_lock(path, timeout=timeout):
         current = Snapshot.read(path)
         if expected is not None and current.content != expected.content:
-            raise BusyError(
-                f"{path} changed while lemon was editing it; nothing was written, run the "
-                f"command again"
-            )
+            raise _changed(path)
         data = transform(current)
+        if data == current.content:
+            return data
+        if Snapshot.read(path).content != current.content:
+            raise _changed(path)
         atomic_write_bytes(path, data)
         return data
+
+
+def _changed(path: Path) -> BusyError:
+    return BusyError(
+        f"{path} changed while lemon was editing it; nothing was written, run the command again"
+    )
 
 
 __all__ = [

@@ -191,6 +191,9 @@ class McpServer:
     tool_approvals: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_map)
     enabled: bool = True
     extra: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen_map)
+    #: The ``oauth`` settings of a Streamable HTTP entry in lemon's own files (never imported
+    #: from another tool); None when there are none.
+    oauth: Mapping[str, Any] | None = None
 
 
 __all__ = [

@@ -30,37 +30,17 @@ app.add_typer(plugins_cli.app, name="plugins")
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point: run the app, turning lemon errors into one stderr line."""
+    """Console-script entry point. Click reports usage errors itself (exit 2); a
+    :class:`~lemon_core.errors.LemonError` becomes one line on stderr and its exit code."""
     from lemon_core.errors import LemonError
 
     try:
-        app(args=argv, prog_name="lemon", standalone_mode=False)
+        app(args=argv, prog_name="lemon")
     except LemonError as exc:
         if os.environ.get("LEMON_DEBUG"):
             raise
         print(f"lemon: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
-    except _click_exceptions() as exc:
-        _handle_click(exc)
-
-
-def _click_exceptions() -> tuple[type[BaseException], ...]:
-    import click
-
-    return (click.exceptions.ClickException, click.exceptions.Abort, click.exceptions.Exit)
-
-
-def _handle_click(exc: BaseException) -> None:
-    import click
-
-    if isinstance(exc, click.exceptions.Exit):
-        sys.exit(exc.exit_code)
-    if isinstance(exc, click.exceptions.Abort):
-        print("lemon: aborted", file=sys.stderr)
-        sys.exit(1)
-    assert isinstance(exc, click.exceptions.ClickException)
-    exc.show()
-    sys.exit(exc.exit_code)
 
 
 __all__ = ["app", "main"]

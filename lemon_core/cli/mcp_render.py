@@ -1,0 +1,99 @@
+"""Human output of ``lemon mcp list``, built from the JSON views of :mod:`lemon_core.mcp.views`.
+
+Names that do not follow the server name rules (possible in ``enabled_servers`` lists and in
+other tools' files) are shown quoted and escaped, so a hostile file cannot drive the terminal.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from lemon_core.cli.output import table
+from lemon_core.mcp.names import is_valid_name, show
+from lemon_core.mcp.views import REVEALED_FIELDS
+
+
+def _name(name: object) -> str:
+    if name is None:
+        return "(unnamed)"
+    return str(name) if is_valid_name(name) else show(str(name))
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def _names(names: Sequence[str]) -> str:
+    return ", ".join(_name(n) for n in names)
+
+
+def _revealed(servers: Sequence[Mapping[str, Any]]) -> list[str]:
+    lines = []
+    for server in servers:
+        lines.append(f"{_name(server['name'])}:")
+        for field in REVEALED_FIELDS:
+            value = server.get(field)
+            if value not in (None, [], {}, ()):
+                lines.append(f"  {field}: {json.dumps(value, ensure_ascii=True)}")
+    return lines
+
+
+def file_text(data: Mapping[str, Any], *, reveal: bool = False) -> str:
+    """``lemon mcp list [--global]``: one file's entries as a table."""
+    label = "Project" if data["scope"] == "project" else "Global"
+    lines = [f"{label} MCP file: {data['file']}"]
+    if not data["exists"]:
+        lines.append("No MCP servers (the file does not exist).")
+    elif not data["servers"]:
+        lines.append("No MCP servers.")
+    else:
+        rows = [
+            [_name(s["name"]), s["transport"], _yes(s["enabled"]), s["approval"],
+             str(s["env_count"]), str(s["header_count"]), str(s["tool_approval_count"])]
+            for s in data["servers"]
+        ]  # fmt: skip
+        headers = ["NAME", "TRANSPORT", "ENABLED", "APPROVAL", "ENV", "HEADERS", "TOOL POLICIES"]
+        lines.append(table(rows, headers))
+    if data["enabled"] is False:
+        lines.append('MCP is turned off by this file ("enabled": false).')
+    if data["enabled_servers"]:
+        lines.append(f"Enabled by name: {_names(data['enabled_servers'])}")
+    if data["disabled_servers"]:
+        lines.append(f"Disabled by name: {_names(data['disabled_servers'])}")
+    if reveal:
+        lines.extend(_revealed(data["servers"]))
+    return "\n".join(lines)
+
+
+def effective_text(data: Mapping[str, Any], *, reveal: bool = False) -> str:
+    """``lemon mcp list --all``: the effective set, then what was skipped and what failed."""
+    lines = []
+    if not data["mcp_enabled"]:
+        lines.append('MCP is turned off ("enabled": false or LEMON_MCP_DISABLED); every server is '
+                     "disabled.")  # fmt: skip
+    if data["effective"]:
+        rows = [
+            [_name(s["name"]), s["transport"], _yes(s["enabled"]),
+             f"{s['source']['provider']}:{s['source']['scope']}", str(s["env_count"]),
+             str(s["header_count"])]
+            for s in data["effective"]
+        ]  # fmt: skip
+        lines.append(table(rows, ["NAME", "TRANSPORT", "ENABLED", "SOURCE", "ENV", "HEADERS"]))
+    else:
+        lines.append(f"No MCP servers in the {data['scope']} scope.")
+    for item in data["skipped"]:
+        where = f"{item['provider']}:{item['scope']}" + (f" {item['file']}" if item["file"] else "")
+        lines.append(f"skipped {_name(item['name'])} ({where}): {item['reason']}")
+    for error in data["errors"]:
+        where = f"{error['provider']}:{error['scope']}"
+        if error["file"] and error["file"] not in error["message"]:
+            where += f" {error['file']}"
+        lines.append(f"error ({where}, {error['kind']}): {error['message']}")
+    if reveal:
+        lines.extend(_revealed(data["effective"]))
+    return "\n".join(lines)
+
+
+__all__ = ["effective_text", "file_text"]

@@ -1,0 +1,193 @@
+"""Edit lemon's own MCP files: add, remove, enable and disable servers, and list one file.
+
+Every edit runs under the file's sibling ``mcp.json.lock`` directory, re-reads and validates the
+file there, and writes the result atomically (private 0600 temporary file, fsync, rename). A
+file that is invalid, locked by another writer or changed while lemon edits it is left exactly
+as it was: the call raises and nothing is written. Unknown top-level fields, unknown entry
+fields and unrelated entries are preserved. lemon never edits another tool's file.
+
+``scope`` is ``"project"`` (``<cwd>/.lemon/mcp.json``) or ``"global"`` (``<agent dir>/mcp.json``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from lemon_core.context import LemonContext
+from lemon_core.errors import LemonError, NotFoundError
+from lemon_core.fsio import Snapshot, dump_json, update_file
+from lemon_core.mcp.config import LemonScope, McpFile, mcp_path, parse_file, read_bytes, read_file
+from lemon_core.mcp.names import check_name, show
+from lemon_core.mcp.schema import entry_label
+from lemon_core.mcp.spec import ServerSpec, build_entry
+
+DEFAULT_LOCK_TIMEOUT = 10.0
+
+
+class ServerExistsError(LemonError):
+    """``add`` found an entry with that name and was not told to replace it."""
+
+
+@attrs.frozen
+class WriteResult:
+    """What an edit did: ``action`` is added, replaced, removed, enabled or disabled."""
+
+    action: str
+    name: str
+    scope: LemonScope
+    path: Path
+    changed: bool
+    transport: str | None = None
+
+
+def lock_timeout(ctx: LemonContext, timeout: float | None = None) -> float:
+    """``timeout``, else ``$LEMON_LOCK_TIMEOUT`` seconds, else 10 seconds."""
+    if timeout is not None:
+        return timeout
+    try:
+        return max(0.0, float(ctx.getenv("LEMON_LOCK_TIMEOUT") or DEFAULT_LOCK_TIMEOUT))
+    except ValueError:
+        return DEFAULT_LOCK_TIMEOUT
+
+
+def _edit(
+    ctx: LemonContext,
+    scope: LemonScope,
+    change: Callable[[McpFile], bool],
+    timeout: float | None,
+) -> Path:
+    """Apply ``change`` (mutates ``McpFile.data``, returns whether it changed) under the lock."""
+    path = mcp_path(ctx, scope)
+    change(parse_file(read_bytes(path), path, scope))  # fail early, before locking, on a bad file
+
+    def transform(snapshot: Snapshot) -> bytes:
+        current = parse_file(snapshot.content, path, scope)
+        if not change(current):
+            return snapshot.content if snapshot.content is not None else dump_json(current.data)
+        data = dump_json(current.data)
+        parse_file(data, path, scope)  # never write a file lemon itself could not read
+        return data
+
+    try:
+        update_file(path, transform, timeout=lock_timeout(ctx, timeout))
+    except OSError as exc:
+        raise LemonError(f"cannot write {path}: {exc.strerror or type(exc).__name__}") from None
+    return path
+
+
+def add_server(
+    ctx: LemonContext,
+    spec: ServerSpec,
+    *,
+    scope: LemonScope = "project",
+    replace: bool = False,
+    timeout: float | None = None,
+) -> WriteResult:
+    """Add ``spec`` to the scope's file; an existing name is refused unless ``replace``."""
+    spec.validate()
+    replaced = False
+
+    def change(mf: McpFile) -> bool:
+        nonlocal replaced
+        index = mf.index_of(spec.name)
+        if index is not None and not replace:
+            raise ServerExistsError(
+                f"a server named {show(spec.name)} already exists in {mf.path}; pass --replace "
+                f"to replace it"
+            )
+        servers: list[Any] = mf.data.setdefault("servers", [])
+        if index is None:
+            servers.append(build_entry(spec, None))
+        else:
+            label = entry_label("servers", index, servers[index])
+            servers[index] = build_entry(spec, servers[index], label)
+        replaced = index is not None
+        return True
+
+    path = _edit(ctx, scope, change, timeout)
+    action = "replaced" if replaced else "added"
+    return WriteResult(action, spec.name, scope, path, True, spec.transport)
+
+
+def remove_server(
+    ctx: LemonContext, name: str, *, scope: LemonScope = "project", timeout: float | None = None
+) -> WriteResult:
+    """Remove the entry named exactly ``name`` from the scope's file (no other scope)."""
+    check_name(name)
+    transport: str | None = None
+
+    def change(mf: McpFile) -> bool:
+        nonlocal transport
+        index = mf.index_of(name)
+        if index is None:
+            raise NotFoundError(f"no server named {show(name)} in {mf.path}")
+        transport = mf.servers[index].transport
+        del mf.data["servers"][index]
+        return True
+
+    path = _edit(ctx, scope, change, timeout)
+    return WriteResult("removed", name, scope, path, True, transport)
+
+
+def _set_state(
+    ctx: LemonContext, name: str, enable: bool, scope: LemonScope, timeout: float | None
+) -> WriteResult:
+    check_name(name)
+    changed = False
+    add_to, drop_from = ("enabled_servers", "disabled_servers")[:: 1 if enable else -1]
+
+    def change(mf: McpFile) -> bool:
+        nonlocal changed
+        data = mf.data
+        keep = [n for n in data.get(drop_from, []) if n != name]
+        changed = False
+        if len(keep) != len(data.get(drop_from, [])):
+            data[drop_from] = keep
+            changed = True
+        if name not in data.get(add_to, []):
+            data[add_to] = [*data.get(add_to, []), name]
+            changed = True
+        return changed
+
+    path = _edit(ctx, scope, change, timeout)
+    return WriteResult("enabled" if enable else "disabled", name, scope, path, changed)
+
+
+def enable_server(
+    ctx: LemonContext, name: str, *, scope: LemonScope = "project", timeout: float | None = None
+) -> WriteResult:
+    """Put ``name`` on the file's ``enabled_servers`` allowlist (and off its denylist).
+
+    Applies to the server of that name from any source, imported ones included, and overrides
+    an entry's own ``"enabled": false``. The name need not be configured yet.
+    """
+    return _set_state(ctx, name, True, scope, timeout)
+
+
+def disable_server(
+    ctx: LemonContext, name: str, *, scope: LemonScope = "project", timeout: float | None = None
+) -> WriteResult:
+    """Put ``name`` on the file's ``disabled_servers`` denylist (and off its allowlist)."""
+    return _set_state(ctx, name, False, scope, timeout)
+
+
+def list_servers(ctx: LemonContext, scope: LemonScope = "project") -> McpFile:
+    """The scope's file, validated (a missing file gives an empty :class:`McpFile`)."""
+    return read_file(ctx, scope)
+
+
+__all__ = [
+    "DEFAULT_LOCK_TIMEOUT",
+    "ServerExistsError",
+    "WriteResult",
+    "add_server",
+    "disable_server",
+    "enable_server",
+    "list_servers",
+    "lock_timeout",
+    "remove_server",
+]

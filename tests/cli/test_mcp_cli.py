@@ -1,0 +1,386 @@
+"""``lemon mcp …`` end to end, in-process, with a fake HOME and LEMON_AGENT_DIR.
+
+Every run (``lemon.run``) checks that no planted secret appears in its stdout or stderr unless
+the command line has ``--reveal``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+
+from lemon_core.cli import main
+
+SECRETS = ("sk-ENV-SECRET-1111", "HEADER-SECRET-2222", "OAUTH-SECRET-3333", "URL-SECRET-4444",
+           "CMD-SECRET-5555", "ARG-SECRET-6666")  # fmt: skip
+ENV_SECRET, HEADER_SECRET, OAUTH_SECRET, URL_SECRET, CMD_SECRET, ARG_SECRET = SECRETS
+
+
+@attrs.frozen
+class Result:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+    def clean(self) -> Result:
+        """Assert no secret leaked; return self for chaining."""
+        for secret in SECRETS:
+            assert secret not in self.out and secret not in self.err, f"{secret} leaked"
+        return self
+
+
+@attrs.frozen
+class Env:
+    project: Path
+    agent: Path
+    run: Callable[..., Result]
+
+    @property
+    def project_file(self) -> Path:
+        return self.project / ".lemon" / "mcp.json"
+
+    @property
+    def global_file(self) -> Path:
+        return self.agent / "mcp.json"
+
+
+@pytest.fixture
+def lemon(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Env:
+    home, agent, project = tmp_path / "home", tmp_path / "agent", tmp_path / "project"
+    for path in (home, project):
+        path.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("LEMON_AGENT_DIR", str(agent))
+    monkeypatch.chdir(project)
+
+    def run(*argv: str) -> Result:
+        capsys.readouterr()
+        try:
+            main(["mcp", *argv])
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        captured = capsys.readouterr()
+        result = Result(code, captured.out, captured.err)
+        return result if "--reveal" in argv else result.clean()  # every run is checked
+
+    return Env(project, agent, run)
+
+
+def one_line_error(result: Result, code: int, *fragments: str) -> None:
+    assert result.code == code, result
+    assert (
+        result.err.startswith("lemon: ") or result.err.startswith("Usage:") or "Error" in result.err
+    )
+    assert "Traceback" not in result.err
+    for fragment in fragments:
+        assert fragment in result.err, result.err
+
+
+# -- add --------------------------------------------------------------------------------------
+
+
+def test_spec_examples(lemon: Env) -> None:
+    r = lemon.run("add", "filesystem", "--stdio", "npx", "--", "-y",
+                  "@modelcontextprotocol/server-filesystem", ".").clean()  # fmt: skip
+    assert r.code == 0 and "filesystem" in r.out
+    r = lemon.run("add", "git", "--stdio", "uvx", "--approval", "always", "--tool-approval",
+                  "git_status=never", "--", "mcp-server-git", "--repository", ".").clean()  # fmt: skip
+    assert r.code == 0
+    r = lemon.run("add", "remote", "--http", f"https://example.com/mcp?{URL_SECRET}",
+                  "--header", f"Authorization=Bearer {HEADER_SECRET}", "--global").clean()  # fmt: skip
+    assert r.code == 0
+    r = lemon.run("add", "local", "--stdio", CMD_SECRET, "--env", f"API_KEY={ENV_SECRET}",
+                  "--", "--server-option", ARG_SECRET).clean()  # fmt: skip
+    assert r.code == 0
+    project = json.loads(lemon.project_file.read_text())
+    assert [s["name"] for s in project["servers"]] == ["filesystem", "git", "local"]
+    assert project["servers"][0]["args"] == ["-y", "@modelcontextprotocol/server-filesystem", "."]
+    assert project["servers"][1]["tool_approvals"] == {"git_status": "never"}
+    assert project["servers"][2] == {"name": "local", "type": "stdio", "command": CMD_SECRET,
+                                     "args": ["--server-option", ARG_SECRET],
+                                     "env": {"API_KEY": ENV_SECRET}, "approval": "always"}  # fmt: skip
+    remote = json.loads(lemon.global_file.read_text())["servers"][0]
+    assert remote["headers"] == {"Authorization": f"Bearer {HEADER_SECRET}"}
+    assert stat.S_IMODE(lemon.project_file.stat().st_mode) == 0o600
+    r = lemon.run("add", "git", "--stdio", "uvx", "--replace", "--", "mcp-server-git").clean()
+    assert r.code == 0 and "Replaced" in r.out
+
+
+def test_add_json_output(lemon: Env) -> None:
+    r = lemon.run("add", "api", "--sse", f"https://{URL_SECRET}.example/sse", "--approval", "never",
+                  "--json").clean()  # fmt: skip
+    assert r.json() == {"action": "added", "name": "api", "transport": "sse", "scope": "project",
+                        "file": str(lemon.project_file), "changed": True}  # fmt: skip
+    assert json.loads(lemon.project_file.read_text())["servers"][0]["approval"] == "never"
+
+
+def test_add_cwd_option(lemon: Env, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    assert lemon.run("add", "x", "--stdio", "c", "--cwd", str(other)).clean().code == 0
+    assert (other / ".lemon" / "mcp.json").exists() and not lemon.project_file.exists()
+    r = lemon.run("add", "x", "--stdio", "c", "--cwd", str(tmp_path / "missing"))
+    one_line_error(r, 2, "is not a directory")
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["bad name", "--stdio", "c"], "invalid server name"),
+        (["-x", "--stdio", "c"], ""),
+        (["x"], "choose exactly one transport"),
+        (["x", "--stdio", "c", "--http", "https://a.example"], "choose exactly one transport"),
+        (["x", "--http", f"https://a.example/{URL_SECRET}", "--env", f"K={ENV_SECRET}"], "--env applies only"),
+        (["x", "--sse", "https://a.example", "--", ARG_SECRET], "apply only to --stdio"),
+        (["x", "--stdio", "c", "--header", f"Authorization={HEADER_SECRET}"], "--header applies only"),
+        (["x", "--http", f"ftp://{URL_SECRET}"], "--http needs an http"),
+        (["x", "--stdio", "c", "--env", ENV_SECRET], "--env value #1 must look like KEY=VALUE"),
+        (["x", "--stdio", "c", "--env", f"={ENV_SECRET}"], "--env value #1"),
+        (["x", "--http", "https://a.example", "--header", f"Bad Name={HEADER_SECRET}"], "--header needs"),
+        (["x", "--stdio", "c", "--approval", "sometimes"], "--approval must be always or never"),
+        (["x", "--stdio", "c", "--tool-approval", "t=maybe"], "--tool-approval"),
+        (["x", "--stdio", "c", "--tool-approval", "novalue"], "--tool-approval value #1"),
+    ],
+)  # fmt: skip
+def test_add_usage_errors_exit_2(lemon: Env, argv: list[str], fragment: str) -> None:
+    r = lemon.run("add", *argv).clean()
+    one_line_error(r, 2, fragment)
+    assert not lemon.project_file.exists()
+
+
+def test_add_refuses_existing_name_with_exit_1(lemon: Env) -> None:
+    lemon.run("add", "git", "--stdio", "c", "--env", f"K={ENV_SECRET}")
+    before = lemon.project_file.read_bytes()
+    r = lemon.run("add", "git", "--stdio", CMD_SECRET).clean()
+    one_line_error(r, 1, "already exists", "--replace")
+    assert r.err.count("\n") == 1
+    assert lemon.project_file.read_bytes() == before
+
+
+def test_replace_keeps_credentials_and_changes_transport(lemon: Env) -> None:
+    lemon.run("add", "s", "--stdio", "c", "--env", f"A={ENV_SECRET}", "--", "x")
+    lemon.run("add", "s", "--stdio", "d", "--env", "B=2", "--replace").clean()
+    entry = json.loads(lemon.project_file.read_text())["servers"][0]
+    assert (
+        entry["env"] == {"A": ENV_SECRET, "B": "2"}
+        and entry["args"] == []
+        and entry["command"] == "d"
+    )
+    lemon.run("add", "s", "--http", "https://a.example", "--replace").clean()
+    entry = json.loads(lemon.project_file.read_text())["servers"][0]
+    assert entry == {"name": "s", "type": "http", "url": "https://a.example", "approval": "always"}
+
+
+# -- list -------------------------------------------------------------------------------------
+
+
+def _secret_file(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({
+        "servers": [
+            {"name": "local", "type": "stdio", "command": CMD_SECRET, "args": [ARG_SECRET],
+             "env": {"K": ENV_SECRET}, "tool_approvals": {"t": "never"}, "x-ext": ENV_SECRET},
+            {"name": "remote", "type": "http", "url": f"https://{URL_SECRET}.example",
+             "headers": {"Authorization": HEADER_SECRET},
+             "oauth": {"client_id": "c", "client_secret": OAUTH_SECRET}},
+            {"type": "sse", "url": f"https://legacy.example/{URL_SECRET}"},
+        ],
+        "disabled_servers": ["remote"],
+    }))  # fmt: skip
+
+
+def test_list_one_file_is_redacted(lemon: Env) -> None:
+    _secret_file(lemon.project_file)
+    r = lemon.run("list").clean()
+    assert r.code == 0
+    assert "local" in r.out and "remote" in r.out and "(unnamed)" in r.out
+    assert "Disabled by name: remote" in r.out
+    data = lemon.run("list", "--json").clean().json()
+    assert [(s["name"], s["enabled"], s["env_count"], s["header_count"], s["tool_approval_count"])
+            for s in data["servers"]] == [("local", True, 1, 0, 1), ("remote", False, 0, 1, 0),
+                                          (None, True, 0, 0, 0)]  # fmt: skip
+    assert data["file"] == str(lemon.project_file)
+
+
+def test_list_reveal_warns_and_shows_everything(lemon: Env) -> None:
+    _secret_file(lemon.project_file)
+    r = lemon.run("list", "--reveal")
+    assert r.code == 0 and "warning: --reveal" in r.err
+    for secret in SECRETS:
+        assert secret in r.out
+    r = lemon.run("list", "--all", "--reveal", "--json")
+    data = r.json()
+    assert data["effective"][0]["env"] == {"K": ENV_SECRET} and "warning" in r.err
+
+
+def test_list_global_and_missing_files(lemon: Env) -> None:
+    r = lemon.run("list").clean()
+    assert r.code == 0 and "does not exist" in r.out
+    _secret_file(lemon.global_file)
+    data = lemon.run("list", "--global", "--json").clean().json()
+    assert data["scope"] == "global" and len(data["servers"]) == 3
+
+
+def test_list_all_json_contract(
+    lemon: Env, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _secret_file(lemon.global_file)
+    lemon.run("add", "local", "--stdio", "mine")
+    lemon.run("disable", "envsrv")
+    monkeypatch.setenv(
+        "LEMON_MCP_SERVERS",
+        json.dumps(
+            [{"name": "envsrv", "type": "stdio", "command": CMD_SECRET, "env": {"A": ENV_SECRET}}]
+        ),
+    )
+    (lemon.project / ".cursor").mkdir()
+    (lemon.project / ".cursor" / "mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "both": {"command": "x", "url": "https://b.example"},
+                    "cursed": {
+                        "url": f"https://c.example/{URL_SECRET}",
+                        "headers": {"A": HEADER_SECRET},
+                    },
+                }
+            }
+        )
+    )
+    (lemon.project / ".gemini").mkdir()
+    (lemon.project / ".gemini" / "settings.json").write_text("{ not json " + ENV_SECRET)
+    r = lemon.run("list", "--all", "--json").clean()
+    assert r.code == 0
+    data = r.json()
+    assert set(data) >= {"effective", "skipped", "errors"}
+    by_name = {s["name"]: s for s in data["effective"]}
+    for server in data["effective"]:
+        assert set(server) >= {
+            "name",
+            "transport",
+            "enabled",
+            "source",
+            "env_count",
+            "header_count",
+        }
+        assert set(server["source"]) == {"provider", "scope", "file"}
+        assert server["transport"] in ("stdio", "http", "sse")
+        assert not set(server) & {"command", "args", "env", "url", "headers"}
+    assert by_name["local"]["source"]["scope"] == "project"
+    assert by_name["remote"]["source"] == {"provider": "lemon", "scope": "global",
+                                           "file": str(lemon.global_file)}  # fmt: skip
+    assert by_name["remote"]["enabled"] is False
+    assert (
+        by_name["envsrv"]["source"]["provider"] == "env" and by_name["envsrv"]["enabled"] is False
+    )
+    skipped = {(s["name"], s["reason"]) for s in data["skipped"]}
+    assert ("local", "shadowed") in skipped
+    for item in data["skipped"]:
+        assert set(item) == {"name", "provider", "scope", "file", "reason"}
+    for error in data["errors"]:
+        assert set(error) == {"provider", "scope", "file", "kind", "message"}
+    if "cursed" in by_name:  # the importers are installed
+        assert by_name["cursed"]["source"]["provider"] == "cursor"
+        assert by_name["cursed"]["header_count"] == 1
+        assert ("both", "command_and_url") in skipped
+        assert any(e["provider"] == "gemini" for e in data["errors"])
+    human = lemon.run("list", "--all").clean()
+    assert "lemon:project" in human.out and "env:env" in human.out
+    assert "skipped local" in human.out
+
+
+def test_list_all_global(lemon: Env) -> None:
+    lemon.run("add", "p", "--stdio", "c")
+    lemon.run("add", "g", "--stdio", "c", "--global")
+    data = lemon.run("list", "--all", "--global", "--json").clean().json()
+    assert [s["name"] for s in data["effective"]] == ["g"] and data["scope"] == "global"
+
+
+def test_list_invalid_file_is_one_clean_error(lemon: Env) -> None:
+    lemon.project_file.parent.mkdir()
+    lemon.project_file.write_text('{"servers": [{"name": "x", "type": "stdio", "command": "'
+                                  + CMD_SECRET + '", "env": {"K": ' + json.dumps(ENV_SECRET)
+                                  + '}, "args": "' + ARG_SECRET + '"}]}')  # fmt: skip
+    r = lemon.run("list").clean()
+    one_line_error(r, 1, str(lemon.project_file), '"args"')
+    r = lemon.run("list", "--all", "--json").clean()
+    assert r.code == 0 and r.json()["errors"][0]["provider"] == "lemon"
+
+
+def test_hostile_names_are_escaped(lemon: Env) -> None:
+    lemon.project_file.parent.mkdir()
+    lemon.project_file.write_text(json.dumps({"disabled_servers": ["\x1b[31mred\u202e"]}))
+    r = lemon.run("list").clean()
+    assert r.code == 0 and "\x1b" not in r.out and "\u202e" not in r.out
+    assert "\\u001b[31mred\\u202e" in r.out
+
+
+# -- enable, disable, remove ------------------------------------------------------------------
+
+
+def test_enable_disable_remove(lemon: Env) -> None:
+    lemon.run("add", "git", "--stdio", "c", "--env", f"K={ENV_SECRET}")
+    r = lemon.run("disable", "git", "--json").clean()
+    assert r.code == 0 and r.json()["action"] == "disabled" and r.json()["changed"] is True
+    assert json.loads(lemon.project_file.read_text())["disabled_servers"] == ["git"]
+    r = lemon.run("disable", "git").clean()
+    assert r.code == 0 and "already disabled" in r.out
+    r = lemon.run("enable", "github", "--global").clean()
+    assert r.code == 0 and "no server named" in r.err
+    assert json.loads(lemon.global_file.read_text()) == {"enabled_servers": ["github"]}
+    lemon.run("add", "g2", "--stdio", "c", "--global")
+    lemon.run("enable", "g2")
+    r = lemon.run("disable", "g2", "--global").clean()
+    assert "stays enabled" in r.err
+    r = lemon.run("remove", "git", "--json").clean()
+    assert r.json()["action"] == "removed"
+    r = lemon.run("remove", "git").clean()
+    one_line_error(r, 1, 'no server named "git"')
+    r = lemon.run("remove", "bad/name")
+    one_line_error(r, 2, "invalid server name")
+    lemon.run("add", "both", "--stdio", "c")
+    lemon.run("add", "both", "--stdio", "c", "--global")
+    r = lemon.run("remove", "both").clean()
+    assert r.code == 0 and "still provided by lemon:global" in r.err
+
+
+def test_busy_and_stale_locks(lemon: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    lemon.run("add", "git", "--stdio", "c")
+    lock = lemon.project_file.with_name("mcp.json.lock")
+    lock.mkdir()
+    (lock / "owner").write_text(f"{os.getpid()}\n{socket.gethostname()}\n")
+    monkeypatch.setenv("LEMON_LOCK_TIMEOUT", "0.2")
+    r = lemon.run("add", "other", "--stdio", "c").clean()
+    one_line_error(r, 1, "busy", str(lock))
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    (lock / "owner").write_text(f"{dead}\n{socket.gethostname()}\n")
+    r = lemon.run("disable", "git").clean()
+    one_line_error(r, 1, "stale lock", f"remove the directory {lock}")
+    assert "disabled_servers" not in lemon.project_file.read_text()
+
+
+def test_help_lists_the_commands(lemon: Env) -> None:
+    r = lemon.run("--help")
+    assert r.code == 0
+    for command in ("add", "list", "enable", "disable", "remove"):
+        assert command in r.out
+    r = lemon.run("list", "--help")
+    assert "--reveal" in r.out and "DEBUGGING" in r.out

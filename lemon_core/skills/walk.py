@@ -17,11 +17,12 @@ import attrs
 
 from lemon_core.models import Diagnostic
 from lemon_core.skills.roots import SkillRoot
-from lemon_core.skills.text import unsafe_reason
+from lemon_core.skills.manifest_checks import unsafe_reason
 
 SKILL_FILE = "SKILL.md"
 MAX_DEPTH = 8
 MAX_DIRS_PER_ROOT = 50_000
+MAX_KEY_BYTES = 255
 
 
 
@@ -141,7 +142,7 @@ class _Walker:
                 Diagnostic(skill_md, "error", "not_a_file", "SKILL.md must be a regular file")
             )
             return
-        reason = unsafe_reason(entry.name, max_bytes=255)
+        reason = _key_problem(entry.name)
         if reason:
             self.diagnostics.append(
                 Diagnostic(entry.path, "error", "invalid_key",
@@ -152,6 +153,16 @@ class _Walker:
             FoundSkill(entry.name, self.root, Path(entry.path), Path(skill_md),
                        (st.st_mtime_ns, st.st_size, st.st_ino))
         )
+
+
+def _key_problem(name: str) -> str | None:
+    """Why a folder name cannot be a key (undecodable, control or bidi characters, too long)."""
+    unsafe = unsafe_reason(name)
+    if unsafe is not None:
+        return unsafe[1]
+    if len(name.encode("utf-8")) > MAX_KEY_BYTES:
+        return f"is longer than {MAX_KEY_BYTES} bytes"
+    return None
 
 
 def walk_roots(roots: list[SkillRoot]) -> WalkResult:

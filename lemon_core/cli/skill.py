@@ -210,16 +210,11 @@ def lint_command(
 ) -> None:
     """Check skills against lemon's rules (or the Agent Skills standard); exit 1 on errors."""
     from lemon_core.cli.output import emit_json
-    from lemon_core.skills.lint import lint_paths
+    from lemon_core.skills.lint import lint_paths, results_to_json
 
     results = lint_paths(paths, strict=strict, standard=standard)
     if as_json:
-        emit_json({"results": [
-            {"path": r.path, "ok": r.ok,
-             "errors": [{"code": i.code, "message": i.message} for i in r.errors],
-             "warnings": [{"code": i.code, "message": i.message} for i in r.warnings]}
-            for r in results
-        ]})
+        emit_json(results_to_json(results))
     else:
         for r in results:
             typer.echo(f"{'ok  ' if r.ok else 'FAIL'} {r.path}")

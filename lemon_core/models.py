@@ -98,16 +98,21 @@ class SkillManifest:
 
 @attrs.frozen
 class SkillEntry:
-    """One discovered skill: where it lives, what it declares, and what it shadows."""
+    """One discovered skill: where it lives, what it declares, and what it shadows.
+
+    Paths are absolute strings (``root`` the skills root, ``dir`` the skill folder, ``path``
+    its SKILL.md): catalogs hold tens of thousands of entries, and ``pathlib.Path`` objects
+    cost more to build than the rest of an entry. Wrap them in ``Path`` where needed.
+    """
 
     key: str
     scope: Scope
-    root: Path
-    dir: Path
-    path: Path
+    root: str
+    dir: str
+    path: str
     manifest: SkillManifest
     #: SKILL.md paths of lower-precedence skills with the same key.
-    shadowed: tuple[Path, ...] = attrs.field(default=(), converter=_tuple)
+    shadowed: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:

@@ -7,6 +7,7 @@ pluggy, dulwich, mcp) are imported inside command bodies so ``lemon --help`` sta
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -34,6 +35,10 @@ def main(argv: list[str] | None = None) -> None:
     :class:`~lemon_core.errors.LemonError` becomes one line on stderr and its exit code."""
     from lemon_core.errors import LemonError
 
+    # A command is a short-lived process that builds many objects which all stay alive until it
+    # exits; the cyclic collector would only walk them again and again (it doubled the time of
+    # a 10,000-skill listing). Memory is returned when the process ends.
+    gc.disable()
     try:
         app(args=argv, prog_name="lemon")
     except LemonError as exc:

@@ -9,8 +9,11 @@ from typing import Any
 
 
 def emit_json(data: Any) -> None:
-    """Print ``data`` as indented JSON with a trailing newline (stable key order as given)."""
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    """Print ``data`` as JSON with a trailing newline, keys in the order given: indented for a
+    terminal, compact for a pipe (where the C encoder makes large listings several times
+    faster)."""
+    indent = 2 if sys.stdout.isatty() else None
+    sys.stdout.write(json.dumps(data, indent=indent, ensure_ascii=False) + "\n")
 
 
 def table(rows: Sequence[Sequence[str]], headers: Sequence[str]) -> str:

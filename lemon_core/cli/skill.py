@@ -99,7 +99,7 @@ def inspect_command(key: str, cwd: Optional[Path] = CWD, as_json: bool = JSON) -
     view = entry_view(item.entry, item.status, item.scope)
     view["manifest"] = manifest_view(item.entry.manifest)
     view["provenance"] = dict(record) if record is not None else None
-    view["files"] = _skill_files(item.entry.dir)
+    view["files"] = _skill_files(Path(item.entry.dir))
     if as_json:
         emit_json(view)
         return

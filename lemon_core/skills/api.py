@@ -117,20 +117,18 @@ class _State:
                               lock_record=self.lock_record(entry), **options)
 
 
-class _MemoWhich:
-    """A context whose PATH lookups are memoised for the length of one listing."""
+class _ResolvedPrograms:
+    """A context whose PATH lookups come from a table resolved at the start of one listing."""
 
-    def __init__(self, ctx: LemonContext) -> None:
+    def __init__(self, ctx: LemonContext, found: Mapping[str, str | None]) -> None:
         self._ctx = ctx
-        self._found: dict[str, str | None] = {}
+        self._found = found
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._ctx, name)
 
     def which(self, program: str) -> str | None:
-        if program not in self._found:
-            self._found[program] = self._ctx.which(program)
-        return self._found[program]
+        return self._found[program] if program in self._found else self._ctx.which(program)
 
 
 def list_skills(
@@ -139,17 +137,43 @@ def list_skills(
 ) -> SkillListing:
     """Every discovered skill, sorted by key, with its status; plus every diagnostic."""
     ctx = _context(ctx, cwd)
-    snapshot = catalog_for(ctx, scope=scope, persistent=persistent).snapshot(refresh=refresh)
-    return _listing(ctx, snapshot)
+    catalog = catalog_for(ctx, scope=scope, persistent=persistent)
+    return _listing(ctx, catalog.snapshot(refresh=refresh), catalog.derived)
 
 
-def _listing(ctx: LemonContext, snapshot: CatalogSnapshot) -> SkillListing:
+def _programs(snapshot: CatalogSnapshot) -> tuple[str, ...]:
+    """Every program some entry requires (bins and tools), each once."""
+    names = {p for e in snapshot.entries for p in (*e.manifest.requires_bins,
+                                                    *e.manifest.requires_tools)}
+    return tuple(sorted(names))
+
+
+def _listing(ctx: LemonContext, snapshot: CatalogSnapshot,
+             derived: dict[str, Any] | None = None) -> SkillListing:
+    """Statuses from the present settings, lockfiles, environment, platform and PATH.
+
+    Every input is read afresh on every call; only when all of them equal those of the
+    previous call on the same snapshot are that call's statuses reused (they would be
+    recomputed identically).
+    """
+    derived = {} if derived is None else derived
     state = _State.read(ctx)
-    memo: Any = _MemoWhich(ctx)
-    skills = tuple(
-        ListedSkill(entry, state.status(entry, memo), state.scope_of(entry))
-        for entry in snapshot.entries
-    )
+    programs = derived.get("programs")
+    if programs is None or programs[0] is not snapshot:
+        programs = derived["programs"] = (snapshot, _programs(snapshot))
+    found = {program: ctx.which(program) for program in programs[1]}
+    inputs = (state.project_settings, state.global_settings, state.locks, ctx.env,
+              ctx.platform, found)
+    previous = derived.get("listing")
+    if previous is not None and previous[0] is snapshot and previous[1] == inputs:
+        skills = previous[2]
+    else:
+        resolved: Any = _ResolvedPrograms(ctx, found)
+        skills = tuple(
+            ListedSkill(entry, state.status(entry, resolved), state.scope_of(entry))
+            for entry in snapshot.entries
+        )
+        derived["listing"] = (snapshot, inputs, skills)
     return SkillListing(skills, snapshot.diagnostics + state.diagnostics)
 
 

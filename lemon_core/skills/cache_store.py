@@ -15,13 +15,13 @@ from typing import Any
 from lemon_core import __version__
 from lemon_core.fsio import atomic_write_bytes
 from lemon_core.models import Diagnostic
-from lemon_core.skills.catalog import CatalogSnapshot, ParsedSkill
+from lemon_core.skills.catalog import CatalogSnapshot, ParsedSkill, paused_gc
 from lemon_core.skills.roots import SkillRoot
 from lemon_core.skills.serialize import CacheFormatError, manifest_from_data, manifest_to_data
 from lemon_core.skills.walk import FoundSkill
 
 #: Bump when the cached shape or the parser's output changes.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 MAX_CACHE_BYTES = 512 * 1024 * 1024
 
 
@@ -68,8 +68,8 @@ class CacheStore:
         try:
             if path.stat().st_size > MAX_CACHE_BYTES:
                 return None
-            document = json.loads(path.read_bytes())
-            return self._decode(document, roots, aux_files)
+            with paused_gc():
+                return self._decode(json.loads(path.read_bytes()), roots, aux_files)
         except (OSError, ValueError, TypeError, KeyError, AttributeError):
             return None  # missing, corrupt or foreign: rebuild
 
@@ -90,8 +90,8 @@ class CacheStore:
             for field in ("key", "dir", "skill_md"):
                 if not isinstance(item[field], str):
                     raise CacheFormatError(field)
-            found = FoundSkill(item["key"], roots[root_index], Path(item["dir"]),
-                               Path(item["skill_md"]), _signature(item["signature"]))
+            found = FoundSkill(item["key"], roots[root_index], item["dir"], item["skill_md"],
+                               _signature(item["signature"]))
             manifest = item["manifest"]
             parsed.append(ParsedSkill(
                 found, None if manifest is None else manifest_from_data(manifest),
@@ -110,6 +110,10 @@ class CacheStore:
         )
 
     def save(self, snapshot: CatalogSnapshot) -> None:
+        with paused_gc():
+            self._save(snapshot)
+
+    def _save(self, snapshot: CatalogSnapshot) -> None:
         index = {root: i for i, root in enumerate(snapshot.roots)}
         document = {
             "format": CACHE_FORMAT,
@@ -123,8 +127,8 @@ class CacheStore:
                 {
                     "key": p.found.key,
                     "root": index[p.found.root],
-                    "dir": str(p.found.dir),
-                    "skill_md": str(p.found.skill_md),
+                    "dir": p.found.dir,
+                    "skill_md": p.found.skill_md,
                     "signature": list(p.found.signature),
                     "manifest": None if p.manifest is None else manifest_to_data(p.manifest),
                     "diagnostics": _diag_data(p.diagnostics),

@@ -10,9 +10,13 @@ since a second write in the same timestamp tick would be invisible to the stat c
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
 from pathlib import Path
 
 import attrs
@@ -24,7 +28,7 @@ from lemon_core.skills.walk import FoundSkill, dir_signature, file_signature, wa
 CHECK_INTERVAL = 0.05
 RACY_WINDOW_NS = 2_000_000_000
 
-Loader = Callable[[Path, str], "tuple[SkillManifest | None, tuple[Diagnostic, ...]]"]
+Loader = Callable[[str, str], "tuple[SkillManifest | None, tuple[Diagnostic, ...]]"]
 
 
 @attrs.frozen
@@ -45,18 +49,20 @@ class CatalogSnapshot:
     aux_files: tuple[tuple[str, tuple[int, int, int] | None], ...]
     taken_at_ns: int
     entries: tuple[SkillEntry, ...] = attrs.field(init=False)
+    diagnostics: tuple[Diagnostic, ...] = attrs.field(init=False)
+    #: True when something changed so close to the scan that the stat check cannot tell.
+    racy: bool = attrs.field(init=False)
 
     @entries.default
     def _entries(self) -> tuple[SkillEntry, ...]:
         return build_entries(self.parsed)
 
-    @property
-    def diagnostics(self) -> tuple[Diagnostic, ...]:
+    @diagnostics.default
+    def _diagnostics(self) -> tuple[Diagnostic, ...]:
         return self.walk_diagnostics + tuple(d for p in self.parsed for d in p.diagnostics)
 
-    @property
-    def racy(self) -> bool:
-        """True when something changed so close to the scan that the stat check cannot tell."""
+    @racy.default
+    def _racy(self) -> bool:
         limit = self.taken_at_ns - RACY_WINDOW_NS
         return any(m is not None and m >= limit for _, m in self.watched_dirs) or any(
             p.found.signature[0] >= limit for p in self.parsed
@@ -64,12 +70,19 @@ class CatalogSnapshot:
 
     def unchanged(self) -> bool:
         """Stat every recorded path: True when none differs from the snapshot."""
-        return (
-            all(dir_signature(path) == mtime for path, mtime in self.watched_dirs)
-            and all(file_signature(str(p.found.skill_md)) == p.found.signature
-                    for p in self.parsed)
-            and all(file_signature(path) == sig for path, sig in self.aux_files)
-        )
+        stat = os.stat
+        for path, mtime in self.watched_dirs:
+            if dir_signature(path) != mtime:
+                return False
+        for parsed in self.parsed:
+            found = parsed.found
+            try:
+                st = stat(found.skill_md)
+            except OSError:
+                return False
+            if (st.st_mtime_ns, st.st_size, st.st_ino) != found.signature:
+                return False
+        return all(file_signature(path) == sig for path, sig in self.aux_files)
 
     def by_key(self) -> Mapping[str, SkillEntry]:
         return {entry.key: entry for entry in self.entries}
@@ -77,7 +90,7 @@ class CatalogSnapshot:
 
 def build_entries(parsed: Iterable[ParsedSkill]) -> tuple[SkillEntry, ...]:
     """Precedence: the first loadable skill for a key wins and lists the ones it shadows."""
-    winners: dict[str, tuple[ParsedSkill, list[Path]]] = {}
+    winners: dict[str, tuple[ParsedSkill, list[str]]] = {}
     for item in parsed:
         if item.manifest is None:
             continue
@@ -90,16 +103,29 @@ def build_entries(parsed: Iterable[ParsedSkill]) -> tuple[SkillEntry, ...]:
     for key in sorted(winners):
         item, shadowed = winners[key]
         found = item.found
-        entries.append(SkillEntry(key, found.root.scope, found.root.path, found.dir,
+        entries.append(SkillEntry(key, found.root.scope, str(found.root.path), found.dir,
                                   found.skill_md, item.manifest, tuple(shadowed)))
     return tuple(entries)
 
 
-def default_loader(path: Path, key: str) -> tuple[SkillManifest | None, tuple[Diagnostic, ...]]:
+def default_loader(path: str, key: str) -> tuple[SkillManifest | None, tuple[Diagnostic, ...]]:
     from lemon_core.skills.manifest import load_manifest
 
     result = load_manifest(path, key=key)
     return result.manifest, result.diagnostics
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Hold off the cyclic garbage collector while building many small objects that all stay
+    alive (a scan, a cache load): it would only walk them again and again, for nothing."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def scan(
@@ -110,18 +136,28 @@ def scan(
     loader: Loader = default_loader,
 ) -> CatalogSnapshot:
     """Walk the roots and parse what changed since ``previous`` (everything without one)."""
+    with paused_gc():
+        return _scan(roots, aux_files, previous, loader)
+
+
+def _scan(
+    roots: tuple[SkillRoot, ...],
+    aux_files: tuple[Path, ...],
+    previous: CatalogSnapshot | None,
+    loader: Loader,
+) -> CatalogSnapshot:
     taken_at_ns = time.time_ns()
     reusable: dict[tuple[str, tuple[int, int, int]], ParsedSkill] = {}
     if previous is not None:
         limit = previous.taken_at_ns - RACY_WINDOW_NS
         reusable = {
-            (str(p.found.skill_md), p.found.signature): p
+            (p.found.skill_md, p.found.signature): p
             for p in previous.parsed if p.found.signature[0] < limit
         }
     walked = walk_roots(list(roots))
     parsed = []
     for found in walked.found:
-        old = reusable.get((str(found.skill_md), found.signature))
+        old = reusable.get((found.skill_md, found.signature))
         if old is not None and old.found.key == found.key:
             parsed.append(attrs.evolve(old, found=found))
             continue
@@ -152,6 +188,8 @@ class Catalog:
         self._store = store
         self._loader = loader
         self._snapshot: CatalogSnapshot | None = None
+        #: Views computed from the current snapshot by callers (emptied when it changes).
+        self.derived: dict[str, Any] = {}
         self._checked_at = float("-inf")
         self._lock = threading.Lock()
 
@@ -165,11 +203,14 @@ class Catalog:
                 if self._snapshot is current and now - self._checked_at < CHECK_INTERVAL:
                     return current
                 if not current.racy and current.unchanged():
+                    if self._snapshot is not current:
+                        self.derived = {}
                     self._snapshot, self._checked_at = current, now
                     return current
             previous = None if refresh else current
             fresh = scan(self.roots, self.aux_files, previous=previous, loader=self._loader)
             self._snapshot, self._checked_at = fresh, time.monotonic()
+            self.derived = {}
             if self._store is not None:
                 self._store.save(fresh)
             return fresh

@@ -6,71 +6,109 @@ reading side checks every type, so a tampered or stale cache is rejected, never 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
 
 from lemon_core.models import Reference, SkillEntry, SkillManifest, SkillStatus, Verification
 
-_STR_OR_NONE = ("name", "version", "author")
-_STR_LISTS = tuple(
-    f.name for f in attrs.fields(SkillManifest) if f.type in ("tuple[str, ...]", tuple[str, ...])
-)
-_MAPS = ("metadata", "extra")
-
 
 class CacheFormatError(ValueError):
     """Cached data does not have the shape lemon writes."""
 
 
+def _fail(field: str) -> Any:
+    raise CacheFormatError(f"bad cached field {field!r}")
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if value is None or type(value) is str else _fail("text")
+
+
+def _text(value: Any) -> str:
+    return value if type(value) is str else _fail("text")
+
+
+def _flag(value: Any) -> bool:
+    return value if type(value) is bool else _fail("flag")
+
+
+def _texts(value: Any) -> tuple[str, ...]:
+    if type(value) is list and all(type(item) is str for item in value):
+        return tuple(value)
+    return _fail("list")
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if type(value) is dict else _fail("mapping")
+
+
+def _verification(value: Any) -> Verification:
+    if type(value) is not dict or type(value.get("command")) is not str:
+        return _fail("verification")
+    if type(value.get("expect_exit", 0)) is not int:
+        return _fail("verification")
+    return Verification(value["command"], value.get("expect_exit", 0),
+                        _text_or_none(value.get("expect_output")))
+
+
+def _references(value: Any) -> tuple[Reference, ...]:
+    if type(value) is not list:
+        return _fail("references")
+    refs = []
+    for item in value:
+        if type(item) is not dict or not set(item) <= {"path", "url", "description"}:
+            return _fail("references")
+        refs.append(Reference(*(_text_or_none(item.get(k)) for k in ("path", "url",
+                                                                        "description"))))
+    return tuple(refs)
+
+
+#: How each cached manifest field is checked and rebuilt; a field not here is rejected.
+_READERS: dict[str, Callable[[Any], Any]] = {
+    "name": _text_or_none, "version": _text_or_none, "author": _text_or_none,
+    "description": _text, "format": _text, "hide": _flag,
+    "metadata": _mapping, "extra": _mapping,
+    "verification": _verification, "references": _references,
+    **{f.name: _texts for f in attrs.fields(SkillManifest)
+       if f.type in ("tuple[str, ...]", tuple[str, ...])},
+}
+_DEFAULTS = {
+    f.name: f.default.factory() if isinstance(f.default, attrs.Factory) else f.default  # type: ignore[union-attr]
+    for f in attrs.fields(SkillManifest)
+}
+
+
 def manifest_to_data(manifest: SkillManifest) -> dict[str, Any]:
-    """Every field, lists for tuples; the inverse of :func:`manifest_from_data`."""
+    """The fields that differ from their defaults, as plain data (the catalog cache keeps
+    10,000s of these: defaults are left out)."""
     data: dict[str, Any] = {}
-    for field in attrs.fields(SkillManifest):
-        value = getattr(manifest, field.name)
-        if field.name == "verification":
-            value = attrs.asdict(value) if value is not None else None
-        elif field.name == "references":
+    for name, default in _DEFAULTS.items():
+        value = getattr(manifest, name)
+        if value == default:
+            continue
+        if name == "verification":
+            value = attrs.asdict(value)
+        elif name == "references":
             value = [attrs.asdict(ref) for ref in value]
         elif isinstance(value, tuple):
             value = list(value)
         elif isinstance(value, Mapping):
             value = dict(value)
-        data[field.name] = value
+        data[name] = value
     return data
-
-
-def _check(condition: bool, field: str) -> None:
-    if not condition:
-        raise CacheFormatError(f"bad cached field {field!r}")
 
 
 def manifest_from_data(data: Any) -> SkillManifest:
     """Rebuild a manifest written by :func:`manifest_to_data`; raises CacheFormatError."""
-    _check(isinstance(data, dict), "manifest")
-    for name in _STR_OR_NONE:
-        _check(data.get(name) is None or isinstance(data.get(name), str), name)
-    _check(isinstance(data.get("description"), str), "description")
-    _check(isinstance(data.get("format"), str), "format")
-    _check(isinstance(data.get("hide"), bool), "hide")
-    for name in _STR_LISTS:
-        value = data.get(name)
-        _check(isinstance(value, list) and all(isinstance(v, str) for v in value), name)
-    for name in _MAPS:
-        _check(isinstance(data.get(name), dict), name)
-    verification = data.get("verification")
-    references = data.get("references")
-    _check(isinstance(references, list) and all(isinstance(r, dict) for r in references),
-           "references")
-    try:
-        return SkillManifest(
-            **{k: v for k, v in data.items() if k not in ("verification", "references")},
-            verification=Verification(**verification) if verification is not None else None,
-            references=tuple(Reference(**ref) for ref in references),
-        )
-    except TypeError as exc:
-        raise CacheFormatError(str(exc)) from None
+    if type(data) is not dict:
+        return _fail("manifest")
+    fields = {}
+    for name, value in data.items():
+        reader = _READERS.get(name)
+        fields[name] = reader(value) if reader is not None else _fail(name)
+    return SkillManifest(**fields)
 
 
 def manifest_view(manifest: SkillManifest) -> dict[str, Any]:
@@ -109,16 +147,16 @@ def entry_view(entry: SkillEntry, status: SkillStatus, scope: str | None = None)
         "name": entry.name,
         "description": manifest.description,
         "scope": scope or entry.scope,
-        "root": str(entry.root),
-        "dir": str(entry.dir),
-        "path": str(entry.path),
+        "root": entry.root,
+        "dir": entry.dir,
+        "path": entry.path,
         "state": status.state,
         "hidden": manifest.hide,
         "disabled": status.disabled,
         "tags": list(manifest.tags),
         "keywords": list(manifest.keywords),
         "category": manifest.category,
-        "shadowed": [str(p) for p in entry.shadowed],
+        "shadowed": list(entry.shadowed),
     }
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import stat as stat_module
-from pathlib import Path
 
 import attrs
 
@@ -28,10 +27,12 @@ MAX_KEY_BYTES = 255
 
 @attrs.frozen
 class FoundSkill:
+    """A skill folder found by the walk (paths as strings: see ``SkillEntry``)."""
+
     key: str
     root: SkillRoot
-    dir: Path
-    skill_md: Path
+    dir: str
+    skill_md: str
     signature: tuple[int, int, int]
 
 
@@ -150,7 +151,7 @@ class _Walker:
             )
             return
         self.found.append(
-            FoundSkill(entry.name, self.root, Path(entry.path), Path(skill_md),
+            FoundSkill(entry.name, self.root, entry.path, skill_md,
                        (st.st_mtime_ns, st.st_size, st.st_ino))
         )
 

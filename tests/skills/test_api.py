@@ -28,7 +28,7 @@ def test_list_merges_scopes_sorted_with_states_and_diagnostics(tree, project: Pa
     assert keys == ["global-only", "needs-tool", "shared"]
     shared = listing.get("shared")
     assert shared.entry.description == "Project copy." and shared.scope == "project"
-    assert shared.entry.shadowed == (home / ".agents" / "skills" / "shared" / "SKILL.md",)
+    assert shared.entry.shadowed == (str(home / ".agents" / "skills" / "shared" / "SKILL.md"),)
     assert listing.get("needs-tool").status.state == "not_ready"
     assert listing.get("global-only").status.state == "active"
     [problem] = [d for d in listing.diagnostics if d.severity == "error"]
@@ -89,3 +89,25 @@ def test_hostile_tree_never_breaks_the_listing(tree, project: Path) -> None:
     assert [i.entry.key for i in listing.skills] == ["global-only", "needs-tool", "shared"]
     paths = {d.path for d in listing.diagnostics}
     assert str(root / "binary" / "SKILL.md") in paths and str(root / "bomb" / "SKILL.md") in paths
+
+
+def test_statuses_follow_path_env_settings_and_lock_on_every_call(tree, project: Path,
+                                                                   tmp_path: Path) -> None:
+    """Statuses are reused only while every input is the same: each change shows at once."""
+    import os
+    import stat
+
+    first = skills.list(tree)
+    assert skills.list(tree).get("needs-tool").status is first.get("needs-tool").status
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    program = bin_dir / "definitely-not-installed"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(program.stat().st_mode | stat.S_IXUSR)
+    with_path = tree.evolve(env={**tree.env, "PATH": f"{bin_dir}{os.pathsep}{tree.env['PATH']}"})
+    assert skills.list(with_path).get("needs-tool").status.state == "active"
+    program.unlink()
+    assert skills.list(with_path).get("needs-tool").status.state == "not_ready"
+    skills.disable("shared", tree, local=True)
+    assert skills.list(tree).get("shared").status.state == "disabled"
+    assert skills.list(tree.evolve(platform="win32")).get("shared").status.state == "disabled"

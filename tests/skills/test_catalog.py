@@ -17,7 +17,7 @@ class CountingLoader:
 
     def __call__(self, path: Path, key: str):
         self.calls.append(key)
-        text = path.read_text()
+        text = Path(path).read_text()
         if "broken" in text:
             return None, (Diagnostic(str(path), "error", "yaml_error", "broken"),)
         description = text.split("description: ", 1)[-1].split("\n", 1)[0]
@@ -57,7 +57,7 @@ def test_project_overrides_global_and_lists_what_it_shadows(tmp_path: Path) -> N
     by_key = snap.by_key()
     assert [e.key for e in snap.entries] == ["only-global", "same"]
     assert by_key["same"].description == "project" and by_key["same"].scope == "project"
-    assert by_key["same"].shadowed == (shadowed,)
+    assert by_key["same"].shadowed == (str(shadowed),)
 
 
 def test_a_broken_skill_is_diagnosed_and_does_not_claim_its_key(tmp_path: Path) -> None:

@@ -26,8 +26,8 @@ def test_flat_and_grouped_layouts(tmp_path: Path) -> None:
     (tmp_path / "r" / "README.md").write_text("not a skill")
     result = walk_roots([_root(tmp_path / "r")])
     assert [(f.key, f.dir) for f in result.found] == [
-        ("alpha", tmp_path / "r" / "alpha"),
-        ("beta", tmp_path / "r" / "dev" / "python" / "beta"),
+        ("alpha", str(tmp_path / "r" / "alpha")),
+        ("beta", str(tmp_path / "r" / "dev" / "python" / "beta")),
     ]
     assert result.diagnostics == ()
 

@@ -1,9 +1,9 @@
-"""Shared fixtures: a fake home, a project, contexts built on them, and a skill writer."""
+"""Shared fixtures: a fake home, a project, and contexts built on them (helpers that are
+plain functions live in ``tests/helpers.py``)."""
 
 from __future__ import annotations
 
 import os
-import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
@@ -55,21 +55,3 @@ def make_ctx(home: Path, project: Path, tmp_path: Path) -> Callable[..., LemonCo
                             platform="linux")
 
     return make
-
-
-def write_skill(root: Path, key: str, frontmatter: str | None = None, body: str = "Body.\n",
-                *, name: str | None = None, description: str | None = None) -> Path:
-    """Create ``root/key/SKILL.md``; without ``frontmatter`` a minimal YAML one is written."""
-    if frontmatter is None:
-        frontmatter = (f"name: {name or key}\n"
-                       f"description: {description or 'Use when testing ' + key + '.'}\n")
-    folder = root / key
-    folder.mkdir(parents=True, exist_ok=True)
-    text = f"---\n{textwrap.dedent(frontmatter)}---\n{body}"
-    (folder / "SKILL.md").write_text(text, encoding="utf-8")
-    return folder / "SKILL.md"
-
-
-@pytest.fixture
-def skill_writer() -> Callable[..., Path]:
-    return write_skill

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lemon_core.cli import main
+from tests.helpers import run_cli
 from lemon_core.testing import write_distribution
 
 if sys.version_info >= (3, 11):
@@ -73,19 +73,10 @@ def site(tmp_path, monkeypatch):
         sys.modules.pop(name, None)
 
 
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    """Run ``lemon *args``; (exit code, stdout, stderr)."""
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def listed(capsys, *extra: str) -> dict[str, dict]:
-    code, out, err = run(capsys, "plugins", "list", "--json", *extra)
+    code, out, err = run_cli(capsys, "plugins", "list", "--json", *extra)
     assert (code, err) == (0, "")
     return {plugin["name"]: plugin for plugin in json.loads(out)["plugins"]}
 
@@ -109,7 +100,7 @@ def test_json_lists_third_party_and_builtin_plugins(site, capsys):
 
 
 def test_human_output_is_an_aligned_table(site, capsys):
-    code, out, err = run(capsys, "plugins", "list")
+    code, out, err = run_cli(capsys, "plugins", "list")
     assert (code, err) == (0, "")
     header, *rows = out.rstrip("\n").split("\n")
     columns = ["NAME", "GROUP", "ENTRY POINT", "DISTRIBUTION", "VERSION", "HOOKS"]
@@ -138,8 +129,8 @@ def test_no_plugins_loaded(site, capsys, monkeypatch):
     monkeypatch.setenv("LEMON_BUILTIN_PLUGINS_ONLY", "1")
     if builtin_names():
         monkeypatch.setenv("LEMON_DISABLE_PLUGINS", ",".join(sorted(builtin_names())))
-    assert run(capsys, "plugins", "list") == (0, "No plugins are loaded.\n", "")
-    assert json.loads(run(capsys, "plugins", "list", "--json")[1]) == {"plugins": []}
+    assert run_cli(capsys, "plugins", "list") == (0, "No plugins are loaded.\n", "")
+    assert json.loads(run_cli(capsys, "plugins", "list", "--json")[1]) == {"plugins": []}
 
 
 def test_a_broken_plugin_exits_1_with_one_line_naming_it(site, capsys):
@@ -150,7 +141,7 @@ def test_a_broken_plugin_exits_1_with_one_line_naming_it(site, capsys):
         {"lemon.sources": {"broken": "cli_broken"}},
         {"cli_broken.py": "import a_module_that_is_not_installed\n"},
     )
-    code, out, err = run(capsys, "plugins", "list", "--json")
+    code, out, err = run_cli(capsys, "plugins", "list", "--json")
     assert (code, out) == (1, "")
     assert err.count("\n") == 1 and "Traceback" not in err
     assert err.startswith(
@@ -174,7 +165,7 @@ def test_a_disabled_broken_plugin_does_not_break_the_listing(site, capsys, monke
 
 def test_an_unknown_disabled_name_warns_on_stderr(site, capsys, monkeypatch):
     monkeypatch.setenv("LEMON_DISABLE_PLUGINS", "sources.nothere")
-    code, out, err = run(capsys, "plugins", "list", "--json")
+    code, out, err = run_cli(capsys, "plugins", "list", "--json")
     assert code == 0 and "sources.clifake" in out
     assert err == (
         "lemon: warning: LEMON_DISABLE_PLUGINS names sources.nothere, but no installed plugin has "
@@ -184,12 +175,12 @@ def test_an_unknown_disabled_name_warns_on_stderr(site, capsys, monkeypatch):
 
 def test_a_short_disabled_name_is_an_error(site, capsys, monkeypatch):
     monkeypatch.setenv("LEMON_DISABLE_PLUGINS", "clifake")
-    code, out, err = run(capsys, "plugins", "list")
+    code, out, err = run_cli(capsys, "plugins", "list")
     assert (code, out) == (1, "")
     assert err.startswith("lemon: LEMON_DISABLE_PLUGINS names 'clifake'")
     assert "did you mean auditors.clifake or sources.clifake?" in err
 
 
 def test_invalid_arguments_exit_2(site, capsys):
-    code, out, err = run(capsys, "plugins", "list", "--no-such-option")
+    code, out, err = run_cli(capsys, "plugins", "list", "--no-such-option")
     assert code == 2 and out == "" and "--no-such-option" in err

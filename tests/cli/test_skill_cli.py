@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lemon_core.cli import main
-from tests.conftest import write_skill
+from tests.helpers import run_cli, write_skill
 
 
 @pytest.fixture
@@ -34,18 +33,10 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     return {"home": home, "project": project}
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_list_json_contract(env, capsys) -> None:
-    code, out, err = run(capsys, "skill", "list", "--cwd", str(env["project"]), "--json")
+    code, out, err = run_cli(capsys, "skill", "list", "--cwd", str(env["project"]), "--json")
     assert code == 0, err
     data = json.loads(out)
     assert [s["key"] for s in data["skills"]] == ["alpha", "beta"]
@@ -62,10 +53,10 @@ def test_list_json_contract(env, capsys) -> None:
 
 
 def test_list_global_only_and_human_output(env, capsys) -> None:
-    code, out, _ = run(capsys, "skill", "list", "--cwd", str(env["project"]), "--global",
+    code, out, _ = run_cli(capsys, "skill", "list", "--cwd", str(env["project"]), "--global",
                        "--json")
     assert [s["description"] for s in json.loads(out)["skills"]] == ["Global alpha."]
-    code, out, err = run(capsys, "skill", "list", "--cwd", str(env["project"]))
+    code, out, err = run_cli(capsys, "skill", "list", "--cwd", str(env["project"]))
     assert code == 0
     lines = out.splitlines()
     assert lines[0].split() == ["KEY", "STATE", "SCOPE", "DESCRIPTION"]
@@ -74,7 +65,7 @@ def test_list_global_only_and_human_output(env, capsys) -> None:
 
 
 def test_inspect(env, capsys) -> None:
-    code, out, _ = run(capsys, "skill", "inspect", "beta", "--cwd", str(env["project"]),
+    code, out, _ = run_cli(capsys, "skill", "inspect", "beta", "--cwd", str(env["project"]),
                        "--json")
     data = json.loads(out)
     assert code == 0
@@ -87,7 +78,7 @@ def test_inspect(env, capsys) -> None:
                              "platforms", "requires", "requires_tools", "fallback_for_tools",
                              "required_environment_variables", "verification", "references",
                              "metadata", "hide"}
-    code, out, _ = run(capsys, "skill", "inspect", "beta", "--cwd", str(env["project"]))
+    code, out, _ = run_cli(capsys, "skill", "inspect", "beta", "--cwd", str(env["project"]))
     assert "references/notes.md" in out and "hidden" in out
 
 
@@ -95,43 +86,43 @@ def test_check_and_verify(env, capsys, tmp_path: Path) -> None:
     write_skill(env["project"] / ".lemon" / "skill", "verified",
                 "description: V.\nverification:\n  command: echo hello\n"
                 "  expect_output: hello\n")
-    code, out, _ = run(capsys, "skill", "check", "beta", "--cwd", str(env["project"]), "--json")
+    code, out, _ = run_cli(capsys, "skill", "check", "beta", "--cwd", str(env["project"]), "--json")
     data = json.loads(out)
     assert data == {"key": "beta", "state": "not_ready", "ready": False,
                     "missing_bins": ["no-such-binary-xyz"], "missing_config": [],
                     "missing_env_vars": [], "missing_tools": [], "platform_ok": True,
                     "verification": None}
-    code, out, _ = run(capsys, "skill", "check", "verified", "--cwd", str(env["project"]),
+    code, out, _ = run_cli(capsys, "skill", "check", "verified", "--cwd", str(env["project"]),
                        "--verify", "--json")
     assert json.loads(out)["verification"] == {"exit_code": 0, "passed": True}
-    code, out, _ = run(capsys, "skill", "check", "beta", "--cwd", str(env["project"]))
+    code, out, _ = run_cli(capsys, "skill", "check", "beta", "--cwd", str(env["project"]))
     assert "missing binaries: no-such-binary-xyz" in out
 
 
 def test_enable_disable(env, capsys) -> None:
     project = str(env["project"])
-    assert run(capsys, "skill", "disable", "alpha", "--cwd", project)[0] == 0
-    code, out, _ = run(capsys, "skill", "list", "--cwd", project, "--json")
+    assert run_cli(capsys, "skill", "disable", "alpha", "--cwd", project)[0] == 0
+    code, out, _ = run_cli(capsys, "skill", "list", "--cwd", project, "--json")
     assert json.loads(out)["skills"][0]["state"] == "disabled"
-    code, out, _ = run(capsys, "skill", "enable", "alpha", "--local", "--cwd", project, "--json")
+    code, out, _ = run_cli(capsys, "skill", "enable", "alpha", "--local", "--cwd", project, "--json")
     assert json.loads(out) == {"key": "alpha", "disabled": False,
                                "file": str(env["project"] / ".lemon" / "skills.json")}
-    code, out, _ = run(capsys, "skill", "list", "--cwd", project, "--json")
+    code, out, _ = run_cli(capsys, "skill", "list", "--cwd", project, "--json")
     assert json.loads(out)["skills"][0]["state"] == "active"
 
 
 def test_errors_are_one_line_with_exit_codes(env, capsys) -> None:
-    code, out, err = run(capsys, "skill", "inspect", "missing", "--cwd", str(env["project"]))
+    code, out, err = run_cli(capsys, "skill", "inspect", "missing", "--cwd", str(env["project"]))
     assert code == 1 and out == "" and err.count("\n") == 1 and "missing" in err
     assert "Traceback" not in err
-    code, _, err = run(capsys, "skill", "list", "--bogus")
+    code, _, err = run_cli(capsys, "skill", "list", "--bogus")
     assert code == 2
-    code, _, _ = run(capsys, "skill", "check")
+    code, _, _ = run_cli(capsys, "skill", "check")
     assert code == 2
 
 
 def test_lint_json(env, capsys) -> None:
-    code, out, _ = run(capsys, "skill", "lint", str(env["project"] / ".agents" / "skills"),
+    code, out, _ = run_cli(capsys, "skill", "lint", str(env["project"] / ".agents" / "skills"),
                        "--json")
     results = json.loads(out)["results"]
     assert code == 1

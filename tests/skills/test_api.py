@@ -7,7 +7,7 @@ import pytest
 
 from lemon_core import skills
 from lemon_core.errors import NotFoundError
-from tests.conftest import write_skill
+from tests.helpers import write_skill
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """The ``lemon`` command: a thin Typer layer over the library.
 
-Each command group is one module with its own ``Typer()``; heavy libraries (yaml, cattrs,
+Each command group is one module with its own ``Typer()``; heavy libraries (yaml, strictyaml,
 pluggy, dulwich, mcp) are imported inside command bodies so ``lemon --help`` stays fast
 (``tests/cli/test_startup.py`` guards it).
 """

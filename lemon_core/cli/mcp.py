@@ -100,8 +100,6 @@ def add(
     if len(chosen) != 1:
         raise UsageError("choose exactly one transport: --stdio CMD, --http URL or --sse URL")
     transport, target = chosen[0]
-    if approval is not None and approval not in ("always", "never"):
-        raise UsageError("--approval must be always or never")
     spec = ServerSpec(
         name=name,
         transport=transport,  # type: ignore[arg-type]

@@ -21,6 +21,7 @@ import attrs
 
 from lemon_core.context import LemonContext
 from lemon_core.errors import ConfigError, UsageError
+from lemon_core.mcp import reading
 from lemon_core.mcp.names import show
 from lemon_core.mcp.schema import entry_label, parse_entry
 from lemon_core.models import McpServer, ServerSource
@@ -72,14 +73,18 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def _too_large(where: str) -> McpConfigError:
+    return McpConfigError(
+        f"{where} is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB; lemon does not read it",
+        "too_large",
+    )
+
+
 def load_json(content: bytes, where: str) -> Any:
     """Parse ``content`` as strict JSON (no duplicate keys, NaN or Infinity); errors name
     ``where`` and the position, never the content."""
     if len(content) > MAX_CONFIG_BYTES:
-        raise McpConfigError(
-            f"{where} is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB; lemon does not "
-            f"read it", "too_large"
-        )  # fmt: skip
+        raise _too_large(where)
     try:
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -185,21 +190,14 @@ def parse_file(content: bytes | None, path: Path, scope: LemonScope) -> McpFile:
 
 
 def read_bytes(path: Path) -> bytes | None:
-    """The file's bytes (None when missing), refusing unreadable and oversized files."""
+    """The file's bytes (None when missing), refusing oversized files, and anything that is not
+    a regular file (a FIFO would block), unread."""
     try:
-        with path.open("rb") as handle:
-            content = handle.read(MAX_CONFIG_BYTES + 1)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
-        raise McpConfigError(f"{path}: cannot read the file: {reason}", "unreadable") from None
-    if len(content) > MAX_CONFIG_BYTES:
-        raise McpConfigError(
-            f"{path} is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB; lemon does not "
-            f"read it", "too_large"
-        )  # fmt: skip
-    return content
+        return reading.read_bytes(path, MAX_CONFIG_BYTES)
+    except reading.TooLarge:
+        raise _too_large(str(path)) from None
+    except reading.FileProblem as problem:
+        raise McpConfigError(f"{path}: {problem.message}", "unreadable") from None
 
 
 def read_file(ctx: LemonContext, scope: LemonScope) -> McpFile:

@@ -33,10 +33,8 @@ from lemon_core.mcp.config import (
     mcp_path,
     read_file,
 )
+from lemon_core.mcp.importing import SCOPES, SHADOWED, import_servers
 from lemon_core.models import McpServer
-
-#: A lower-precedence entry whose name an earlier source already claimed.
-SHADOWED = "shadowed"
 
 
 @attrs.frozen
@@ -100,11 +98,10 @@ def _lemon_files(ctx: LemonContext, scope: LemonScope, errors: list[SourceError]
 def _imported(
     ctx: LemonContext, scope: LemonScope, imported: Any
 ) -> tuple[tuple[McpServer, ...], tuple[Any, ...], tuple[Any, ...]]:
-    """(servers, skipped, errors) of the import, only user-level ones for the global scope."""
+    """(servers, skipped, errors) of the import, only user-level ones for the global scope
+    (where project-level imports neither count nor claim a name)."""
     if imported is None:
-        from lemon_core.mcp.importing import import_servers
-
-        imported = import_servers(ctx)
+        imported = import_servers(ctx, scopes=("user",) if scope == "global" else SCOPES)
     servers, skipped, errors = imported.servers, imported.skipped, imported.errors
     if scope == "global":
         servers = tuple(s for s in servers if s.source.scope != "project")

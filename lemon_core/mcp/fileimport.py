@@ -11,20 +11,14 @@ Files come in *chains*: a chain ``(a, b)`` reads ``b`` only when ``a`` yielded n
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from lemon_core.mcp import jsonc
 from lemon_core.mcp.expand import expand_vars
 from lemon_core.mcp.importing import ImportOutcome, ImportRequest, ScopeCollector
-from lemon_core.mcp.normalise import (
-    EntrySkipped,
-    Expander,
-    as_bool,
-    normalise,
-    valid_name,
-)
+from lemon_core.mcp.normalise import EntrySkipped, Expander, normalise, valid_name
 from lemon_core.mcp.reading import FileProblem
 
 if TYPE_CHECKING:
@@ -32,18 +26,21 @@ if TYPE_CHECKING:
 
 Chain = tuple[str, ...]
 
+#: An entry's own on/off keys, copied as they are (``normalise`` checks them).
+STATE_KEYS = ("enabled", "disabled")
 #: Keys every ``mcpServers``-style tool shares, copied as they are into the canonical fields.
-COMMON_KEYS = ("type", "command", "args", "env", "cwd", "url", "headers")
+COMMON_KEYS = ("type", "command", "args", "env", "cwd", "url", "headers", *STATE_KEYS)
 
 
-def entry_enabled(raw: Mapping[str, Any]) -> bool:
-    """``"enabled": false`` or ``"disabled": true`` turn an entry off (wrong types skip it)."""
-    enabled = True
-    if raw.get("enabled") is not None:
-        enabled = as_bool(raw["enabled"])
-    if raw.get("disabled") is not None and as_bool(raw["disabled"]):
-        enabled = False
-    return enabled
+def disable_names(
+    pairs: Iterable[tuple[str, Any]], off: Callable[[str], bool]
+) -> list[tuple[str, Any]]:
+    """``pairs`` with every entry whose name ``off`` accepts imported disabled (a tool's own
+    per-file denylist: omp ``disabledServers``, Gemini ``mcp.excluded``)."""
+    return [
+        (name, {**raw, "enabled": False} if isinstance(raw, Mapping) and off(name) else raw)
+        for name, raw in pairs
+    ]
 
 
 def server_map(doc: Any, *keys: str) -> list[tuple[str, Any]]:
@@ -108,9 +105,7 @@ class FileImporter:
         self, name: str, raw: Mapping[str, Any], path: Path, request: ImportRequest
     ) -> dict[str, Any]:
         """The canonical fields of one raw entry (auth blocks are simply not copied)."""
-        fields = {key: raw.get(key) for key in COMMON_KEYS}
-        fields["enabled"] = entry_enabled(raw)
-        return fields
+        return {key: raw.get(key) for key in COMMON_KEYS}
 
     def expander(self, request: ImportRequest) -> Expander | None:
         if not self.expands_vars:
@@ -162,4 +157,4 @@ class FileImporter:
         return count
 
 
-__all__ = ["COMMON_KEYS", "Chain", "FileImporter", "entry_enabled", "server_map"]
+__all__ = ["COMMON_KEYS", "STATE_KEYS", "Chain", "FileImporter", "disable_names", "server_map"]

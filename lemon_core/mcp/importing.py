@@ -37,12 +37,15 @@ ImportScope = Literal["project", "user"]
 SCOPES: tuple[ImportScope, ...] = ("project", "user")
 _UNPRINTABLE = re.compile("[\x00-\x1f\x7f\ud800-\udfff]")
 _ALL = frozenset({"1", "true", "yes", "on", "all", "*"})
+#: The reason reported for an entry whose name an earlier entry (or source) already claimed.
+SHADOWED = "shadowed"
 
 
 @attrs.frozen
 class SkippedEntry:
     """An entry that was not imported and claims no name; ``reason`` is a key of
-    :data:`lemon_core.mcp.normalise.SKIP_REASONS`."""
+    :data:`lemon_core.mcp.normalise.SKIP_REASONS`, or :data:`SHADOWED` (an earlier entry
+    claimed the name)."""
 
     name: str | None
     provider: str
@@ -216,15 +219,22 @@ def _run(importer: McpImporter, request: ImportRequest) -> ImportOutcome:
         return ImportOutcome(errors=(failure,))
 
 
-def import_servers(ctx: LemonContext, plugins: Plugins | None = None) -> ImportOutcome:
+def import_servers(
+    ctx: LemonContext,
+    plugins: Plugins | None = None,
+    *,
+    scopes: tuple[ImportScope, ...] = SCOPES,
+) -> ImportOutcome:
     """Import other tools' MCP servers for the requesting directory ``ctx.cwd``.
 
     Order: provider order; inside a provider all project files before all user files; inside a
     scope the provider's file order; inside a file the entry order. The first valid entry for a
-    name claims it (even when disabled); later ones are dropped whole. Skipped entries claim
-    nothing.
+    name claims it (even when disabled); later ones are dropped whole and reported in
+    ``skipped`` with the reason :data:`SHADOWED`. Skipped entries claim nothing.
 
     :param plugins: the loaded plugins (default: :func:`lemon_core.plugins.load_plugins`).
+    :param scopes: the scopes to read (``("user",)`` for lemon's global scope: user-level
+        servers claim their names among themselves, whatever the project holds).
     """
     if not discovery_enabled(ctx):
         return ImportOutcome()
@@ -235,37 +245,49 @@ def import_servers(ctx: LemonContext, plugins: Plugins | None = None) -> ImportO
     importers = plugins.mcp_importers()
     home = discovery_home(ctx)
     guarded = _guarded(ctx, importers, home)
-
-    servers: list[McpServer] = []
-    skipped: list[SkippedEntry] = []
-    errors: list[ImportFailure] = []
-    claimed: set[str] = set()
+    claims = _Claims()
     for importer in importers:
-        for scope in SCOPES:
+        for scope in scopes:
             if scope == "user" and (home is None or not user_opted_in(ctx, importer)):
                 continue
             base = home if scope == "user" and home is not None else ctx.home
             request = ImportRequest(ctx, importer.name, scope, base, guarded)
-            outcome = _run(importer, request)
-            skipped.extend(outcome.skipped)
-            errors.extend(outcome.errors)
-            for server in outcome.servers:
-                name = server.name
-                if not valid_name(name):
-                    file = getattr(server.source, "file", None) or ""
-                    skipped.append(
-                        SkippedEntry(_printable(name), importer.name, scope, file, "invalid_name")
-                    )
-                    continue
-                if name in claimed:
-                    continue
-                claimed.add(name)  # type: ignore[arg-type]
-                servers.append(server)
-    return ImportOutcome(servers, skipped, errors)
+            claims.take(importer.name, scope, _run(importer, request))
+    return claims.outcome()
+
+
+@attrs.define
+class _Claims:
+    """The host's tally: the first valid entry for a name claims it."""
+
+    servers: list[McpServer] = attrs.field(factory=list)
+    skipped: list[SkippedEntry] = attrs.field(factory=list)
+    errors: list[ImportFailure] = attrs.field(factory=list)
+    claimed: set[str] = attrs.field(factory=set)
+
+    def take(self, provider: str, scope: str, outcome: ImportOutcome) -> None:
+        self.skipped.extend(outcome.skipped)
+        self.errors.extend(outcome.errors)
+        for server in outcome.servers:
+            name = server.name
+            reason = (
+                "invalid_name" if not valid_name(name)
+                else SHADOWED if name in self.claimed else None
+            )  # fmt: skip
+            if reason is not None:
+                file = getattr(server.source, "file", None) or ""
+                self.skipped.append(SkippedEntry(_printable(name), provider, scope, file, reason))
+                continue
+            self.claimed.add(name)  # type: ignore[arg-type]
+            self.servers.append(server)
+
+    def outcome(self) -> ImportOutcome:
+        return ImportOutcome(self.servers, self.skipped, self.errors)
 
 
 __all__ = [
     "SCOPES",
+    "SHADOWED",
     "ImportFailure",
     "ImportOutcome",
     "ImportRequest",

@@ -17,11 +17,15 @@ canonical field           rule
 ``ready_timeout_ms``      :func:`to_ms`); 0 means "no per-server value"
 ``allow_tools`` /         lists of exact tool names, kept verbatim
 ``block_tools``
-``enabled``               bool (default true)
+``enabled`` /             bools (default: enabled); ``"enabled": false`` or
+``disabled``              ``"disabled": true`` imports the entry disabled
 ========================  =============================================================
 
 Fields of the other transport are dropped (a stdio entry keeps no URL or headers). Auth blocks
-never reach the canonical fields. Anything wrong raises :class:`EntrySkipped` with a reason of
+never reach the canonical fields. A provider copies values as they are and leaves their checks
+to :func:`normalise`, so that an entry with both a command and a URL is reported as such even
+when another of its fields is malformed (a provider that must read a field to translate it
+calls :func:`check_presence` first). Anything wrong raises :class:`EntrySkipped` with a reason of
 :data:`SKIP_REASONS`.
 """
 
@@ -33,6 +37,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from lemon_core.mcp.names import is_valid_name
+from lemon_core.mcp.schema import TRANSPORTS
 from lemon_core.models import McpServer, ServerSource
 
 #: Why an entry was skipped (a skipped entry never claims its name).
@@ -47,7 +52,6 @@ SKIP_REASONS: dict[str, str] = {
 }
 
 _BAD_CHARS = re.compile("[\x00\ud800-\udfff]")
-TRANSPORTS = ("stdio", "http", "sse")
 
 #: ``expand(value) -> value``: the provider's variable expansion, or None for none.
 Expander = Callable[[str], str]
@@ -61,10 +65,8 @@ class EntrySkipped(Exception):
         self.reason = reason
 
 
-def valid_name(name: object) -> bool:
-    """True for a valid lemon server name (1-64 ASCII letters/digits/``_.-``, alnum first);
-    the one rule of :func:`lemon_core.mcp.names.is_valid_name`."""
-    return is_valid_name(name)
+#: True for a valid lemon server name: the one rule of :func:`lemon_core.mcp.names.is_valid_name`.
+valid_name = is_valid_name
 
 
 # -- field checks (providers use them too) -------------------------------------------------
@@ -102,17 +104,28 @@ def to_ms(value: Any, per_unit: float = 1.0) -> int | None:
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise EntrySkipped("invalid_entry")
-    if not math.isfinite(value) or value < 0:
-        raise EntrySkipped("invalid_entry")
-    if value == 0:
-        return None
-    scaled = value * per_unit
+    try:  # an integer too large for a float (JSON allows thousands of digits) overflows
+        if value < 0 or not math.isfinite(value):
+            raise EntrySkipped("invalid_entry")
+        if value == 0:
+            return None
+        scaled = value * per_unit
+    except OverflowError:
+        raise EntrySkipped("invalid_entry") from None
     if not math.isfinite(scaled):
         raise EntrySkipped("invalid_entry")
     return max(1, round(scaled))
 
 
 # -- the normaliser -----------------------------------------------------------------------------
+
+
+def check_presence(has_command: bool, has_url: bool) -> None:
+    """Skip an entry with both a command and a URL, or with neither."""
+    if has_command and has_url:
+        raise EntrySkipped("command_and_url")
+    if not has_command and not has_url:
+        raise EntrySkipped("no_command_or_url")
 
 
 def _transport(fields: Mapping[str, Any], has_command: bool) -> str:
@@ -149,11 +162,7 @@ def normalise(
     if not valid_name(name):
         raise EntrySkipped("invalid_name")
     has_command = fields.get("command") is not None
-    has_url = fields.get("url") is not None
-    if has_command and has_url:
-        raise EntrySkipped("command_and_url")
-    if not has_command and not has_url:
-        raise EntrySkipped("no_command_or_url")
+    check_presence(has_command, fields.get("url") is not None)
     transport = _transport(fields, has_command)
 
     command = _optional(fields, "command", lambda v: as_str(v, empty_ok=False))
@@ -167,24 +176,28 @@ def normalise(
     allow_tools = _optional(fields, "allow_tools", as_str_list)
     block_tools = _optional(fields, "block_tools", as_str_list)
     enabled = _optional(fields, "enabled", as_bool)
+    disabled = _optional(fields, "disabled", as_bool)
 
     ex = expand or (lambda value: value)
     stdio = transport == "stdio"
+    target = ex(command if stdio else url)
+    if not target:  # e.g. "${CMD:-}": nothing to run or contact
+        raise EntrySkipped("invalid_entry")
     return McpServer(
         name=name,
         transport=transport,  # type: ignore[arg-type]
         source=source,
-        command=ex(command) if stdio else None,
+        command=target if stdio else None,
         args=tuple(ex(arg) for arg in args) if stdio else (),
         env={key: ex(value) for key, value in env.items()} if stdio else {},
         cwd=ex(cwd) if stdio and cwd is not None else None,
-        url=None if stdio else ex(url),
+        url=None if stdio else target,
         headers={} if stdio else {key: ex(value) for key, value in headers.items()},
         timeout_ms=timeout_ms,
         ready_timeout_ms=ready_timeout_ms,
         allow_tools=None if allow_tools is None else tuple(allow_tools),
         block_tools=None if block_tools is None else tuple(block_tools),
-        enabled=True if enabled is None else enabled,
+        enabled=enabled is not False and not disabled,
     )
 
 
@@ -197,6 +210,7 @@ __all__ = [
     "as_str",
     "as_str_list",
     "as_str_map",
+    "check_presence",
     "normalise",
     "to_ms",
     "valid_name",

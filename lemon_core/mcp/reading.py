@@ -27,6 +27,13 @@ class FileProblem(Exception):
         self.message = message
 
 
+class TooLarge(FileProblem):
+    """A file larger than the cap; it was not read."""
+
+    def __init__(self, max_bytes: int) -> None:
+        super().__init__("read", f"too large (over {max_bytes} bytes); not read")
+
+
 def _describe(exc: OSError) -> str:
     if isinstance(exc, PermissionError):
         return "permission denied"
@@ -45,12 +52,14 @@ def read_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes | None:
         return None
     except OSError as exc:
         raise FileProblem("read", f"cannot open the file: {_describe(exc)}") from None
+    except ValueError:  # a NUL in the path (an OpenCode {file:} reference, say)
+        raise FileProblem("read", "cannot open the file: the path holds a NUL character") from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise FileProblem("read", "not a regular file; not read")
         if info.st_size > max_bytes:
-            raise FileProblem("read", f"too large (over {max_bytes} bytes); not read")
+            raise TooLarge(max_bytes)
         chunks: list[bytes] = []
         remaining = max_bytes + 1
         while remaining > 0:
@@ -65,7 +74,7 @@ def read_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes | None:
     finally:
         os.close(fd)
     if len(data) > max_bytes:
-        raise FileProblem("read", f"too large (over {max_bytes} bytes); not read")
+        raise TooLarge(max_bytes)
     return data
 
 
@@ -83,4 +92,4 @@ def read_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str | None:
         raise FileProblem("parse", f"not valid UTF-8 (byte {exc.start})") from None
 
 
-__all__ = ["MAX_FILE_BYTES", "FileProblem", "read_bytes", "read_text"]
+__all__ = ["MAX_FILE_BYTES", "FileProblem", "TooLarge", "read_bytes", "read_text"]

@@ -24,7 +24,7 @@ from typing import Any
 from lemon_core.hookspecs import hookimpl
 from lemon_core.mcp.fileimport import FileImporter, server_map
 from lemon_core.mcp.importing import ImportRequest
-from lemon_core.mcp.normalise import EntrySkipped, as_bool, as_str, as_str_map, to_ms
+from lemon_core.mcp.normalise import EntrySkipped, as_str, as_str_map, check_presence, to_ms
 from lemon_core.mcp.reading import FileProblem
 
 try:
@@ -76,6 +76,7 @@ class CodexImporter(FileImporter):
     def translate(
         self, name: str, raw: Mapping[str, Any], path: Path, request: ImportRequest
     ) -> dict[str, Any]:
+        check_presence(raw.get("command") is not None, raw.get("url") is not None)
         ctx = request.ctx
         config_dir = path.parent
         fields: dict[str, Any] = {"url": raw.get("url"), "args": raw.get("args")}
@@ -118,8 +119,7 @@ class CodexImporter(FileImporter):
             fields["ready_timeout_ms"] = to_ms(raw["startup_timeout_ms"])
         fields["allow_tools"] = raw.get("enabled_tools")
         fields["block_tools"] = raw.get("disabled_tools")
-        if raw.get("enabled") is not None:
-            fields["enabled"] = as_bool(raw["enabled"])
+        fields["enabled"] = raw.get("enabled")
         return fields
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from lemon_core.hookspecs import hookimpl
 from lemon_core.mcp import jsonc
-from lemon_core.mcp.fileimport import FileImporter, entry_enabled, server_map
+from lemon_core.mcp.fileimport import STATE_KEYS, FileImporter, disable_names, server_map
 from lemon_core.mcp.importing import ImportRequest
 
 
@@ -41,18 +41,15 @@ class GeminiImporter(FileImporter):
         mcp = mcp if isinstance(mcp, Mapping) else {}
         excluded = _names(mcp.get("excluded")) or set()
         allowed = _names(mcp.get("allowed"))
-        out: list[tuple[str, Any]] = []
-        for name, raw in pairs:
-            off = name in excluded or (allowed is not None and name not in allowed)
-            out.append(
-                (name, {**raw, "enabled": False} if off and isinstance(raw, Mapping) else raw)
-            )
-        return out
+        return disable_names(
+            pairs, lambda name: name in excluded or (allowed is not None and name not in allowed)
+        )
 
     def translate(
         self, name: str, raw: Mapping[str, Any], path: Path, request: ImportRequest
     ) -> dict[str, Any]:
-        fields = {key: raw.get(key) for key in ("command", "args", "env", "cwd", "headers")}
+        keys = ("command", "args", "env", "cwd", "headers", *STATE_KEYS)
+        fields = {key: raw.get(key) for key in keys}
         if raw.get("httpUrl") is not None:
             fields["url"], fields["type"] = raw["httpUrl"], "http"
         elif raw.get("url") is not None:
@@ -61,7 +58,6 @@ class GeminiImporter(FileImporter):
         fields["timeout_ms"] = raw.get("timeout")
         fields["allow_tools"] = raw.get("includeTools")
         fields["block_tools"] = raw.get("excludeTools")
-        fields["enabled"] = entry_enabled(raw)
         return fields
 
 

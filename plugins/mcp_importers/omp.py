@@ -15,7 +15,7 @@ from typing import Any
 
 from lemon_core.context import LemonContext
 from lemon_core.hookspecs import hookimpl
-from lemon_core.mcp.fileimport import FileImporter, server_map
+from lemon_core.mcp.fileimport import FileImporter, disable_names, server_map
 from lemon_core.mcp.importing import ImportRequest
 
 
@@ -34,10 +34,7 @@ class OmpImporter(FileImporter):
         if not isinstance(disabled, list):
             return pairs
         off = {name for name in disabled if isinstance(name, str)}
-        return [
-            (name, {**raw, "enabled": False} if name in off and isinstance(raw, Mapping) else raw)
-            for name, raw in pairs
-        ]
+        return disable_names(pairs, off.__contains__)
 
     def translate(
         self, name: str, raw: Mapping[str, Any], path: Path, request: ImportRequest

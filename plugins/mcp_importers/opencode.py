@@ -24,9 +24,8 @@ from typing import Any
 from lemon_core.hookspecs import hookimpl
 from lemon_core.mcp import jsonc, reading
 from lemon_core.mcp.expand import SubstitutionError, substitute_opencode
-from lemon_core.mcp.fileimport import FileImporter, entry_enabled, server_map
+from lemon_core.mcp.fileimport import STATE_KEYS, FileImporter, server_map
 from lemon_core.mcp.importing import ImportRequest
-from lemon_core.mcp.normalise import as_str_list
 
 TYPES = {"local": "stdio", "remote": "http"}
 
@@ -49,6 +48,19 @@ def file_reader(config: Path, request: ImportRequest) -> Any:
         return text
 
     return read
+
+
+def argv(command: Any, args: Any) -> tuple[Any, Any]:
+    """OpenCode's argv array as ``(program, arguments)``, an ``args`` list appended.
+
+    A plain string command passes through; a malformed array (empty, or not all strings) is
+    passed on unchanged, for the shared checks to report after the command/URL checks.
+    """
+    if not (isinstance(command, list) and command and all(isinstance(a, str) for a in command)):
+        return command, args
+    if args is None:
+        return command[0], command[1:]
+    return command[0], [*command[1:], *args] if isinstance(args, list) else args
 
 
 class OpenCodeImporter(FileImporter):
@@ -77,13 +89,7 @@ class OpenCodeImporter(FileImporter):
         self, name: str, raw: Mapping[str, Any], path: Path, request: ImportRequest
     ) -> dict[str, Any]:
         kind = raw.get("type")
-        command = raw.get("command")
-        args: list[str] = []
-        if isinstance(command, list):
-            argv = as_str_list(command)
-            command, args = (argv[0], argv[1:]) if argv else ("", [])
-        if raw.get("args") is not None:
-            args = [*args, *as_str_list(raw["args"])]
+        command, args = argv(raw.get("command"), raw.get("args"))
         env = raw.get("environment")
         return {
             "type": TYPES.get(kind, kind) if isinstance(kind, str) else kind,
@@ -93,7 +99,7 @@ class OpenCodeImporter(FileImporter):
             "url": raw.get("url"),
             "headers": raw.get("headers"),
             "timeout_ms": raw.get("timeout"),
-            "enabled": entry_enabled(raw),
+            **{key: raw.get(key) for key in STATE_KEYS},
         }
 
 

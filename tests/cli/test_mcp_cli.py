@@ -17,10 +17,17 @@ import attrs
 import pytest
 
 from lemon_core.cli import main
-
-SECRETS = ("sk-ENV-SECRET-1111", "HEADER-SECRET-2222", "OAUTH-SECRET-3333", "URL-SECRET-4444",
-           "CMD-SECRET-5555", "ARG-SECRET-6666")  # fmt: skip
-ENV_SECRET, HEADER_SECRET, OAUTH_SECRET, URL_SECRET, CMD_SECRET, ARG_SECRET = SECRETS
+from lemon_core.mcp.views import REVEALED_FIELDS
+from tests.mcp.support import (
+    ARG_SECRET,
+    CMD_SECRET,
+    ENV_SECRET,
+    HEADER_SECRET,
+    OAUTH_SECRET,
+    SECRETS,
+    URL_SECRET,
+    assert_no_secrets,
+)
 
 
 @attrs.frozen
@@ -34,8 +41,7 @@ class Result:
 
     def clean(self) -> Result:
         """Assert no secret leaked; return self for chaining."""
-        for secret in SECRETS:
-            assert secret not in self.out and secret not in self.err, f"{secret} leaked"
+        assert_no_secrets(self.out, self.err)
         return self
 
 
@@ -292,14 +298,128 @@ def test_list_all_json_contract(
         assert set(item) == {"name", "provider", "scope", "file", "reason"}
     for error in data["errors"]:
         assert set(error) == {"provider", "scope", "file", "kind", "message"}
-    if "cursed" in by_name:  # the importers are installed
-        assert by_name["cursed"]["source"]["provider"] == "cursor"
-        assert by_name["cursed"]["header_count"] == 1
-        assert ("both", "command_and_url") in skipped
-        assert any(e["provider"] == "gemini" for e in data["errors"])
+    assert by_name["cursed"]["source"]["provider"] == "cursor"
+    assert by_name["cursed"]["header_count"] == 1
+    assert ("both", "command_and_url") in skipped
+    assert [(e["provider"], e["kind"]) for e in data["errors"]] == [("gemini", "parse")]
     human = lemon.run("list", "--all").clean()
     assert "lemon:project" in human.out and "env:env" in human.out
     assert "skipped local" in human.out
+
+
+#: The keys of a SERVER in ``list --all --json``, exactly; ``--reveal`` adds REVEALED_FIELDS.
+SERVER_KEYS = {"name", "transport", "enabled", "source", "env_count", "header_count",
+               "tool_approval_count", "approval", "state"}  # fmt: skip
+#: What the issue's contract promises ``--reveal`` adds.
+CONTRACT_REVEALED = {"command", "args", "env", "cwd", "url", "headers", "timeout_ms",
+                     "allow_tools", "block_tools"}  # fmt: skip
+
+
+def test_list_all_json_keys_exactly(lemon: Env) -> None:
+    _secret_file(lemon.project_file)
+    data = lemon.run("list", "--all", "--json").clean().json()
+    assert set(data) == {"effective", "skipped", "errors", "scope", "mcp_enabled"}
+    assert data["effective"] and all(set(s) == SERVER_KEYS for s in data["effective"])
+    assert all(set(s["source"]) == {"provider", "scope", "file"} for s in data["effective"])
+    revealed = lemon.run("list", "--all", "--json", "--reveal").json()
+    assert CONTRACT_REVEALED <= set(REVEALED_FIELDS)
+    assert all(set(s) == SERVER_KEYS | set(REVEALED_FIELDS) for s in revealed["effective"])
+
+
+#: Values that reach imported entries from the environment or a referenced file.
+EXPANDED, CODEX_TOKEN, OC_ENV, OC_FILE = ("sk-EXPANDED-7777", "sk-CODEX-BEARER-8888",
+                                          "sk-OPENCODE-ENV-9999", "sk-OPENCODE-FILE-0000")  # fmt: skip
+AUTH = {"clientId": "c", "clientSecret": OAUTH_SECRET}
+
+
+def _every_provider(project: Path, home: Path) -> None:
+    """One server per provider, each holding secrets; every auth block holds OAUTH_SECRET."""
+    files: dict[str, Any] = {
+        ".omp/mcp.json": {"mcpServers": {"omp-srv": {
+            "command": "x", "env": {"K": ENV_SECRET}, "auth": {"clientSecret": OAUTH_SECRET},
+            "oauth": AUTH}}},
+        ".claude/.mcp.json": {"mcpServers": {"claude-srv": {
+            "type": "http", "url": f"https://{URL_SECRET}.example/mcp",
+            "headers": {"Authorization": "Bearer ${EXPANDED}"}, "oauth": AUTH,
+            "headersHelper": f"echo {OAUTH_SECRET}"}}},
+        ".gemini/settings.json": {"mcpServers": {"gemini-srv": {
+            "httpUrl": "https://g.example/mcp", "headers": {"X-Key": HEADER_SECRET},
+            "oauth": AUTH, "targetServiceAccount": OAUTH_SECRET}}},
+        ".cursor/mcp.json": {"mcpServers": {"cursor-srv": {
+            "command": CMD_SECRET, "auth": {"CLIENT_SECRET": OAUTH_SECRET}}}},
+        ".windsurf/mcp_config.json": {"mcpServers": {"windsurf-srv": {
+            "serverUrl": f"https://w.example/{URL_SECRET}"}}},
+        ".vscode/mcp.json": {"servers": {"vscode-srv": {
+            "type": "stdio", "command": "x", "args": [ARG_SECRET]}}},
+        ".mcp.json": {"mcpServers": {"root-srv": {"command": "x", "args": ["--k=${EXPANDED}"]}}},
+    }  # fmt: skip
+    for rel, data in files.items():
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text(json.dumps(data))
+    (project / ".codex").mkdir()
+    (project / ".codex/config.toml").write_text(
+        '[mcp_servers.codex-srv]\nurl = "https://c.example/mcp"\n'
+        f'bearer_token_env_var = "CODEX_TOKEN"\nbearer_token = "{OAUTH_SECRET}"\n'
+        f'scopes = ["{OAUTH_SECRET}"]\noauth_resource = "https://{OAUTH_SECRET}.example"\n'
+    )
+    (project / "token.txt").write_text(f"{OC_FILE}\n")
+    (project / "opencode.jsonc").write_text(
+        '{"mcp": {"opencode-srv": {"type": "remote", "url": "https://o.example", // remote\n'
+        '  "headers": {"A": "{env:OC_KEY}", "B": "{file:token.txt}"},\n'
+        f'  "oauth": {{"clientId": "c", "clientSecret": "{OAUTH_SECRET}"}},}}}}}}\n'
+    )
+    (home / ".claude.json").write_text(json.dumps({"projects": {str(project): {"mcpServers": {
+        "claude-user": {"command": "x", "env": {"T": ENV_SECRET}, "oauth": AUTH}}}}}))  # fmt: skip
+
+
+def test_every_provider_is_listed_redacted_and_auth_is_never_imported(
+    lemon: Env, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _every_provider(lemon.project, tmp_path / "home")
+    for name, value in {"EXPANDED": EXPANDED, "CODEX_TOKEN": CODEX_TOKEN, "OC_KEY": OC_ENV,
+                        "LEMON_MCP_DISCOVERY_HOME": str(tmp_path / "home"),
+                        "LEMON_MCP_EXTERNAL_USER_DISCOVERY": "claude"}.items():  # fmt: skip
+        monkeypatch.setenv(name, value)
+    extra = (EXPANDED, CODEX_TOKEN, OC_ENV, OC_FILE)
+    data = lemon.run("list", "--all", "--json").clean().json()
+    assert_no_secrets(json.dumps(data), secrets=extra)
+    assert data["errors"] == [] and data["skipped"] == []
+    assert [(s["name"], s["source"]["provider"], s["source"]["scope"])
+            for s in data["effective"]] == [
+        ("omp-srv", "omp", "project"), ("claude-srv", "claude", "project"),
+        ("claude-user", "claude", "user"), ("codex-srv", "codex", "project"),
+        ("gemini-srv", "gemini", "project"), ("opencode-srv", "opencode", "project"),
+        ("cursor-srv", "cursor", "project"), ("windsurf-srv", "windsurf", "project"),
+        ("vscode-srv", "vscode", "project"), ("root-srv", "root", "project"),
+    ]  # fmt: skip
+    human = lemon.run("list", "--all").clean()
+    assert_no_secrets(human.out, human.err, secrets=extra)
+    assert "codex:project" in human.out and "claude:user" in human.out
+    revealed = lemon.run("list", "--all", "--json", "--reveal")
+    for value in (ENV_SECRET, HEADER_SECRET, URL_SECRET, CMD_SECRET, ARG_SECRET, *extra):
+        assert value in revealed.out, value
+    assert OAUTH_SECRET not in revealed.out + revealed.err  # auth blocks: never imported
+    by_name = {s["name"]: s for s in revealed.json()["effective"]}
+    assert by_name["codex-srv"]["headers"] == {"Authorization": f"Bearer {CODEX_TOKEN}"}
+    assert by_name["opencode-srv"]["headers"] == {"A": OC_ENV, "B": OC_FILE}
+    # enable/disable reach imported names; lemon never edits another tool's file
+    foreign = [p for p in (*lemon.project.rglob("*"), tmp_path / "home/.claude.json")
+               if p.is_file() and ".lemon" not in p.parts]  # fmt: skip
+    before = {path: path.read_bytes() for path in foreign}
+    assert lemon.run("disable", "cursor-srv").clean().code == 0
+    assert lemon.run("add", "omp-srv", "--stdio", "mine").clean().code == 0
+    assert lemon.run("remove", "omp-srv").clean().code == 0
+    assert lemon.run("add", "root-srv", "--stdio", "mine").clean().code == 0
+    assert {path: path.read_bytes() for path in foreign} == before
+    data = lemon.run("list", "--all", "--json").clean().json()
+    by_name = {s["name"]: s for s in data["effective"]}
+    assert (by_name["cursor-srv"]["enabled"], by_name["cursor-srv"]["state"]) == (False, "project")
+    assert by_name["root-srv"]["source"]["provider"] == "lemon"
+    assert ("root-srv", "root", "shadowed") in [(i["name"], i["provider"], i["reason"])
+                                                for i in data["skipped"]]  # fmt: skip
+    monkeypatch.setenv("LEMON_MCP_EXTERNAL_DISCOVERY", "0")
+    assert [s["name"] for s in lemon.run("list", "--all", "--json").clean().json()["effective"]] \
+        == ["root-srv"]
 
 
 def test_list_all_global(lemon: Env) -> None:

@@ -19,12 +19,14 @@ from pathlib import Path
 import pytest
 
 from lemon_core.mcp.config import parse_file
+from tests.mcp.support import assert_no_secrets
 
 LEMON = [
     sys.executable,
     "-c",
     "import sys; from lemon_core.cli import main; sys.argv[0] = 'lemon'; main()",
 ]
+SECRET = "sk-CONCURRENT-SECRET-7777"
 WRITER = """
 import itertools, sys
 from lemon_core.context import LemonContext
@@ -34,11 +36,11 @@ from lemon_core.mcp.spec import ServerSpec
 ctx = LemonContext.from_environment()
 for i in itertools.count():
     spec = ServerSpec(name=f"s{i % 40}", transport="stdio", command="c",
-                      args=tuple(f"{i}-{n}-" + "x" * 300 for n in range(12)), env={"N": str(i)})
+                      args=tuple(f"{i}-{n}-" + "x" * 300 for n in range(12)),
+                      env={"N": str(i), "TOKEN": "SECRET"})
     add_server(ctx, spec, replace=True)
     print(i, flush=True)
-"""
-SECRET = "sk-CONCURRENT-SECRET-7777"
+""".replace("SECRET", SECRET)
 
 
 @pytest.fixture
@@ -87,7 +89,7 @@ def test_twenty_concurrent_adds(tmp_path: Path, env: dict[str, str], lock_timeou
     written = check_file(path)
     succeeded = [name for name, (code, _, _) in results.items() if code == 0]
     for code, out, err in results.values():
-        assert SECRET not in out and SECRET not in err
+        assert_no_secrets(out, err, secrets=(SECRET,))
         if code != 0:
             assert code == 1, err
             assert err.startswith("lemon: ") and "busy" in err and err.count("\n") == 1, err
@@ -122,6 +124,7 @@ def test_a_killed_writer_never_leaves_a_partial_file(tmp_path: Path, env: dict[s
                                     text=True, timeout=60, check=False)  # fmt: skip
             assert result.returncode == 1
             assert "stale lock" in result.stderr and f"remove the directory {lock}" in result.stderr
+            assert_no_secrets(result.stdout, result.stderr, secrets=(SECRET,))
             assert "disabled_servers" not in path.read_text()
             for child in lock.iterdir():
                 child.unlink()
@@ -132,6 +135,8 @@ def test_a_killed_writer_never_leaves_a_partial_file(tmp_path: Path, env: dict[s
     result = subprocess.run([*LEMON, "mcp", "list", "--json"], cwd=tmp_path / "project", env=env,
                             capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
     assert result.returncode == 0 and json.loads(result.stdout)["servers"]
+    assert_no_secrets(result.stdout, result.stderr, secrets=(SECRET,))
+    assert SECRET in path.read_text()  # the secret is really there, just never printed
 
 
 def test_a_lock_left_by_a_killed_process_is_reported(tmp_path: Path, env: dict[str, str]) -> None:
@@ -148,16 +153,19 @@ def test_a_lock_left_by_a_killed_process_is_reported(tmp_path: Path, env: dict[s
     lock = path.with_name("mcp.json.lock")
     assert lock.is_dir()
     started = time.monotonic()
-    result = subprocess.run([*LEMON, "mcp", "add", "git", "--stdio", "uvx"], cwd=tmp_path / "project",
-                            env=env, capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    add = [*LEMON, "mcp", "add", "git", "--stdio", "uvx", "--env", f"TOKEN={SECRET}"]
+    result = subprocess.run(add, cwd=tmp_path / "project", env=env, capture_output=True,
+                            text=True, timeout=60, check=False)  # fmt: skip
     assert time.monotonic() - started < 8  # reported at once, not after the 10 s wait
     assert result.returncode == 1
     assert f"stale lock from process {pid}" in result.stderr
     assert f"remove the directory {lock}" in result.stderr
     assert not path.exists()
+    assert_no_secrets(result.stdout, result.stderr, secrets=(SECRET,))
     for child in lock.iterdir():
         child.unlink()
     lock.rmdir()
-    result = subprocess.run([*LEMON, "mcp", "add", "git", "--stdio", "uvx"], cwd=tmp_path / "project",
-                            env=env, capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    result = subprocess.run(add, cwd=tmp_path / "project", env=env, capture_output=True,
+                            text=True, timeout=60, check=False)  # fmt: skip
     assert result.returncode == 0 and check_file(path) == ["git"]
+    assert_no_secrets(result.stdout, result.stderr, secrets=(SECRET,))

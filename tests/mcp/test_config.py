@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lemon_core import fsio
 from lemon_core.context import LemonContext
 from lemon_core.errors import UsageError
 from lemon_core.mcp.config import (
@@ -22,7 +24,9 @@ from lemon_core.mcp.config import (
     parse_file,
     read_file,
 )
+from lemon_core.mcp.manage import add_server
 from lemon_core.mcp.names import check_name, is_valid_name, show
+from lemon_core.mcp.spec import ServerSpec
 from tests.mcp.support import (
     SECRETS,
     assert_no_secrets,
@@ -302,11 +306,18 @@ def test_huge_file_is_refused_unread(ctx: LemonContext, project_file: Path) -> N
     assert info.value.kind == "too_large" and str(project_file) in str(info.value)
 
 
-def test_unreadable_file_is_reported(ctx: LemonContext, project_file: Path) -> None:
-    project_file.mkdir(parents=True)  # a directory where the file should be
-    with pytest.raises(McpConfigError, match="cannot read") as info:
+@pytest.mark.parametrize("make", [Path.mkdir, os.mkfifo])  # a FIFO would block a plain open
+def test_a_file_that_is_not_regular_is_refused_unread(
+    ctx: LemonContext, project_file: Path, make: Any
+) -> None:
+    project_file.parent.mkdir(parents=True)
+    make(project_file)
+    with pytest.raises(McpConfigError, match="not a regular file; not read") as info:
         read_file(ctx, "project")
-    assert info.value.kind == "unreadable"
+    assert info.value.kind == "unreadable" and str(info.value).startswith(str(project_file))
+    with pytest.raises(McpConfigError):  # a writer refuses it too, before taking the lock
+        add_server(ctx, ServerSpec(name="x", transport="stdio", command="c"))
+    assert not fsio.lock_path(project_file).exists()
 
 
 def test_invalid_file_with_secrets_does_not_leak(ctx: LemonContext, project_file: Path) -> None:

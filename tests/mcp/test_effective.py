@@ -235,3 +235,21 @@ def test_the_real_import_runs(ctx: LemonContext, project_file: Path) -> None:
         pytest.skip("the omp importer is not registered in this installation yet")
     assert omp.server.source.provider == "omp" and omp.server.source.scope == "project"
     assert ("mine", "omp", SHADOWED) in [(s.name, s.provider, s.reason) for s in effective.skipped]
+
+
+def test_global_scope_user_imports_claim_among_themselves(ctx: LemonContext) -> None:
+    """A project import never hides a user-level one from the global scope."""
+    write_json(ctx.cwd / ".claude" / ".mcp.json", {"mcpServers": {"x": {"command": "project"}}})
+    write_json(ctx.home / ".claude.json", {"mcpServers": {"x": {"command": "user"}}})
+    ctx = with_env(ctx, LEMON_MCP_DISCOVERY_HOME=str(ctx.home),
+                   LEMON_MCP_EXTERNAL_USER_DISCOVERY="claude")  # fmt: skip
+    project = effective_servers(ctx)
+    assert [(s.name, s.server.command) for s in project.servers] == [("x", "project")]
+    assert [(s.name, s.provider, s.scope, s.reason) for s in project.skipped] == [
+        ("x", "claude", "user", SHADOWED)
+    ]
+    scoped = effective_servers(ctx, scope="global")
+    assert [(s.name, s.server.command, s.server.source.scope) for s in scoped.servers] == [
+        ("x", "user", "user")
+    ]
+    assert scoped.skipped == ()

@@ -62,6 +62,9 @@ def test_provider_order_beats_scope(ws: Workspace) -> None:
     outcome = ws.run()
     assert claimed(outcome) == [("shared", "omp", "user")]
     assert outcome.servers[0].command == "omp-user"
+    shadowed = SkippedEntry("shared", "claude", "project", str(ws.proj / ".claude/.mcp.json"),
+                            "shadowed")  # fmt: skip
+    assert outcome.skipped == (shadowed,)  # dropped whole, and reported
 
 
 def test_project_files_before_user_files_inside_a_provider(ws: Workspace) -> None:
@@ -341,7 +344,10 @@ def test_the_host_rechecks_names_from_third_party_importers(ws: Workspace) -> No
     )
     outcome = import_servers(ws.ctx(), plugins_of(loose))
     assert [s.name for s in outcome.servers] == ["ok"]
-    assert [(e.name, e.reason) for e in outcome.skipped] == [("bad name", "invalid_name")]
+    assert [(e.name, e.reason) for e in outcome.skipped] == [
+        ("bad name", "invalid_name"),
+        ("ok", "shadowed"),
+    ]
 
 
 def test_unnamed_servers_from_third_party_importers_are_skipped(ws: Workspace) -> None:

@@ -338,8 +338,10 @@ def test_a_stale_lock_is_reported_with_how_to_clear_it(
     import socket
 
     (lock / "owner").write_text(f"{dead.stdout.strip()}\n{socket.gethostname()}\n")
+    started = time.monotonic()
     with pytest.raises(BusyError) as info:
         add_server(ctx, stdio(), timeout=30)  # reported at once, not after the timeout
+    assert time.monotonic() - started < 5
     message = str(info.value)
     assert "stale lock" in message and f"remove the directory {lock}" in message
     assert not project_file.exists()
@@ -355,8 +357,10 @@ def test_an_ownerless_lock_is_busy_then_stale(ctx: LemonContext, project_file: P
         add_server(ctx, stdio(), timeout=0.05)
     old = time.time() - fsio.ORPHAN_LOCK_AGE - 1
     os.utime(lock, (old, old))
+    started = time.monotonic()
     with pytest.raises(BusyError, match="stale lock that records no owner") as info:
         add_server(ctx, stdio(), timeout=30)
+    assert time.monotonic() - started < 5
     assert f"remove the directory {lock}" in str(info.value)
     assert not project_file.exists()
 
@@ -403,6 +407,33 @@ def test_a_symlinked_file_is_replaced_not_written_through(ctx: LemonContext, pro
     add_server(ctx, stdio())
     assert json.loads(target.read_text()) == {"servers": []}
     assert not project_file.is_symlink() and entries(project_file)[0]["name"] == "git"
+
+
+def test_a_write_is_a_synced_private_temp_file_renamed_under_the_lock(
+    ctx: LemonContext, project_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events: list[tuple[Any, ...]] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        info = os.fstat(fd)
+        kind = "file" if stat.S_ISREG(info.st_mode) else "dir"
+        events.append(("fsync", kind, stat.S_IMODE(info.st_mode) if kind == "file" else None))
+        real_fsync(fd)
+
+    def replace(src: str, dst: str) -> None:
+        temp = Path(src)
+        events.append(("replace", temp.parent == project_file.parent and temp != project_file,
+                       stat.S_IMODE(temp.stat().st_mode), fsio.lock_path(project_file).is_dir(),
+                       [e["name"] for e in json.loads(temp.read_text())["servers"]]))  # fmt: skip
+        real_replace(src, dst)
+
+    monkeypatch.setattr(fsio.os, "fsync", fsync)
+    monkeypatch.setattr(fsio.os, "replace", replace)
+    add_server(ctx, stdio())
+    assert events == [("fsync", "file", 0o600), ("replace", True, 0o600, True, ["git"]),
+                      ("fsync", "dir", None)]  # fmt: skip
+    assert not fsio.lock_path(project_file).exists()
 
 
 def test_mode_is_private_whatever_the_umask(ctx: LemonContext, project_file: Path) -> None:

@@ -101,3 +101,42 @@ def test_every_reason_is_documented() -> None:
         normalise("bad name", {"command": "x"}, SOURCE)
     reasons.add(info.value.reason)
     assert reasons == set(SKIP_REASONS)
+
+
+@pytest.mark.parametrize("value", [10**400, -(10**400)])
+def test_integers_too_large_for_a_float_skip_the_entry(value: int) -> None:
+    with pytest.raises(EntrySkipped, match="invalid_entry"):
+        to_ms(value)
+    with pytest.raises(EntrySkipped, match="invalid_entry"):
+        normalise("n", {"command": "x", "timeout_ms": value}, SOURCE)
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason"),
+    [
+        ({"command": "x", "url": "u", "enabled": "no"}, "command_and_url"),
+        ({"command": 1, "url": "u", "args": "a"}, "command_and_url"),
+        ({"args": 5, "disabled": "yes"}, "no_command_or_url"),
+        ({"type": 7, "command": "x", "env": []}, "invalid_entry"),
+    ],
+)
+def test_presence_is_checked_before_field_types(fields: dict[str, object], reason: str) -> None:
+    with pytest.raises(EntrySkipped) as info:
+        normalise("n", fields, SOURCE)
+    assert info.value.reason == reason
+
+
+@pytest.mark.parametrize(
+    ("fields", "enabled"),
+    [({}, True), ({"enabled": True}, True), ({"enabled": False}, False),
+     ({"disabled": True}, False), ({"enabled": True, "disabled": True}, False),
+     ({"disabled": False}, True)],
+)  # fmt: skip
+def test_enabled_and_disabled(fields: dict[str, object], enabled: bool) -> None:
+    assert normalise("n", {"command": "x", **fields}, SOURCE).enabled is enabled
+
+
+@pytest.mark.parametrize("fields", [{"command": "${CMD:-}"}, {"url": "${URL}"}])
+def test_a_command_or_url_that_expands_to_nothing_is_skipped(fields: dict[str, str]) -> None:
+    with pytest.raises(EntrySkipped, match="invalid_entry"):
+        normalise("n", fields, SOURCE, lambda value: expand_vars(value, {"URL": ""}))

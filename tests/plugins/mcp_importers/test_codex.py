@@ -102,7 +102,7 @@ def test_type_keys_are_ignored_and_both_keys_skip(ws: Workspace) -> None:
     ws.write(
         ".codex/config.toml",
         '[mcp_servers.a]\ntype = "stdio"\nurl = "https://e.test/mcp"\n'
-        '[mcp_servers.b]\ncommand = "x"\nurl = "https://e.test/mcp"\n'
+        '[mcp_servers.b]\ncommand = "x"\nurl = "https://e.test/mcp"\nenv_vars = "NOT_A_LIST"\n'
         '[mcp_servers.team.search]\nurl = "https://e.test/mcp"\n',
     )
     outcome = ws.run()

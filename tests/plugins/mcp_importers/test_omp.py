@@ -143,6 +143,21 @@ def test_skips_and_their_reasons(ws: Workspace) -> None:
     ]
 
 
+def test_a_huge_integer_skips_its_entry_only(ws: Workspace) -> None:
+    ws.write(".omp/mcp.json", '{"mcpServers": {"big": {"command": "x", "timeout": 1'
+             + "0" * 400 + '}, "ok": {"command": "x", "timeout": 10}}}')  # fmt: skip
+    outcome = ws.run()
+    assert outcome.errors == ()
+    assert [(s.name, s.timeout_ms) for s in outcome.servers] == [("ok", 10)]
+    assert [(e.name, e.reason) for e in outcome.skipped] == [("big", "invalid_entry")]
+
+
+def test_both_a_command_and_a_url_is_reported_first(ws: Workspace) -> None:
+    ws.write(".omp/mcp.json", {"mcpServers": {"a": {"command": "x", "url": "https://e.test",
+                                                    "enabled": "no", "disabled": 3}}})  # fmt: skip
+    assert [(e.name, e.reason) for e in ws.run().skipped] == [("a", "command_and_url")]
+
+
 def test_long_and_control_character_names_are_reported_printably(ws: Workspace) -> None:
     ws.write(".omp/mcp.json", {"mcpServers": {"a\u202eb\nc" + "y" * 500: {"command": "x"}}})
     (entry,) = ws.run().skipped

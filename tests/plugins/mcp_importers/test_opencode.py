@@ -4,6 +4,7 @@ key ``mcp``; JSONC; ``{env:}`` / ``{file:}`` substitution before parsing."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from tests.plugins.mcp_importers.workspace import Workspace
 
@@ -88,6 +89,14 @@ def test_a_missing_file_reference_fails_the_file_only(ws: Workspace) -> None:
     assert "gone.txt" in outcome.errors[0].message
 
 
+def test_a_nul_in_a_file_reference_fails_that_file_only(ws: Workspace) -> None:
+    ws.write("opencode.json", '{"mcp": {"a": {"command": ["x"], "env": {"K": "{file:a\x00b}"}}}}')
+    ws.write(".opencode/opencode.json", '{"mcp": {"b": {"command": ["x"]}}}')
+    outcome = ws.run()
+    assert [s.name for s in outcome.servers] == ["b"]
+    assert [(e.kind, e.file) for e in outcome.errors] == [("read", str(ws.proj / "opencode.json"))]
+
+
 def test_a_huge_referenced_file_is_not_read(ws: Workspace) -> None:
     ws.write("big", b"x" * (4 * 1024 * 1024 + 1))
     ws.write(
@@ -108,7 +117,10 @@ def test_file_order_first_wins_no_deep_merge(ws: Workspace) -> None:
         ("a", "root", True),
         ("c", "c", True),
     ]
-    assert [(e.name, e.reason) for e in outcome.skipped] == [("a", "no_command_or_url")]
+    assert [(e.name, e.reason, Path(e.file).name) for e in outcome.skipped] == [
+        ("a", "no_command_or_url", "opencode.json"),  # .opencode/opencode.json
+        ("a", "shadowed", "opencode.jsonc"),
+    ]
 
 
 def test_skips_and_wrong_types(ws: Workspace) -> None:
@@ -119,6 +131,9 @@ def test_skips_and_wrong_types(ws: Workspace) -> None:
                 "both": {"command": ["x"], "url": "https://e.test"},
                 "empty-argv": {"command": [], "url": "https://e.test"},
                 "empty-argv-only": {"command": []},
+                "bad-argv-and-url": {"command": ["x", 1], "url": "https://e.test", "enabled": 0},
+                "bad-args-and-url": {"command": ["x"], "args": "a", "url": "https://e.test"},
+                "bad-args": {"command": ["x"], "args": "a"},
                 "numbers": {"command": ["x", 1]},
                 "bad-type": {"type": "stdio-ish", "command": ["x"]},
                 "remote-without-url": {"type": "remote", "command": ["x"]},
@@ -135,6 +150,9 @@ def test_skips_and_wrong_types(ws: Workspace) -> None:
         ("both", "command_and_url"),
         ("empty-argv", "command_and_url"),
         ("empty-argv-only", "invalid_entry"),
+        ("bad-argv-and-url", "command_and_url"),
+        ("bad-args-and-url", "command_and_url"),
+        ("bad-args", "invalid_entry"),
         ("numbers", "invalid_entry"),
         ("bad-type", "unsupported_type"),
         ("remote-without-url", "type_mismatch"),

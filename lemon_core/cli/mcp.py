@@ -193,6 +193,7 @@ def _explain(ctx: LemonContext, name: str, want: bool | None) -> None:
         why = {
             "off": 'MCP is turned off ("enabled": false or LEMON_MCP_DISABLED)',
             "project": "the project file's enable/disable lists override the global file's",
+            "unreadable": "a lemon MCP file cannot be used; see lemon mcp list --all",
         }.get(server.state, "another setting decides")
         _note(f'"{name}" stays {"disabled" if want else "enabled"} here: {why}')
 

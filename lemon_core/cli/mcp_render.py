@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lemon_core.cli.output import table
+from lemon_core.mcp.lenient import ENTRY_KIND
 from lemon_core.mcp.names import is_valid_name, show
 from lemon_core.mcp.views import REVEALED_FIELDS
 
@@ -70,7 +71,10 @@ def file_text(data: Mapping[str, Any], *, reveal: bool = False) -> str:
 def effective_text(data: Mapping[str, Any], *, reveal: bool = False) -> str:
     """``lemon mcp list --all``: the effective set, then what was skipped and what failed."""
     lines = []
-    if not data["mcp_enabled"]:
+    if any(e["provider"] == "lemon" and e["kind"] != ENTRY_KIND for e in data["errors"]):
+        lines.append("A lemon MCP file cannot be used (see the error below); every server is "
+                     "disabled until it is fixed.")  # fmt: skip
+    elif not data["mcp_enabled"]:
         lines.append('MCP is turned off ("enabled": false or LEMON_MCP_DISABLED); every server is '
                      "disabled.")  # fmt: skip
     if data["effective"]:

@@ -8,7 +8,8 @@ File shape (unknown top-level fields are kept by every writer)::
 
 Reading is strict: a file that is not JSON, has the wrong shape, an invalid entry or two entries
 with one name raises :class:`McpConfigError` naming the file (and the entry and field), never
-quoting a value. Files over :data:`MAX_CONFIG_BYTES` are refused unread.
+quoting a value. Files over :data:`MAX_CONFIG_BYTES` are refused unread. (The effective set reads
+entry by entry instead, failing closed: see :mod:`lemon_core.mcp.lenient`.)
 """
 
 from __future__ import annotations
@@ -164,29 +165,43 @@ def parse_servers(
     return tuple(servers)
 
 
-def parse_file(content: bytes | None, path: Path, scope: LemonScope) -> McpFile:
-    """Parse the bytes of a lemon MCP file (None: the file does not exist)."""
-    if content is None:
-        return McpFile(path=path, scope=scope, exists=False, data={})
+def file_fields(data: object, path: Path, scope: LemonScope) -> tuple[McpFile, list[Any]]:
+    """Check a parsed file's top level: an object whose ``enabled`` switch and
+    ``enabled_servers`` / ``disabled_servers`` lists are valid and whose ``servers`` is a list.
+
+    :returns: the file without its servers, and the raw ``servers`` list (entries unchecked).
+    :raises McpConfigError: (kind ``invalid``) naming the file and the field.
+    """
     where = str(path)
-    data = load_json(content, where)
     if not isinstance(data, dict):
         raise McpConfigError(f'{where}: must hold a JSON object with a "servers" list')
     enabled = data.get("enabled")
     if enabled is not None and not isinstance(enabled, bool):
         raise McpConfigError(f'{where}: "enabled" must be true or false')
-    source = ServerSource("lemon", scope, where)
-    servers = parse_servers(data.get("servers", []), where=where, prefix="servers", source=source)
-    return McpFile(
+    raw = data.get("servers", [])
+    if not isinstance(raw, list):
+        raise McpConfigError(f'{where}: "servers" must be a list of server entries')
+    mcp_file = McpFile(
         path=path,
         scope=scope,
         exists=True,
         data=data,
-        servers=servers,
         enabled=enabled,
         enabled_servers=_names(data, "enabled_servers", where),
         disabled_servers=_names(data, "disabled_servers", where),
     )
+    return mcp_file, raw
+
+
+def parse_file(content: bytes | None, path: Path, scope: LemonScope) -> McpFile:
+    """Parse the bytes of a lemon MCP file (None: the file does not exist), strictly: any
+    problem, in any entry, makes the whole file invalid."""
+    if content is None:
+        return McpFile(path=path, scope=scope, exists=False, data={})
+    mcp_file, raw = file_fields(load_json(content, str(path)), path, scope)
+    source = ServerSource("lemon", scope, str(path))
+    servers = parse_servers(raw, where=str(path), prefix="servers", source=source)
+    return attrs.evolve(mcp_file, servers=servers)
 
 
 def read_bytes(path: Path) -> bytes | None:
@@ -225,6 +240,7 @@ __all__ = [
     "McpConfigError",
     "McpFile",
     "env_servers",
+    "file_fields",
     "load_json",
     "mcp_path",
     "parse_file",

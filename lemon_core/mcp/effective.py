@@ -14,8 +14,13 @@ decide (within one file the denylist wins); else the global file's; else the ent
 ``"enabled"`` / ``"disabled"``. Unnamed entries keep their own flag. The top-level ``"enabled":
 false`` (project file first, then global) or ``LEMON_MCP_DISABLED=1`` turns every server off.
 
-A lemon source that cannot be read or fails validation contributes nothing (not even its
-enable/disable lists) and is reported in ``errors``; the rest still counts.
+A problem in a lemon file never switches a server on (:mod:`lemon_core.mcp.lenient`). An
+invalid entry is reported in ``errors`` and skipped, but its name stays claimed (no other
+source's server of that name is used), and the rest of its file (entries, lists, switch) still
+applies. A file that cannot be used at all (unreadable, too large, not JSON, wrong shape,
+invalid lists or switch) could have disabled any server: every server of the set is then
+reported disabled with the state ``unreadable``, and ``mcp_enabled`` is false, until it is
+fixed. An invalid ``LEMON_MCP_SERVERS`` contributes nothing (it holds no lists to lose).
 """
 
 from __future__ import annotations
@@ -25,22 +30,20 @@ from typing import Any
 import attrs
 
 from lemon_core.context import LemonContext
-from lemon_core.mcp.config import (
-    LemonScope,
-    McpConfigError,
-    McpFile,
-    env_servers,
-    mcp_path,
-    read_file,
-)
+from lemon_core.mcp.config import LemonScope, McpConfigError, McpFile, env_servers
 from lemon_core.mcp.importing import SCOPES, SHADOWED, import_servers
+from lemon_core.mcp.lenient import ENTRY_KIND, LenientFile, read_lenient
 from lemon_core.models import McpServer
+
+#: The state of every server while a lemon file of the scope cannot be used (fail closed).
+UNREADABLE = "unreadable"
 
 
 @attrs.frozen
 class EffectiveServer:
     """A server of the effective set; ``state`` says what decided ``enabled``: ``entry``
-    (its own flag), ``project`` or ``global`` (that file's lists), or ``off`` (MCP is off)."""
+    (its own flag), ``project`` or ``global`` (that file's lists), ``off`` (MCP is off) or
+    ``unreadable`` (a lemon file of the scope cannot be used: every server is disabled)."""
 
     server: McpServer
     enabled: bool
@@ -84,14 +87,16 @@ class EffectiveSet:
         return next((s for s in self.servers if s.name == name), None)
 
 
-def _lemon_files(ctx: LemonContext, scope: LemonScope, errors: list[SourceError]) -> list[McpFile]:
-    files = []
-    for file_scope in ("project", "global") if scope == "project" else ("global",):
-        try:
-            files.append(read_file(ctx, file_scope))  # type: ignore[arg-type]
-        except McpConfigError as exc:
-            path = str(mcp_path(ctx, file_scope))
-            errors.append(SourceError("lemon", file_scope, path, exc.kind, str(exc)))
+def _lemon_files(
+    ctx: LemonContext, scope: LemonScope, errors: list[SourceError]
+) -> list[LenientFile]:
+    scopes: tuple[LemonScope, ...] = ("project", "global") if scope == "project" else ("global",)
+    files = [read_lenient(ctx, file_scope) for file_scope in scopes]
+    for item in files:
+        errors.extend(
+            SourceError("lemon", item.scope, str(item.path), exc.kind, str(exc))
+            for exc in item.errors
+        )
     return files
 
 
@@ -119,8 +124,15 @@ def effective_servers(
         running the importers (embedders that already imported, and tests).
     """
     errors: list[SourceError] = []
-    files = _lemon_files(ctx, scope, errors)
-    candidates: list[McpServer] = [s for f in files for s in f.servers]
+    lemon_files = _lemon_files(ctx, scope, errors)
+    files = [item.file for item in lemon_files if item.file is not None]
+    blocked = len(files) < len(lemon_files)  # a file that could have disabled anything
+    # A str candidate is a name an invalid entry reserves: it claims the name, with no server.
+    candidates: list[McpServer | str] = []
+    for item in lemon_files:
+        if item.file is not None:
+            candidates.extend(item.file.servers)
+            candidates.extend(sorted(item.reserved))
     try:
         candidates.extend(env_servers(ctx))
     except McpConfigError as exc:
@@ -131,10 +143,13 @@ def effective_servers(
     errors.extend(SourceError(e.provider, e.scope, e.file, e.kind, e.message) for e in i_errors)
 
     switch = next((f.enabled for f in files if f.enabled is not None), True)
-    mcp_enabled = switch and ctx.flag("LEMON_MCP_DISABLED") is not True
+    mcp_enabled = switch and not blocked and ctx.flag("LEMON_MCP_DISABLED") is not True
     servers: list[EffectiveServer] = []
     claimed: set[str] = set()
     for server in candidates:
+        if isinstance(server, str):
+            claimed.add(server)
+            continue
         name = server.name
         if name is not None and name in claimed:
             src = server.source
@@ -142,11 +157,15 @@ def effective_servers(
             continue
         if name is not None:
             claimed.add(name)
-        servers.append(_state(server, files, mcp_enabled))
+        servers.append(_state(server, files, mcp_enabled, blocked))
     return EffectiveSet(scope, mcp_enabled, tuple(servers), tuple(skipped), tuple(errors))
 
 
-def _state(server: McpServer, files: list[McpFile], mcp_enabled: bool) -> EffectiveServer:
+def _state(
+    server: McpServer, files: list[McpFile], mcp_enabled: bool, blocked: bool
+) -> EffectiveServer:
+    if blocked:
+        return EffectiveServer(server, False, UNREADABLE)
     if not mcp_enabled:
         return EffectiveServer(server, False, "off")
     if server.name is not None:
@@ -158,7 +177,9 @@ def _state(server: McpServer, files: list[McpFile], mcp_enabled: bool) -> Effect
 
 
 __all__ = [
+    "ENTRY_KIND",
     "SHADOWED",
+    "UNREADABLE",
     "EffectiveServer",
     "EffectiveSet",
     "SkippedServer",

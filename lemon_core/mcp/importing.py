@@ -101,12 +101,12 @@ class ImportRequest:
         """The requesting directory: the only project directory searched (no walk up)."""
         return self.ctx.cwd
 
-    def read_text(self, path: Path) -> str | None:
-        """The file's text; None when it is absent or guarded. Raises
-        :class:`~lemon_core.mcp.reading.FileProblem`."""
+    def read_text(self, path: Path, max_bytes: int | None = None) -> str | None:
+        """The file's text (at most ``max_bytes``, default :attr:`max_bytes`); None when it is
+        absent or guarded. Raises :class:`~lemon_core.mcp.reading.FileProblem`."""
         if self.scope == "project" and _real(path) in self.guarded:
             return None
-        return reading.read_text(path, self.max_bytes)
+        return reading.read_text(path, self.max_bytes if max_bytes is None else max_bytes)
 
     def source(self, path: Path) -> ServerSource:
         return ServerSource(self.provider, self.scope, str(path))

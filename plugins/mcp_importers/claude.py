@@ -7,6 +7,9 @@
   ``CLAUDE_CONFIG_DIR`` relocates both into that directory (``$CLAUDE_CONFIG_DIR/.claude.json``,
   ``$CLAUDE_CONFIG_DIR/mcp.json``).
 
+``~/.claude.json`` also holds Claude Code's per-project history and often exceeds the 4 MiB
+every other file is capped at: it is read up to :data:`STATE_FILE_MAX_BYTES` (64 MiB).
+
 Entries: ``type`` (stdio/http/sse), ``command``, ``args``, ``env``, ``url``, ``headers``;
 ``oauth`` and ``headersHelper`` are not imported. ``${VAR}`` / ``${VAR:-default}`` expand.
 """
@@ -25,6 +28,8 @@ from lemon_core.mcp.importing import ImportRequest
 from lemon_core.mcp.reading import FileProblem
 
 STATE_FILE = ".claude.json"
+#: The size cap of the user state file (larger files are reported "too large", unread).
+STATE_FILE_MAX_BYTES = 64 * 1024 * 1024
 
 
 def _spellings(path: str, windows: bool, resolve: bool = False) -> set[str]:
@@ -85,8 +90,16 @@ class ClaudeImporter(FileImporter):
         # Both the default and the relocated files are user files, whichever is read.
         return [*super().user_chains(ctx, home)[0], *self.user_chains(ctx, home)[0]]
 
+    def _is_state_file(self, path: Path, request: ImportRequest) -> bool:
+        return request.scope == "user" and path.name == STATE_FILE
+
+    def max_bytes(self, path: Path, request: ImportRequest) -> int:
+        if self._is_state_file(path, request):
+            return max(STATE_FILE_MAX_BYTES, request.max_bytes)
+        return super().max_bytes(path, request)
+
     def entries(self, doc: Any, path: Path, request: ImportRequest) -> Iterable[tuple[str, Any]]:
-        if request.scope == "user" and path.name == STATE_FILE:
+        if self._is_state_file(path, request):
             top = server_map(doc, "mcpServers")  # also checks that doc is an object
             windows = request.ctx.platform == "win32"
             return [*project_servers(doc, request.cwd, windows), *top]

@@ -440,6 +440,74 @@ def test_list_invalid_file_is_one_clean_error(lemon: Env) -> None:
     assert r.code == 0 and r.json()["errors"][0]["provider"] == "lemon"
 
 
+def _cursor_servers(project: Path, *names: str) -> None:
+    (project / ".cursor").mkdir()
+    (project / ".cursor" / "mcp.json").write_text(
+        json.dumps({"mcpServers": {name: {"command": CMD_SECRET} for name in names}})
+    )
+
+
+def test_list_all_skips_only_the_invalid_entry_and_keeps_the_lists(lemon: Env) -> None:
+    """A server the user disabled in a file with one bad entry stays disabled."""
+    lemon.project_file.parent.mkdir()
+    lemon.project_file.write_text(json.dumps({
+        "servers": [{"name": "ok", "type": "stdio", "command": "c"},
+                    {"name": "broken", "type": "stdio", "command": CMD_SECRET,
+                     "env": {"K": ENV_SECRET}, "timeout_ms": "soon"}],
+        "disabled_servers": ["cur"]}))  # fmt: skip
+    _cursor_servers(lemon.project, "cur", "broken", "free")
+    data = lemon.run("list", "--all", "--json").clean().json()
+    assert [(s["name"], s["source"]["provider"], s["enabled"], s["state"])
+            for s in data["effective"]] == [
+        ("ok", "lemon", True, "entry"), ("cur", "cursor", False, "project"),
+        ("free", "cursor", True, "entry"),
+    ]  # fmt: skip
+    assert ("broken", "cursor", "shadowed") in [(s["name"], s["provider"], s["reason"])
+                                                for s in data["skipped"]]  # fmt: skip
+    assert [(e["provider"], e["scope"], e["file"], e["kind"]) for e in data["errors"]] == [
+        ("lemon", "project", str(lemon.project_file), "invalid_entry")
+    ]
+    assert 'servers[1] "broken": field "timeout_ms"' in data["errors"][0]["message"]
+    human = lemon.run("list", "--all").clean()
+    assert human.code == 0 and "invalid_entry" in human.out and "cannot be used" not in human.out
+    assert lemon.run("disable", "free").code == 1  # writers still refuse the invalid file
+
+
+@pytest.mark.parametrize("global_", [False, True])
+def test_list_all_fails_closed_on_an_unusable_file(
+    lemon: Env, monkeypatch: pytest.MonkeyPatch, global_: bool
+) -> None:
+    """A file lemon cannot use might have disabled anything: every server is disabled."""
+    broken = lemon.global_file if global_ else lemon.project_file
+    if not global_:
+        assert lemon.run("add", "g", "--stdio", "c", "--global").code == 0
+    broken.parent.mkdir(parents=True, exist_ok=True)
+    broken.write_text('{"disabled_servers": ["cur"], "servers": [{"env": {"K": "'
+                      + ENV_SECRET + '"')  # fmt: skip
+    _cursor_servers(lemon.project, "cur", "free")
+    monkeypatch.setenv("LEMON_MCP_SERVERS", json.dumps([{"name": "envy", "type": "stdio",
+                                                         "command": "c"}]))  # fmt: skip
+    argv = ("list", "--all", "--global") if global_ else ("list", "--all")
+    data = lemon.run(*argv, "--json").clean().json()
+    assert set(data) == {"effective", "skipped", "errors", "scope", "mcp_enabled"}
+    assert all(set(s) == SERVER_KEYS for s in data["effective"])
+    names = ["envy"] if global_ else ["g", "envy", "cur", "free"]
+    assert [(s["name"], s["enabled"], s["state"]) for s in data["effective"]] == [
+        (name, False, "unreadable") for name in names
+    ]
+    assert data["mcp_enabled"] is False
+    [error] = data["errors"]
+    assert (error["provider"], error["file"], error["kind"]) == ("lemon", str(broken),
+                                                                 "invalid_json")  # fmt: skip
+    assert "invalid JSON at line 1" in error["message"] and "fixed" in error["message"]
+    human = lemon.run(*argv).clean()
+    assert human.code == 0 and "cannot be used" in human.out
+    assert '("enabled": false' not in human.out
+    scope = ["--global"] if global_ else []
+    one_line_error(lemon.run("enable", "cur", *scope).clean(), 1, str(broken))
+    assert ENV_SECRET in broken.read_text()  # untouched
+
+
 def test_hostile_names_are_escaped(lemon: Env) -> None:
     lemon.project_file.parent.mkdir()
     lemon.project_file.write_text(json.dumps({"disabled_servers": ["\x1b[31mred\u202e"]}))

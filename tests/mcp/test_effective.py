@@ -140,12 +140,149 @@ def test_invalid_sources_are_reported_and_the_rest_still_counts(
     write_json(global_file, {"servers": [stdio("g")]})
     effective = effective_servers(with_env(ctx, LEMON_MCP_SERVERS=f"[{SECRETS[0]}"),
                                   imported=outcome(imported("i")))  # fmt: skip
-    assert summary(effective) == [("g", "lemon", "global", True), ("i", "claude", "project", True)]
+    # the invalid entry is skipped; its file's disabled_servers still applies
+    assert summary(effective) == [("g", "lemon", "global", False), ("i", "claude", "project", True)]
+    assert effective.get("g").state == "project"  # type: ignore[union-attr]
     errors = [(e.provider, e.scope, e.file, e.kind) for e in effective.errors]
-    assert errors == [("lemon", "project", str(project_file), "invalid"),
+    assert errors == [("lemon", "project", str(project_file), "invalid_entry"),
                       ("env", "env", None, "invalid_json")]  # fmt: skip
     assert '"env"' in effective.errors[0].message
+    assert 'servers[0] "a"' in effective.errors[0].message
     assert_no_secrets(*(e.message for e in effective.errors))
+
+
+# -- fail closed: a broken lemon file never switches a server on ------------------------------
+
+
+@pytest.mark.parametrize("where", ["project", "global"])
+def test_an_invalid_entry_is_skipped_and_the_rest_of_its_file_applies(
+    ctx: LemonContext, project_file: Path, global_file: Path, where: str
+) -> None:
+    path = project_file if where == "project" else global_file
+    bad = stdio("bad", timeout_ms="soon", env={"K": SECRETS[0]})
+    write_json(path, {"servers": [stdio("ok"), bad, {"type": "stdio"}, stdio("off", enabled=False)],
+                      "disabled_servers": ["cursed"], "enabled_servers": ["off", "later"]})  # fmt: skip
+    fake = outcome(imported("cursed", "cursor"), imported("later", enabled=False),
+                   imported("free"))  # fmt: skip
+    effective = effective_servers(ctx, imported=fake)
+    assert effective.mcp_enabled
+    assert [(s.name, s.enabled, s.state) for s in effective.servers] == [
+        ("ok", True, "entry"), ("off", True, where), ("cursed", False, where),
+        ("later", True, where), ("free", True, "entry"),
+    ]  # fmt: skip
+    assert [(e.provider, e.scope, e.file, e.kind) for e in effective.errors] == [
+        ("lemon", where, str(path), "invalid_entry"),
+        ("lemon", where, str(path), "invalid_entry"),
+    ]
+    first, second = (e.message for e in effective.errors)
+    assert first.startswith(f'{path}: servers[1] "bad": field "timeout_ms"')
+    assert second.startswith(f'{path}: servers[2]: field "command"')
+    assert_no_secrets(first, second)
+
+
+def test_the_switch_of_a_file_with_an_invalid_entry_still_applies(
+    ctx: LemonContext, project_file: Path
+) -> None:
+    write_json(project_file, {"enabled": False, "servers": [{"name": "x", "type": "ftp"}]})
+    effective = effective_servers(ctx, imported=outcome(imported("i")))
+    assert not effective.mcp_enabled
+    assert [(s.name, s.enabled, s.state) for s in effective.servers] == [("i", False, "off")]
+
+
+def test_an_invalid_entry_keeps_its_name_from_lower_sources(
+    ctx: LemonContext, project_file: Path, global_file: Path
+) -> None:
+    """Skipping an invalid ``x`` must not let another source's ``x`` run in its place."""
+    write_json(project_file, {"servers": [stdio("x", enabled=False, args="not a list"),
+                                          stdio("dup"), stdio("dup", "other")]})  # fmt: skip
+    write_json(global_file, {"servers": [stdio("x"), stdio("dup"), stdio("g")]})
+    env = json.dumps([stdio("x")])
+    fake = outcome(imported("x"), imported("dup"))
+    effective = effective_servers(with_env(ctx, LEMON_MCP_SERVERS=env), imported=fake)
+    assert summary(effective) == [("g", "lemon", "global", True)]
+    assert [(s.name, s.provider, s.reason) for s in effective.skipped] == [
+        ("x", "lemon", SHADOWED), ("dup", "lemon", SHADOWED), ("x", "env", SHADOWED),
+        ("x", "claude", SHADOWED), ("dup", "claude", SHADOWED),
+    ]  # fmt: skip
+    messages = [e.message for e in effective.errors]
+    assert [e.kind for e in effective.errors] == ["invalid_entry", "invalid_entry"]
+    assert 'servers[0] "x": field "args"' in messages[0] and '"x"' in messages[0]
+    assert "servers[1] and servers[2]" in messages[1] and '"dup"' in messages[1]
+
+
+UNUSABLE = [
+    pytest.param(b'{"disabled_servers": ["cursed"], ', "invalid_json", id="invalid-json"),
+    pytest.param(b"\xff{}", "invalid_json", id="not-utf8"),
+    pytest.param(b'[{"name": "x"}]', "invalid", id="not-an-object"),
+    pytest.param(b'{"servers": {"x": {}}}', "invalid", id="servers-not-a-list"),
+    pytest.param(b'{"disabled_servers": "cursed"}', "invalid", id="denylist-not-a-list"),
+    pytest.param(b'{"enabled_servers": [1]}', "invalid", id="allowlist-not-names"),
+    pytest.param(b'{"enabled": "no"}', "invalid", id="switch-not-a-boolean"),
+]
+
+
+def _break(path: Path, content: bytes | str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if content == "directory":
+        path.mkdir()
+    elif content == "too large":
+        path.write_bytes(b"{}" + b" " * (4 * 1024 * 1024))
+    else:
+        assert isinstance(content, bytes)
+        path.write_bytes(content)
+
+
+@pytest.mark.parametrize(
+    ("content", "kind"),
+    [*UNUSABLE, pytest.param("directory", "unreadable", id="directory"),
+     pytest.param("too large", "too_large", id="too-large")],
+)  # fmt: skip
+@pytest.mark.parametrize("where", ["project", "global"])
+def test_an_unusable_file_disables_every_server(
+    ctx: LemonContext, project_file: Path, global_file: Path, where: str, content: Any, kind: str
+) -> None:
+    broken, other = (
+        (project_file, global_file) if where == "project" else (global_file, project_file)
+    )
+    _break(broken, content)
+    write_json(other, {"servers": [stdio("mine"), stdio(None, "unnamed")],
+                       "enabled_servers": ["cursed"]})  # fmt: skip
+    fake = outcome(imported("cursed", "cursor"), imported("free"))
+    env = json.dumps([stdio("envy")])
+    effective = effective_servers(with_env(ctx, LEMON_MCP_SERVERS=env), imported=fake)
+    assert not effective.mcp_enabled
+    assert [(s.name, s.enabled, s.state) for s in effective.servers] == [
+        ("mine", False, "unreadable"), (None, False, "unreadable"), ("envy", False, "unreadable"),
+        ("cursed", False, "unreadable"), ("free", False, "unreadable"),
+    ]  # fmt: skip
+    assert [(e.provider, e.scope, e.file, e.kind) for e in effective.errors] == [
+        ("lemon", where, str(broken), kind)
+    ]
+    message = effective.errors[0].message
+    assert message.startswith(str(broken)) and "until" in message and "fixed" in message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize(("content", "kind"), UNUSABLE)
+def test_an_unusable_global_file_disables_the_global_scope(
+    ctx: LemonContext, project_file: Path, global_file: Path, content: bytes, kind: str
+) -> None:
+    _break(global_file, content)
+    write_json(project_file, {"servers": [stdio("p")], "enabled_servers": ["u"]})
+    fake = outcome(imported("u", "omp", "user"))
+    effective = effective_servers(ctx, scope="global", imported=fake)
+    assert [(s.name, s.enabled, s.state) for s in effective.servers] == [("u", False, "unreadable")]
+    assert [(e.scope, e.kind) for e in effective.errors] == [("global", kind)]
+
+
+def test_a_broken_project_file_does_not_affect_the_global_scope(
+    ctx: LemonContext, project_file: Path, global_file: Path
+) -> None:
+    _break(project_file, b"{broken")
+    write_json(global_file, {"servers": [stdio("g")]})
+    effective = effective_servers(ctx, scope="global", imported=outcome())
+    assert effective.mcp_enabled and effective.errors == ()
+    assert [(s.name, s.enabled, s.state) for s in effective.servers] == [("g", True, "entry")]
 
 
 @pytest.mark.parametrize("where", ["project", "global"])

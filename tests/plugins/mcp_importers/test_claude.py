@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.plugins.mcp_importers.workspace import Workspace
 
 OPT_IN = {"LEMON_MCP_EXTERNAL_USER_DISCOVERY": "claude"}
@@ -173,3 +175,68 @@ def test_registered_through_its_own_entry_point(ws: Workspace) -> None:
     info = next(i for i in ws.plugins.infos if i.name == "mcp_importers.claude")
     assert info.entry_point == "lemon_plugins.mcp_importers.claude" and info.builtin
     assert next(i for i in ws.plugins.mcp_importers() if i.name == "claude").order == 20
+
+
+# -- the state file's own size cap ------------------------------------------------------------
+
+MIB = 1024 * 1024
+#: The cap of Claude Code's user state file (other files keep 4 MiB).
+STATE_FILE_MAX_BYTES = 64 * MIB
+
+
+def _padded(ws: Workspace, rel: str, data: dict[str, Any], size: int, *, user: bool) -> Path:
+    """``data`` as JSON followed by white space (valid JSON) up to ``size`` bytes."""
+    path = ws.write(rel, data, user=user)
+    with path.open("ab") as handle:
+        handle.write(b" " * (size - path.stat().st_size))
+    assert path.stat().st_size == size
+    return path
+
+
+@pytest.mark.parametrize("relocated", [False, True])
+def test_a_state_file_over_4_mib_is_read(ws: Workspace, tmp_path: Path, relocated: bool) -> None:
+    """Real ``~/.claude.json`` files carry project history and often exceed 4 MiB."""
+    env = dict(OPT_IN)
+    if relocated:
+        env = {"CLAUDE_CONFIG_DIR": str(ws.home / "cfg")}
+    rel = "cfg/.claude.json" if relocated else ".claude.json"
+    _padded(ws, rel, state_file(ws.proj), 4 * MIB + 1024, user=True)
+    outcome = ws.run(**env)
+    assert outcome.errors == ()
+    assert [s.name for s in outcome.servers] == ["local-scoped", "shared", "user-scoped"]
+
+
+def test_other_claude_files_keep_the_4_mib_cap(ws: Workspace) -> None:
+    _padded(ws, ".claude/.mcp.json", servers(p={"command": "x"}), 4 * MIB + 1, user=False)
+    _padded(ws, ".claude/mcp.json", servers(u={"command": "x"}), 4 * MIB + 1, user=True)
+    outcome = ws.run(**OPT_IN)
+    assert outcome.servers == ()
+    assert [(e.scope, e.kind, Path(e.file).name) for e in outcome.errors] == [
+        ("project", "read", ".mcp.json"),
+        ("user", "read", "mcp.json"),
+    ]
+    assert all("too large" in e.message for e in outcome.errors)
+
+
+def test_a_state_file_over_its_own_cap_is_refused_unread(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = ws.write(".claude.json", state_file(ws.proj), user=True)
+    with path.open("r+b") as handle:  # sparse: no disk space, but stat says 64 MiB + 1
+        handle.truncate(STATE_FILE_MAX_BYTES + 1)
+    ws.write(".claude/mcp.json", servers(fallback={"command": "x"}), user=True)
+    read_bytes: list[int] = []
+    real_read = os.read
+
+    def counting_read(fd: int, size: int) -> bytes:
+        chunk = real_read(fd, size)
+        read_bytes.append(len(chunk))
+        return chunk
+
+    monkeypatch.setattr(os, "read", counting_read)
+    outcome = ws.run(**OPT_IN)
+    monkeypatch.undo()
+    assert [(e.kind, e.file) for e in outcome.errors] == [("read", str(path))]
+    assert "too large" in outcome.errors[0].message
+    assert [s.name for s in outcome.servers] == ["fallback"]
+    assert sum(read_bytes) < MIB  # only the small fallback file was read

@@ -77,9 +77,13 @@ def split_frontmatter(text: str) -> Frontmatter:
     without a closing one) or ``frontmatter_too_large`` (more than
     :data:`MAX_FRONTMATTER_BYTES` between the delimiters).
     """
-    result = _scan(text, complete=True)
-    assert result is not None  # a complete text always decides
-    return result
+    return _frontmatter(text, _split_whole(text))
+
+
+def _frontmatter(text: str, found: Split) -> Frontmatter:
+    """The :class:`Frontmatter` of a split of ``text``."""
+    fmt, raw, body_offset, raw_line, blank = found
+    return Frontmatter(fmt, raw, text[body_offset:], body_offset, raw_line, blank)
 
 
 def decode_skill_text(data: bytes) -> str:
@@ -113,32 +117,63 @@ def read_frontmatter(read: Callable[[int], bytes]) -> tuple[str, Frontmatter]:
     text that was read and the split of it (whose ``body`` is therefore partial). Everything
     read must be valid UTF-8: raises :class:`FrontmatterError` ``invalid_utf8`` otherwise.
     """
+    text, found = read_split(read, read(HEAD_BYTES))
+    return text, _frontmatter(text, found)
+
+
+#: A split without its body: ``(format, raw, body_offset, raw_line, leading_blank_lines)``;
+#: the body is ``text[body_offset:]``. The discovery hot path never needs the body.
+Split = tuple[FrontmatterFormat, str, int, int, int]
+
+
+def read_split(read: Callable[[int], bytes], head: bytes) -> tuple[str, Split]:
+    """:func:`read_frontmatter` without building the body: ``head`` is what ``read(HEAD_BYTES)``
+    returned (the caller read it), ``read`` reads on from there when the frontmatter is longer.
+    """
+    if len(head) < HEAD_BYTES:  # the whole file: the common case, decoded in one call
+        try:
+            text = head.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _utf8_error(head[:4], exc.start) from None
+        return text, _split_whole(text)
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:  # maybe only a character cut at the end of the head
+        pass
+    else:
+        found = _split(text, False)
+        if found is not None:
+            return text, found
+    return _read_on(read, head)
+
+
+def _read_on(read: Callable[[int], bytes], head: bytes) -> tuple[str, Split]:
+    """The general case: decode incrementally and read on (doubling) until the split decides."""
     decoder = codecs.getincrementaldecoder("utf-8")()
-    text, total, size, first = "", 0, HEAD_BYTES, b""
+    text, total, size, chunk = "", 0, HEAD_BYTES, head
     while True:
-        chunk = read(size)
         pending = decoder.getstate()[0]
-        first = first or chunk[:4]
         eof = len(chunk) < size
         try:
             text += decoder.decode(chunk, final=eof)
         except UnicodeDecodeError as exc:
-            raise _utf8_error(first, total - len(pending) + exc.start) from None
+            raise _utf8_error(head[:4], total - len(pending) + exc.start) from None
         total += len(chunk)
         if eof:
-            return text, split_frontmatter(text)
-        found = _scan(text, complete=False)
+            return text, _split_whole(text)
+        found = _split(text, False)
         if found is not None:
             return text, found
         if total >= READ_CAP_BYTES:
             return text, _give_up(text)
         size = min(total, READ_CAP_BYTES - total)
+        chunk = read(size)
 
 
-def _give_up(text: str) -> Frontmatter:
+def _give_up(text: str) -> Split:
     """The read cap was reached without a closing delimiter: decide on what was read."""
     try:
-        return split_frontmatter(text)
+        return _split_whole(text)
     except FrontmatterError as exc:
         if exc.code == "frontmatter_unclosed":
             raise _too_large() from None
@@ -161,8 +196,16 @@ def _too_large() -> FrontmatterError:
     )
 
 
-def _scan(text: str, *, complete: bool) -> Frontmatter | None:
+def _split_whole(text: str) -> Split:
+    found = _split(text, True)
+    assert found is not None  # a complete text always decides
+    return found
+
+
+def _split(text: str, complete: bool) -> Split | None:
     """Split ``text``; None when ``text`` is a prefix (not ``complete``) that cannot decide."""
+    if text[3:4] == "\n" and text[:3] in _DELIMITERS:  # the usual first line, as decided below
+        return _close(text, text[:3], _DELIMITERS[text[:3]], 4, 0, complete)
     start = 1 if text.startswith(_BOM) else 0
     rest = text[start:].lstrip(" \t\r\n")
     if not rest and not complete:
@@ -173,22 +216,21 @@ def _scan(text: str, *, complete: bool) -> Frontmatter | None:
     if fmt is None:
         if not complete and len(text) - pos < 3 and any(d.startswith(rest) for d in _DELIMITERS):
             return None
-        return Frontmatter("none", "", text[start:], start)
+        return "none", "", start, 0, 0
     eol = text.find("\n", pos + 3)
-    tail = text[pos + 3 : len(text) if eol < 0 else eol]
-    if tail.strip(_SPACE):
-        return Frontmatter("none", "", text[start:], start)
+    if eol != pos + 3 and text[pos + 3 : len(text) if eol < 0 else eol].strip(_SPACE):
+        return "none", "", start, 0, 0
     if eol < 0:
         if complete:
             raise _unclosed(delimiter)
         return None
-    blank = text.count("\n", start, pos)
-    return _close(text, delimiter, fmt, eol + 1, blank, complete=complete)
+    blank = text.count("\n", start, pos) if pos > start else 0
+    return _close(text, delimiter, fmt, eol + 1, blank, complete)
 
 
 def _close(
-    text: str, delimiter: str, fmt: FrontmatterFormat, fm_start: int, blank: int, *, complete: bool
-) -> Frontmatter | None:
+    text: str, delimiter: str, fmt: FrontmatterFormat, fm_start: int, blank: int, complete: bool
+) -> Split | None:
     """Find the closing delimiter line after ``fm_start`` and build the split."""
     limit = min(len(text), fm_start + MAX_FRONTMATTER_BYTES + 8)
     needle = "\n" + delimiter
@@ -199,13 +241,14 @@ def _close(
             break
         after = index + 4
         eol = text.find("\n", after)
-        if not text[after : len(text) if eol < 0 else eol].strip(_SPACE):
-            if eol < 0 and not complete:
-                return None
-            body_offset = len(text) if eol < 0 else eol + 1
-            raw = _normalise(text[fm_start:index] if index >= fm_start else "")
-            return Frontmatter(fmt, raw, text[body_offset:], body_offset, blank + 2, blank)
-        index += 1
+        if eol != after and text[after : len(text) if eol < 0 else eol].strip(_SPACE):
+            index += 1
+            continue
+        if eol < 0 and not complete:
+            return None
+        body_offset = len(text) if eol < 0 else eol + 1
+        raw = _normalise(text[fm_start:index]) if index > fm_start else ""
+        return fmt, raw, body_offset, blank + 2, blank
     if len(text) > limit:
         raise _too_large()
     if complete:
@@ -239,8 +282,10 @@ __all__ = [
     "Frontmatter",
     "FrontmatterError",
     "FrontmatterFormat",
+    "Split",
     "check_text",
     "decode_skill_text",
     "read_frontmatter",
+    "read_split",
     "split_frontmatter",
 ]

@@ -18,26 +18,30 @@ to do. The rules, bounds and codes are documented in ``docs/reference/manifest.m
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 import attrs
 
 from lemon_core.models import Diagnostic, SkillManifest
 from lemon_core.skills.frontmatter import (
+    HEAD_BYTES,
     Frontmatter,
     FrontmatterError,
     check_text,
-    read_frontmatter,
+    read_split,
 )
 from lemon_core.skills.manifest_checks import Checker
-from lemon_core.skills.manifest_rules import build_manifest
+from lemon_core.skills.manifest_fast import build_manifest
 from lemon_core.skills.yaml_loader import load_toml, load_yaml
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _OPEN_FLAGS |= getattr(os, "O_BINARY", 0) | getattr(os, "O_NOCTTY", 0)
+
+#: ``read(n, end=-1)``: up to ``n`` bytes, fewer only at the end (``end``: see _read_fully).
+Reader = Callable[..., bytes]
 
 #: Every diagnostic code these modules emit, with its severity.
 DIAGNOSTIC_CODES: Mapping[str, str] = {
@@ -94,7 +98,7 @@ class ManifestResult:
         return tuple(d for d in self.diagnostics if d.severity == "warning")
 
 
-def load_manifest(path: Path, *, key: str) -> ManifestResult:
+def load_manifest(path: Path | str, *, key: str) -> ManifestResult:
     """Read the head of the SKILL.md at ``path`` and validate its frontmatter.
 
     ``key`` is the skill's lookup key (its folder name); it stands in for an absent ``name``
@@ -109,9 +113,11 @@ def load_manifest(path: Path, *, key: str) -> ManifestResult:
     except ValueError:  # a NUL character in the path
         return _failed(label, "read_failed", "cannot read the file: invalid path")
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not S_ISREG(info.st_mode):
             return _failed(label, "not_a_file", "not a regular file; a SKILL.md must be a file")
-        return _parse(lambda size: _read_fully(fd, size), key=key, label=label)
+        size = info.st_size
+        return _parse(lambda n, end=-1: _read_fully(fd, n, end), key, label, size)
     except OSError as exc:
         return _failed(label, "read_failed", f"cannot read the file: {_os_reason(exc)}")
     finally:
@@ -127,13 +133,13 @@ def parse_manifest(data: bytes, *, key: str, label: str) -> ManifestResult:
     view = memoryview(data)
     position = 0
 
-    def read(size: int) -> bytes:
+    def read(size: int, end: int = -1) -> bytes:
         nonlocal position
         chunk = bytes(view[position : position + size])
         position += len(chunk)
         return chunk
 
-    return _parse(read, key=key, label=label)
+    return _parse(read, key, label)
 
 
 def validate_manifest_data(data: Any, *, label: str, fmt: str = "none") -> ManifestResult:
@@ -156,25 +162,37 @@ def load_frontmatter_data(frontmatter: Frontmatter, check: Checker) -> Any:
 
     Raises :class:`FrontmatterError` when the frontmatter cannot be parsed.
     """
-    if frontmatter.leading_blank_lines:
+    return _frontmatter_data(
+        frontmatter.format,
+        frontmatter.raw,
+        frontmatter.raw_line,
+        frontmatter.leading_blank_lines,
+        check,
+    )
+
+
+def _frontmatter_data(fmt: str, raw: str, raw_line: int, blank: int, check: Checker) -> Any:
+    if blank:
         check.warn(
             "frontmatter_not_at_start",
-            f"{frontmatter.leading_blank_lines} blank line(s) before the frontmatter; remove "
+            f"{blank} blank line(s) before the frontmatter; remove "
             "them, other tools require the file to start with the delimiter",
         )
-    if frontmatter.format == "yaml":
-        data, notes = load_yaml(frontmatter.raw, first_line=frontmatter.raw_line)
+    if fmt == "yaml":
+        data, notes = load_yaml(raw, first_line=raw_line)
         for code, message in notes:
             check.warn(code, message)
         return data
-    if frontmatter.format == "toml":
-        return load_toml(frontmatter.raw, first_line=frontmatter.raw_line)
+    if fmt == "toml":
+        return load_toml(raw, first_line=raw_line)
     return None
 
 
-def _parse(read: Callable[[int], bytes], *, key: str, label: str) -> ManifestResult:
+def _parse(read: Reader, key: str, label: str, size: int = -1) -> ManifestResult:
+    """Read through ``read``, split, parse and validate; never raises. ``size`` is the size of
+    the file when known (a first read that returns that much reached its end)."""
     try:
-        return _parse_unguarded(read, label)
+        return _parse_unguarded(read, label, size)
     except OSError as exc:
         return _failed(label, "read_failed", f"cannot read the file: {_os_reason(exc)}")
     except Exception as exc:  # noqa: BLE001 - a bug: one file must never break discovery
@@ -185,23 +203,24 @@ def _parse(read: Callable[[int], bytes], *, key: str, label: str) -> ManifestRes
         )
 
 
-def _parse_unguarded(read: Callable[[int], bytes], label: str) -> ManifestResult:
+def _parse_unguarded(read: Reader, label: str, size: int) -> ManifestResult:
     check = Checker(label)
     try:
-        text, frontmatter = read_frontmatter(read)
+        text, (fmt, raw, _, raw_line, blank) = read_split(read, read(HEAD_BYTES, size))
         check_text(text)
-        data = load_frontmatter_data(frontmatter, check)
-        manifest = build_manifest(data, check, fmt=frontmatter.format)
+        data = _frontmatter_data(fmt, raw, raw_line, blank, check)
+        manifest = build_manifest(data, check, fmt=fmt)
     except FrontmatterError as exc:
         check.error(exc.code, exc.message)
         manifest = None
     return ManifestResult(manifest, check.diagnostics)
 
 
-def _read_fully(fd: int, size: int) -> bytes:
-    """Up to ``size`` bytes from ``fd``; fewer only at the end of the file."""
+def _read_fully(fd: int, size: int, end: int = -1) -> bytes:
+    """Up to ``size`` bytes from ``fd``; fewer only at the end of the file. ``end``: the file's
+    size when reading from its start, so that reading it all needs no second read."""
     chunk = os.read(fd, size)
-    if len(chunk) in (0, size):
+    if len(chunk) in (0, size, end):
         return chunk
     parts = [chunk]
     got = len(chunk)

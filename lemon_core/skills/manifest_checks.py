@@ -55,6 +55,8 @@ class Checker:
     @property
     def diagnostics(self) -> tuple[Diagnostic, ...]:
         """The kept diagnostics in report order, then the summaries of the dropped ones."""
+        if not self._kept:  # nothing reported (a dropped one implies kept ones)
+            return ()
         notes = [
             Diagnostic(self.label, severity, f"too_many_{severity}s", f"{count - MAX_DIAGNOSTICS} "
                        f"more {severity}s are not shown; fix the ones above first")
@@ -146,6 +148,23 @@ def safe_text(
     return value
 
 
+def plain_text(value: Any, max_chars: int, max_bytes: int) -> str | None:
+    """``value`` stripped, when it is text that :func:`safe_text` accepts without a word (at
+    most ``max_chars`` characters and ``max_bytes`` UTF-8 bytes), recognised in a few C calls;
+    None for anything else, which :func:`safe_text` must then decide."""
+    if type(value) is not str:
+        return None
+    value = value.strip(STRIP)
+    if (
+        value
+        and value.isprintable()
+        and len(value) <= max_chars
+        and (value.isascii() or _utf8_len(value) <= max_bytes)
+    ):
+        return value
+    return None
+
+
 def list_item(check: Checker, value: Any, field: str) -> str | None:
     """Check one item of a list field: non-empty safe text of at most 128 bytes."""
     if not isinstance(value, str):
@@ -179,19 +198,19 @@ def string_list(check: Checker, value: Any, field: str) -> tuple[str, ...] | Non
 
 def plain_list(value: Any) -> bool:
     """True for a list of at most 32 short, printable, non-blank ASCII strings: a list that
-    passes every list rule, recognised without per-item calls."""
-    return (
-        type(value) is list
-        and len(value) <= MAX_LIST_ITEMS
-        and all(
+    passes every list rule, recognised in one pass without reporting."""
+    if type(value) is not list or len(value) > MAX_LIST_ITEMS:
+        return False
+    for item in value:
+        if not (
             type(item) is str
             and len(item) <= MAX_ITEM_BYTES
             and item.isascii()
             and item.isprintable()
-            and item.strip(" ") != ""
-            for item in value
-        )
-    )
+            and item.strip(" ")
+        ):
+            return False
+    return True
 
 
 def bounded_list(check: Checker, value: Any, field: str, wanted: str) -> list[Any] | None:
@@ -283,6 +302,7 @@ __all__ = [
     "json_value",
     "list_item",
     "plain_list",
+    "plain_text",
     "safe_text",
     "string_list",
     "unsafe_reason",

@@ -44,8 +44,9 @@ KNOWN_KEYS = frozenset(
 EnvNames = tuple[tuple[str, ...], tuple[str, ...]]
 
 
-def build_manifest(data: Any, check: Checker, *, fmt: str = "none") -> SkillManifest | None:
-    """Validate parsed frontmatter ``data`` (None for none/empty); None when any error."""
+def rules_manifest(data: Any, check: Checker, *, fmt: str = "none") -> SkillManifest | None:
+    """Apply every rule to parsed frontmatter ``data`` (None for none/empty), reporting to
+    ``check``; None when any error."""
     if data is None:
         data = {}
     if not isinstance(data, Mapping):
@@ -109,6 +110,13 @@ def _requirements(data: Mapping[Any, Any], check: Checker) -> dict[str, tuple[st
             config = (hermes_env[0], ())
         if declared is None:
             declared = hermes_env
+    return combine_requirements(bins, config, declared)
+
+
+def combine_requirements(
+    bins: tuple[str, ...] | None, config: EnvNames | None, declared: EnvNames | None
+) -> dict[str, tuple[str, ...]]:
+    """The requirement fields from the checked lists (see :func:`_requirements`)."""
     config_names = config[0] if config else ()
     required, optional = declared or ((), ())
     required = tuple(dedupe(required + config_names))
@@ -307,5 +315,6 @@ __all__ = [
     "MAX_NAME_BYTES",
     "PLATFORMS",
     "PLATFORM_ALIASES",
-    "build_manifest",
+    "combine_requirements",
+    "rules_manifest",
 ]

@@ -15,6 +15,9 @@ YAML goes through PyYAML's ``CSafeLoader`` when libyaml is available, else ``Saf
   value contains ``": "`` (or ends with ``":"``) rewritten as a folded block scalar, the fix the
   Agent Skills client guide recommends; success adds a ``yaml_repaired`` warning.
 
+With libyaml, a document without aliases first takes a leaner path to the same result (see
+"the fast path" below); whatever it cannot answer exactly goes through the loader above.
+
 TOML goes through ``tomllib`` (``tomli`` before Python 3.11). Every failure raises
 :class:`~lemon_core.skills.frontmatter.FrontmatterError` with a stable code.
 """
@@ -28,6 +31,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from lemon_core.skills import yaml_fast
 from lemon_core.skills.frontmatter import FrontmatterError
 
 if sys.version_info >= (3, 11):
@@ -42,6 +46,8 @@ Loader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_DEPTH = 64
 #: Below this bound on depth the text is composed directly (safe for libyaml's recursion).
 SAFE_COMPOSE_DEPTH = 256
+#: How newer libyaml reports nesting past its own limit, before lemon's check can count it.
+_LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
 #: Most nodes a document with aliases may expand to.
 MAX_EXPANDED_NODES = 20_000
 
@@ -157,6 +163,11 @@ def _load_bounded(text: str, first_line: int) -> tuple[Any, list[Note]]:
     """One bounded parse; YAML errors become ``yaml_invalid``."""
     try:
         _check_depth(text)
+        if Loader is yaml_fast.FAST_FOR and "*" not in text:
+            plain = yaml_fast.load_plain(text)
+            if plain is not None:
+                data, node = plain
+                return data, [] if node is None else _duplicate_keys(node, first_line)
         loader = Loader(text)
         try:
             node = loader.get_single_node()
@@ -169,6 +180,8 @@ def _load_bounded(text: str, first_line: int) -> tuple[Any, list[Note]]:
         finally:
             loader.dispose()
     except yaml.YAMLError as exc:
+        if _LIBYAML_TOO_DEEP in str(exc):  # libyaml >= 0.2.5 (PyYAML 6.0.4 wheels) stops first
+            raise _too_deep() from None
         raise FrontmatterError("yaml_invalid", _yaml_message(exc, first_line)) from None
     except RecursionError:
         raise _too_deep() from None
@@ -177,8 +190,10 @@ def _load_bounded(text: str, first_line: int) -> tuple[Any, list[Note]]:
 
 
 def _check_depth(text: str) -> None:
-    bound = sum(text.count(char) for char in "[{-:?")
-    if bound <= SAFE_COMPOSE_DEPTH:
+    if len(text) <= SAFE_COMPOSE_DEPTH:  # the bound below cannot exceed the length
+        return
+    count = text.count
+    if count("[") + count("{") + count("-") + count(":") + count("?") <= SAFE_COMPOSE_DEPTH:
         return
     depth = 0
     for event in yaml.parse(text, Loader=Loader):

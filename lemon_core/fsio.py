@@ -13,7 +13,6 @@ import contextlib
 import json
 import os
 import socket
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -37,6 +36,8 @@ def _fsync_dir(directory: Path) -> None:
 
 def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o600) -> None:
     """Replace ``path`` with ``data`` atomically; the parent directory is created if needed."""
+    import tempfile  # deferred: reading commands never pay for it
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

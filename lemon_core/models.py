@@ -135,10 +135,10 @@ class SkillStatus:
     state: SkillState
     disabled: bool
     platform_ok: bool
-    missing_bins: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
-    missing_config: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
-    missing_env_vars: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
-    missing_tools: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    missing_bins: tuple[str, ...] = ()
+    missing_config: tuple[str, ...] = ()
+    missing_env_vars: tuple[str, ...] = ()
+    missing_tools: tuple[str, ...] = ()
     verification: VerificationResult | None = None
 
     @property

@@ -21,7 +21,7 @@ from lemon_core.skills.serialize import CacheFormatError, manifest_from_data, ma
 from lemon_core.skills.walk import FoundSkill
 
 #: Bump when the cached shape or the parser's output changes.
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 MAX_CACHE_BYTES = 512 * 1024 * 1024
 
 
@@ -56,6 +56,14 @@ def _signature(data: Any) -> tuple[int, int, int]:
     return (data[0], data[1], data[2])
 
 
+def _row(parsed: ParsedSkill, root_index: int) -> list[Any]:
+    """A SKILL.md as a flat row (cheaper to read back than an object per skill)."""
+    found = parsed.found
+    manifest = None if parsed.manifest is None else manifest_to_data(parsed.manifest)
+    return [found.key, root_index, found.dir, found.skill_md, *found.signature, manifest,
+            _diag_data(parsed.diagnostics)]
+
+
 class CacheStore:
     """Loads and saves the snapshot of one set of roots under ``cache_dir``."""
 
@@ -70,7 +78,7 @@ class CacheStore:
                 return None
             with paused_gc():
                 return self._decode(json.loads(path.read_bytes()), roots, aux_files)
-        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
             return None  # missing, corrupt or foreign: rebuild
 
     def _decode(self, doc: Any, roots: tuple[SkillRoot, ...], aux_files: tuple[Path, ...]
@@ -83,19 +91,16 @@ class CacheStore:
         if [a[0] for a in aux] != [str(p) for p in aux_files]:
             return None
         parsed = []
-        for item in doc["skills"]:
-            root_index = item["root"]
-            if type(root_index) is not int or not 0 <= root_index < len(roots):
-                raise CacheFormatError("root")
-            for field in ("key", "dir", "skill_md"):
-                if not isinstance(item[field], str):
-                    raise CacheFormatError(field)
-            found = FoundSkill(item["key"], roots[root_index], item["dir"], item["skill_md"],
-                               _signature(item["signature"]))
-            manifest = item["manifest"]
+        for row in doc["skills"]:  # one flat row per SKILL.md: see _row
+            key, root_index, folder, skill_md, mtime, size, inode, manifest, diagnostics = row
+            if not (type(key) is str and type(folder) is str and type(skill_md) is str
+                    and type(root_index) is int and root_index >= 0 and type(mtime) is int
+                    and type(size) is int and type(inode) is int):
+                raise CacheFormatError("skill row")
+            found = FoundSkill(key, roots[root_index], folder, skill_md, (mtime, size, inode))
             parsed.append(ParsedSkill(
                 found, None if manifest is None else manifest_from_data(manifest),
-                _diags(item["diagnostics"]),
+                _diags(diagnostics) if diagnostics else (),
             ))
         watched = tuple((p, m) for p, m in doc["watched_dirs"]
                         if isinstance(p, str) and (m is None or type(m) is int))
@@ -123,18 +128,7 @@ class CacheStore:
             "watched_dirs": [list(w) for w in snapshot.watched_dirs],
             "aux_files": [[p, None if s is None else list(s)] for p, s in snapshot.aux_files],
             "walk_diagnostics": _diag_data(snapshot.walk_diagnostics),
-            "skills": [
-                {
-                    "key": p.found.key,
-                    "root": index[p.found.root],
-                    "dir": p.found.dir,
-                    "skill_md": p.found.skill_md,
-                    "signature": list(p.found.signature),
-                    "manifest": None if p.manifest is None else manifest_to_data(p.manifest),
-                    "diagnostics": _diag_data(p.diagnostics),
-                }
-                for p in snapshot.parsed
-            ],
+            "skills": [_row(p, index[p.found.root]) for p in snapshot.parsed],
         }
         try:
             data = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()

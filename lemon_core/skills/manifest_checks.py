@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import datetime
 import math
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from lemon_core.models import Diagnostic, Severity
 from lemon_core.skills.frontmatter import FrontmatterError
+from lemon_core.skills.safe_text import SURROGATE, unsafe_reason
 from lemon_core.skills.yaml_loader import MAX_DEPTH
 
 #: Diagnostics of each severity kept for one file.
@@ -27,12 +27,6 @@ MAX_ITEM_BYTES = 128
 #: Whitespace stripped around ``name`` and ``description`` (other control characters are not
 #: whitespace here: they are rejected).
 STRIP = " \t\r\n"
-
-_LINE_BREAKS = re.compile("[\n\r\x85\u2028\u2029]")
-#: C0, DEL, C1 and the bidirectional formatting characters.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-#: Lone surrogates (only the pure-Python YAML reader lets ``"\\ud800"`` through): not UTF-8.
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class Checker:
@@ -101,21 +95,6 @@ def wrong_type(check: Checker, field: str, value: Any, wanted: str) -> None:
     if wanted == "text" and isinstance(value, (bool, int, float, datetime.date, datetime.time)):
         hint = f'; quote the value ({field.rsplit(".", 1)[-1]}: "...") so it stays text'
     check.error("wrong_type", f"{field} must be {wanted}, not {describe(value)}{hint}")
-
-
-def unsafe_reason(value: str) -> tuple[str, str] | None:
-    """Why ``value`` is not single-line safe text, as ``(code, reason)``; None when it is."""
-    if value.isprintable():  # fast path: no control, format or line-break characters at all
-        return None
-    if _LINE_BREAKS.search(value):
-        return "multiline_value", "must be a single line"
-    if _SURROGATE.search(value):
-        return "unsafe_characters", "is not valid UTF-8 (it holds a lone surrogate)"
-    match = _UNSAFE.search(value)
-    if match:
-        char = f"U+{ord(match.group()):04X}"
-        return "unsafe_characters", f"contains the control or bidi character {char}; remove it"
-    return None
 
 
 def safe_text(
@@ -241,7 +220,7 @@ def json_value(value: Any, depth: int = 0) -> Any:
     """
     kind = type(value)
     if kind is str:
-        return value if value.isascii() or not _SURROGATE.search(value) else _scrub(value)
+        return value if value.isascii() or not SURROGATE.search(value) else _scrub(value)
     if value is None or kind is bool or kind is int:
         return value
     if kind is dict or kind is list or kind is tuple or isinstance(value, Mapping):
@@ -273,7 +252,7 @@ def _json_other(value: Any, depth: int) -> Any:
 def json_key(key: Any) -> str:
     """A mapping key as a JSON object key (``true``, ``null``, ISO dates, numbers as text)."""
     if type(key) is str:
-        return key if key.isascii() or not _SURROGATE.search(key) else _scrub(key)
+        return key if key.isascii() or not SURROGATE.search(key) else _scrub(key)
     if isinstance(key, bool) or key is None:
         return "null" if key is None else str(key).lower()
     if isinstance(key, (datetime.date, datetime.time)):
@@ -283,7 +262,7 @@ def json_key(key: Any) -> str:
 
 def _scrub(value: str) -> str:
     """Replace lone surrogates with U+FFFD so the value can be written as UTF-8."""
-    return _SURROGATE.sub("\ufffd", value)
+    return SURROGATE.sub("\ufffd", value)
 
 
 def _utf8_len(value: str) -> int:
@@ -305,6 +284,5 @@ __all__ = [
     "plain_text",
     "safe_text",
     "string_list",
-    "unsafe_reason",
     "wrong_type",
 ]

@@ -24,11 +24,14 @@ def platform_ok(entry: SkillEntry, ctx: LemonContext) -> bool:
 
 
 def _unset(ctx: LemonContext, names: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(name for name in names if not ctx.env.get(name))
+    if not names:
+        return ()
+    env = ctx.env
+    return tuple(name for name in names if not env.get(name))
 
 
 def _missing_programs(ctx: LemonContext, names: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(name for name in names if ctx.which(name) is None)
+    return tuple(name for name in names if ctx.which(name) is None) if names else ()
 
 
 def run_verification(
@@ -62,12 +65,12 @@ def compute_status(
     verify_timeout: float = VERIFY_TIMEOUT_SECONDS,
 ) -> SkillStatus:
     manifest = entry.manifest
-    optional = set(manifest.optional_environment_variables)
     missing_bins = _missing_programs(ctx, manifest.requires_bins)
     missing_config = _unset(ctx, manifest.requires_config)
-    missing_env = _unset(
-        ctx, tuple(n for n in manifest.required_environment_variables if n not in optional)
-    )
+    missing_env = _unset(ctx, manifest.required_environment_variables)
+    if missing_env and manifest.optional_environment_variables:
+        optional = manifest.optional_environment_variables
+        missing_env = tuple(name for name in missing_env if name not in optional)
     missing_tools = _missing_programs(ctx, manifest.requires_tools)
     on_platform = platform_ok(entry, ctx)
     verification = None

@@ -140,7 +140,7 @@ def manifest_view(manifest: SkillManifest) -> dict[str, Any]:
 
 
 def entry_view(entry: SkillEntry, status: SkillStatus, scope: str | None = None) -> dict[str, Any]:
-    """One ``ENTRY`` of ``lemon skill list --json``."""
+    """One ``ENTRY`` of ``lemon skill list --json`` (lists are tuples, ready for ``json``)."""
     manifest = entry.manifest
     return {
         "key": entry.key,
@@ -153,10 +153,10 @@ def entry_view(entry: SkillEntry, status: SkillStatus, scope: str | None = None)
         "state": status.state,
         "hidden": manifest.hide,
         "disabled": status.disabled,
-        "tags": list(manifest.tags),
-        "keywords": list(manifest.keywords),
+        "tags": manifest.tags,  # tuples: JSON arrays to the encoder, no copy per entry
+        "keywords": manifest.keywords,
         "category": manifest.category,
-        "shadowed": list(entry.shadowed),
+        "shadowed": entry.shadowed,
     }
 
 

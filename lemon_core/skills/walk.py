@@ -16,7 +16,7 @@ import attrs
 
 from lemon_core.models import Diagnostic
 from lemon_core.skills.roots import SkillRoot
-from lemon_core.skills.manifest_checks import unsafe_reason
+from lemon_core.skills.safe_text import unsafe_reason
 
 SKILL_FILE = "SKILL.md"
 MAX_DEPTH = 8

@@ -1,0 +1,31 @@
+"""The ``lemon`` console script: exit codes and complete output despite its fast exit."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from tests.helpers import write_skill
+
+
+def _lemon(*argv: str, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HOME": str(home), "LEMON_CACHE_DIR": str(home / "cache")}
+    return subprocess.run(["lemon", *argv], capture_output=True, text=True, env=env,
+                          check=False)
+
+
+def test_large_output_is_complete_and_errors_keep_their_codes(tmp_path: Path) -> None:
+    project = tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    for index in range(300):
+        write_skill(project / ".agents" / "skills", f"skill-{index:03d}",
+                    description="A description long enough to make the output large. " * 4)
+    done = _lemon("skill", "list", "--json", "--cwd", str(project), home=tmp_path)
+    assert done.returncode == 0 and len(json.loads(done.stdout)["skills"]) == 300
+    missing = _lemon("skill", "inspect", "nope", "--cwd", str(project), home=tmp_path)
+    assert missing.returncode == 1 and missing.stdout == ""
+    assert missing.stderr.startswith("lemon: ") and missing.stderr.count("\n") == 1
+    usage = _lemon("skill", "list", "--bogus", home=tmp_path)
+    assert usage.returncode == 2 and "No such option" in usage.stderr

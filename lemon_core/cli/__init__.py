@@ -31,31 +31,86 @@ app.add_typer(plugins_cli.app, name="plugins")
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point. Click reports usage errors itself (exit 2); a
-    :class:`~lemon_core.errors.LemonError` becomes one line on stderr and its exit code."""
+    """Console-script entry point: every error is one line on stderr with its exit code.
+
+    Invalid arguments exit 2 (``lemon: No such option: --bogus (see 'lemon skill list
+    --help')``); a :class:`~lemon_core.errors.LemonError` exits with its own code (1 for a
+    failed operation). A group run without a command still prints its help.
+    """
     from lemon_core.errors import LemonError
 
-    # A command is a short-lived process that builds many objects which all stay alive until it
-    # exits; the cyclic collector would only walk them again and again (it doubled the time of
-    # a 10,000-skill listing). Memory is returned when the process ends.
-    gc.disable()
+    usage_error, click_error, no_args_error = _click_errors()
+
+    _tolerant_stdout()
     try:
-        app(args=argv, prog_name="lemon")
-    except LemonError as exc:
+        code = app(args=argv, prog_name="lemon", standalone_mode=False)
+    except no_args_error as exc:
+        exc.show()  # the group's help, as Click prints it
+        sys.exit(2)
+    except usage_error as exc:
+        where = exc.ctx.command_path if exc.ctx is not None else "lemon"
+        _fail(f"{exc.format_message().strip().rstrip('.')} (see '{where} --help')", 2)
+    except click_error as exc:
+        _fail(exc.format_message(), exc.exit_code)
+    except (typer.Abort, KeyboardInterrupt, EOFError):
+        _fail("aborted", 1)
+    except BrokenPipeError:  # the reader went away (``lemon skill list | head``)
+        sys.exit(1)
+    except (LemonError, OSError) as exc:
         if os.environ.get("LEMON_DEBUG"):
             raise
-        print(f"lemon: {exc}", file=sys.stderr)
-        sys.exit(exc.exit_code)
+        if isinstance(exc, LemonError):
+            _fail(str(exc), exc.exit_code)
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        _fail(f"{where}{exc.strerror or exc}", 1)  # an I/O failure no library call expected
+    if isinstance(code, int) and code:  # ``typer.Exit(1)`` or ``ctx.exit(1)``
+        sys.exit(code)
+
+
+def _click_errors() -> tuple[type[Exception], type[Exception], type[Exception]]:
+    """Click's ``UsageError``, ``ClickException`` and ``NoArgsIsHelpError`` classes as Typer
+    raises them (Typer 0.28 vendors its own copy of Click; older Typer uses Click itself)."""
+    mro = typer.BadParameter.__mro__
+    usage = next(c for c in mro if c.__name__ == "UsageError")
+    base = next(c for c in mro if c.__name__ == "ClickException")
+    no_args = getattr(sys.modules[usage.__module__], "NoArgsIsHelpError", None)
+
+    class _Never(Exception):
+        """Raised by nothing (Click before 8.2 has no NoArgsIsHelpError)."""
+
+    return usage, base, no_args or _Never
+
+
+def _fail(message: str, code: int) -> None:
+    print("lemon: " + " ".join(message.split()), file=sys.stderr)
+    sys.exit(code)
+
+
+def _tolerant_stdout() -> None:
+    """Let stdout print any text: a path with undecodable bytes (held as lone surrogates) or
+    a character the terminal's encoding lacks is written as a backslash escape (as stderr does
+    by default) instead of failing the command. Inside a JSON string that escape is valid."""
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="backslashreplace")
+        except (ValueError, OSError):  # pragma: no cover - a closed or exotic stream
+            pass
 
 
 def console() -> None:
-    """The ``lemon`` console script: :func:`main`, then exit without tearing down.
+    """The ``lemon`` console script: :func:`main` without the cyclic garbage collector, then
+    exit without tearing down.
 
     Freeing every object of a large listing one by one at interpreter exit costs more than
     parsing it back from the cache (40 ms for 10,000 skills); the process is ending, so its
     output is flushed and it leaves at once. Nothing lemon writes is pending at that point:
     every file write is already complete and synced.
     """
+    # A command is a short-lived process that builds many objects which all stay alive until it
+    # exits; the cyclic collector would only walk them again and again (it doubled the time of
+    # a 10,000-skill listing). Memory is returned when the process ends.
+    gc.disable()
     code: int | str | None = 0
     try:
         main()

@@ -15,7 +15,7 @@ app = typer.Typer(help="Discover, check and manage skills.", no_args_is_help=Tru
                   rich_markup_mode=None)
 
 CWD = typer.Option(None, "--cwd", help="Project directory (default: the current one).",
-                   file_okay=False)
+                   exists=True, file_okay=False)
 JSON = typer.Option(False, "--json", help="Print JSON.")
 MAX_LISTED_FILES = 1000
 

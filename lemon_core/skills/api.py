@@ -226,9 +226,19 @@ def disable_skill(key: str, ctx: LemonContext | None = None, *, cwd: str | Path 
 
 
 def refresh(ctx: LemonContext | None = None, *, cwd: str | Path | None = None) -> None:
-    """Rebuild the catalog from disk now (other calls notice changes within 50 ms anyway)."""
+    """Rebuild the catalog from disk now (other calls notice changes within 50 ms anyway).
+
+    Every other in-process catalog sharing a root with it (the ``scope="global"`` one, the
+    persistent one) re-reads everything on its next use.
+    """
     ctx = _context(ctx, cwd)
-    catalog_for(ctx).refresh()
+    catalog = catalog_for(ctx)
+    catalog.refresh()
+    roots = set(catalog.roots)
+    with _catalogs_lock:
+        others = [c for c in _catalogs.values() if c is not catalog and roots & set(c.roots)]
+    for other in others:
+        other.invalidate()
 
 
 __all__ = [

@@ -21,7 +21,7 @@ from lemon_core.skills.serialize import CacheFormatError, manifest_from_data, ma
 from lemon_core.skills.walk import FoundSkill
 
 #: Bump when the cached shape or the parser's output changes.
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 MAX_CACHE_BYTES = 512 * 1024 * 1024
 
 
@@ -131,7 +131,10 @@ class CacheStore:
             "skills": [_row(p, index[p.found.root]) for p in snapshot.parsed],
         }
         try:
-            data = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
+            # Paths with undecodable bytes hold lone surrogates; json.loads reads them back
+            # (it decodes bytes with surrogatepass), so such a tree is cached like any other.
+            text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+            data = text.encode("utf-8", "surrogatepass")
             atomic_write_bytes(cache_file(self.cache_dir, snapshot.roots), data)
         except (OSError, TypeError, ValueError):
             pass  # a cache that cannot be written only costs speed next time

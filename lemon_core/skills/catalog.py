@@ -191,10 +191,12 @@ class Catalog:
         #: Views computed from the current snapshot by callers (emptied when it changes).
         self.derived: dict[str, Any] = {}
         self._checked_at = float("-inf")
+        self._stale = False
         self._lock = threading.Lock()
 
     def snapshot(self, *, refresh: bool = False) -> CatalogSnapshot:
         with self._lock:
+            refresh = refresh or self._stale
             now = time.monotonic()
             current = self._snapshot
             if current is None and self._store is not None and not refresh:
@@ -209,7 +211,7 @@ class Catalog:
                     return current
             previous = None if refresh else current
             fresh = scan(self.roots, self.aux_files, previous=previous, loader=self._loader)
-            self._snapshot, self._checked_at = fresh, time.monotonic()
+            self._snapshot, self._checked_at, self._stale = fresh, time.monotonic(), False
             self.derived = {}
             if self._store is not None:
                 self._store.save(fresh)
@@ -217,6 +219,11 @@ class Catalog:
 
     def refresh(self) -> CatalogSnapshot:
         return self.snapshot(refresh=True)
+
+    def invalidate(self) -> None:
+        """Make the next :meth:`snapshot` a full re-read, as :meth:`refresh` would (cheap now)."""
+        with self._lock:
+            self._stale = True
 
 
 __all__ = ["Catalog", "CatalogSnapshot", "ParsedSkill", "build_entries", "scan"]

@@ -49,7 +49,11 @@ def find_repo_root(start: Path) -> Path | None:
 
 
 def project_dirs(ctx: LemonContext) -> list[Path]:
-    """The directories searched for project roots: cwd up to the repo root, home excluded."""
+    """The directories searched for project roots: cwd up to the repo root, home excluded.
+
+    Home is recognised by path and by identity (device and inode), so a home reached through
+    a symbolic link (``$HOME=/home/me`` with ``/home`` a link) is still never a project.
+    """
     cwd = ctx.cwd
     repo = find_repo_root(cwd)
     chain = [cwd]
@@ -58,7 +62,17 @@ def project_dirs(ctx: LemonContext) -> list[Path]:
             chain.append(parent)
             if parent == repo:
                 break
-    return [d for d in chain if d != ctx.home]
+    home = ctx.home
+    home_id = _identity(home)
+    return [d for d in chain if d != home and (home_id is None or _identity(d) != home_id)]
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino)
 
 
 def project_roots(ctx: LemonContext) -> list[SkillRoot]:

@@ -116,7 +116,12 @@ def set_enabled(ctx: LemonContext, key: str, enabled: bool, *, local: bool) -> P
             config["enabled"] = enabled
         return dump_json(document)
 
-    update_file(path, transform)
+    try:
+        update_file(path, transform)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot write {path}: {exc.strerror or exc}; check that its folder is writable"
+        ) from None
     return path
 
 

@@ -112,6 +112,8 @@ class _Walker:
         if not is_dir:
             if entry.is_symlink() and not os.path.exists(entry.path):
                 self.warn(entry.path, "broken_symlink", "a symbolic link whose target is missing")
+            elif entry.name.lower() == "skill.md":  # a would-be skill, not loaded: say why
+                self._stray_skill_file(entry, depth)
             return
         skill_md = os.path.join(entry.path, SKILL_FILE)
         try:
@@ -136,6 +138,16 @@ class _Walker:
                       f"groups are searched {MAX_DEPTH} levels deep; this folder was not")
             return
         self._visit(entry.path, child_stat, depth + 1, ancestors)
+
+    def _stray_skill_file(self, entry: os.DirEntry, depth: int) -> None:
+        if depth == 0:
+            self.warn(entry.path, "misplaced_skill_file",
+                      f"a {entry.name} directly in a skills root is not a skill; move it into "
+                      "a folder named after the skill (<root>/<key>/SKILL.md)")
+        elif entry.name != SKILL_FILE:
+            self.warn(entry.path, "misnamed_skill_file",
+                      f"named {entry.name}, so this folder is not a skill; agents and lemon "
+                      f"read only {SKILL_FILE}: rename it")
 
     def _add_skill(self, entry: os.DirEntry, skill_md: str, st: os.stat_result) -> None:
         if not stat_module.S_ISREG(st.st_mode):

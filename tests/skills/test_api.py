@@ -111,3 +111,18 @@ def test_statuses_follow_path_env_settings_and_lock_on_every_call(tree, project:
     skills.disable("shared", tree, local=True)
     assert skills.list(tree).get("shared").status.state == "disabled"
     assert skills.list(tree.evolve(platform="win32")).get("shared").status.state == "disabled"
+
+
+def test_refresh_forces_every_catalog_of_those_roots(tree, home: Path, monkeypatch) -> None:
+    """After refresh(), the global-scope and the persistent listings re-read too, even inside
+    the coalescing window."""
+    from lemon_core.skills import catalog as catalog_module
+
+    monkeypatch.setattr(catalog_module, "CHECK_INTERVAL", 3600.0)
+    skills.list(tree, scope="global")
+    skills.list(tree, persistent=True)
+    write_skill(home / ".codex" / "skills", "written-just-now")
+    skills.refresh(tree)
+    assert skills.get("written-just-now", tree) is not None
+    assert skills.list(tree, scope="global").get("written-just-now") is not None
+    assert skills.list(tree, persistent=True).get("written-just-now") is not None

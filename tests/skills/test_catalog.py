@@ -156,3 +156,7 @@ def test_stale_or_corrupt_store_is_rebuilt(tmp_path: Path) -> None:
         loader = CountingLoader()
         snap = Catalog((p, g), store=store, loader=loader).snapshot()
         assert loader.calls == ["a"] and snap.by_key()["a"].description == "two"
+
+
+def test_the_check_interval_is_50_ms() -> None:
+    assert catalog_module.CHECK_INTERVAL == 0.05

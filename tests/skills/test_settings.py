@@ -86,3 +86,52 @@ def test_a_broken_file_is_never_overwritten(make_ctx) -> None:
     with pytest.raises(ConfigError, match="not valid JSON"):
         set_enabled(ctx, "k", False, local=False)
     assert path.read_text() == "{broken"
+
+
+def test_a_failed_write_leaves_the_old_file_whole(make_ctx, monkeypatch) -> None:
+    """Atomic: the new content goes to a temporary file renamed over the old one; when the
+    rename fails, the old file is intact, no temporary file is left, and the error is one
+    clear ConfigError naming the file."""
+    import os
+
+    from lemon_core import fsio
+
+    ctx = make_ctx()
+    path = settings_path(ctx, local=False)
+    path.parent.mkdir(parents=True)
+    original = json.dumps({"disabled": ["a"], "future": 1})
+    path.write_text(original)
+
+    def fail(*_args) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(fsio.os, "replace", fail)
+    with pytest.raises(ConfigError, match=f"cannot write {path}"):
+        set_enabled(ctx, "b", False, local=False)
+    monkeypatch.undo()
+    assert path.read_text() == original
+    assert sorted(os.listdir(path.parent)) == ["skills.json"]
+
+
+def test_concurrent_writers_lose_no_key(make_ctx, tmp_path: Path) -> None:
+    """Several processes disabling different keys at once: every key ends up disabled."""
+    import subprocess
+    import sys
+
+    ctx = make_ctx()
+    script = (
+        "import sys\n"
+        "from lemon_core.context import LemonContext\n"
+        "from lemon_core.skills.settings import set_enabled\n"
+        "ctx = LemonContext(cwd=sys.argv[1], home=sys.argv[2], env={})\n"
+        "for key in sys.argv[3:]:\n"
+        "    set_enabled(ctx, key, False, local=False)\n"
+    )
+    writers = [
+        subprocess.Popen([sys.executable, "-c", script, str(ctx.cwd), str(ctx.home),
+                          *(f"w{w}-k{k}" for k in range(8))])
+        for w in range(4)
+    ]
+    assert [writer.wait(timeout=120) for writer in writers] == [0, 0, 0, 0]
+    disabled = json.loads(settings_path(ctx, local=False).read_text())["disabled"]
+    assert sorted(disabled) == sorted(f"w{w}-k{k}" for w in range(4) for k in range(8))

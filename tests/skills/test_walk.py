@@ -117,3 +117,28 @@ def test_roots_keep_their_order(tmp_path: Path) -> None:
     _skill(tmp_path / "a" / "same")
     found = walk_roots([_root(tmp_path / "b"), _root(tmp_path / "a", "global")]).found
     assert [(f.key, f.root.scope) for f in found] == [("same", "project"), ("same", "global")]
+
+
+def test_a_misspelt_skill_file_is_reported_not_ignored(tmp_path: Path) -> None:
+    """A folder holding skill.md (not SKILL.md) is no skill; it is reported, never silent."""
+    folder = tmp_path / "r" / "lower"
+    folder.mkdir(parents=True)
+    (folder / "skill.md").write_text("---\ndescription: d\n---\n")
+    names = {entry.name for entry in os.scandir(folder)}
+    if "SKILL.md" in names or os.path.exists(folder / "SKILL.md"):
+        pytest.skip("a case-insensitive file system finds it as SKILL.md")
+    (tmp_path / "r" / "notes.md").write_text("a plain file is fine")
+    result = walk_roots([_root(tmp_path / "r")])
+    assert result.found == ()
+    assert [(d.path, d.severity, d.code) for d in result.diagnostics] == [
+        (str(folder / "skill.md"), "warning", "misnamed_skill_file")]
+
+
+def test_a_skill_file_directly_in_a_root_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "SKILL.md").write_text("---\ndescription: d\n---\n")
+    _skill(tmp_path / "r" / "real")
+    result = walk_roots([_root(tmp_path / "r")])
+    assert [f.key for f in result.found] == ["real"]
+    assert [(d.path, d.code) for d in result.diagnostics] == [
+        (str(tmp_path / "r" / "SKILL.md"), "misplaced_skill_file")]

@@ -171,14 +171,20 @@ def check_command(
 
 def _switch(key: str, cwd: Optional[Path], local: bool, enabled: bool, as_json: bool) -> None:
     from lemon_core.cli.output import emit_json
-    from lemon_core.skills.api import disable_skill, enable_skill
+    from lemon_core.skills.api import disable_skill, enable_skill, skill_status
 
+    ctx = _ctx(cwd)
     action = enable_skill if enabled else disable_skill
-    path = action(key, _ctx(cwd), local=local)
+    path = action(key, ctx, local=local)
+    disabled = skill_status(key, ctx).disabled
     if as_json:
-        emit_json({"key": key, "disabled": not enabled, "file": str(path)})
+        emit_json({"key": key, "disabled": disabled, "file": str(path)})
     else:
         typer.echo(f"{'Enabled' if enabled else 'Disabled'} {key} in {path}")
+    if disabled == enabled:  # a global change the project's own state overrides
+        print(f"lemon: note: {key} is still {'disabled' if disabled else 'enabled'} here: "
+              f"the project's .lemon/skills.json decides for this project; use --local to "
+              f"change it", file=sys.stderr)
 
 
 LOCAL = typer.Option(False, "--local", help="Change the project's settings, not the global.")

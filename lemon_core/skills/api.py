@@ -18,8 +18,14 @@ from lemon_core.errors import NotFoundError, UsageError
 from lemon_core.models import Diagnostic, SkillEntry, SkillStatus
 from lemon_core.skills.catalog import Catalog, CatalogSnapshot
 from lemon_core.skills.lockfile import lockfile_path, read_lock_records
-from lemon_core.skills.roots import skill_roots
-from lemon_core.skills.settings import is_disabled, read_settings, set_enabled, settings_path
+from lemon_core.skills.roots import is_project_dir, skill_roots
+from lemon_core.skills.settings import (
+    SkillSettings,
+    is_disabled,
+    read_settings,
+    set_enabled,
+    settings_path,
+)
 from lemon_core.skills.readiness import compute_status
 
 ScopeFilter = Literal["all", "global", "project"]
@@ -94,9 +100,12 @@ class _State:
 
     @classmethod
     def read(cls, ctx: LemonContext) -> _State:
-        project, d1 = read_settings(settings_path(ctx, local=True))
+        project, d1 = SkillSettings(), None
+        project_lock, d3 = {}, None
+        if is_project_dir(ctx):  # home is never a project: it has no project state
+            project, d1 = read_settings(settings_path(ctx, local=True))
+            project_lock, d3 = read_lock_records(lockfile_path(ctx, local=True))
         global_, d2 = read_settings(settings_path(ctx, local=False))
-        project_lock, d3 = read_lock_records(lockfile_path(ctx, local=True))
         global_lock, d4 = read_lock_records(lockfile_path(ctx, local=False))
         diagnostics = tuple(d for d in (d1, d2, d3, d4) if d is not None)
         return cls(project, global_, {"project": project_lock, "global": global_lock},
@@ -209,20 +218,30 @@ def lock_record(key: str, ctx: LemonContext | None = None, *, cwd: str | Path | 
     return _State.read(ctx).lock_record(_require(key, ctx, persistent))
 
 
+def _switch(key: str, ctx: LemonContext, enabled: bool, local: bool) -> Path:
+    if local and not is_project_dir(ctx):
+        raise UsageError(
+            f"{ctx.cwd} is the home directory, which is never a project; run from a project "
+            f"to use --local, or leave it out to change the global settings"
+        )
+    _require(key, ctx)
+    return set_enabled(ctx, key, enabled, local=local)
+
+
 def enable_skill(key: str, ctx: LemonContext | None = None, *, cwd: str | Path | None = None,
                  local: bool = False) -> Path:
-    """Switch ``key`` on in the global settings (``local``: the project's); returns the file."""
-    ctx = _context(ctx, cwd)
-    _require(key, ctx)
-    return set_enabled(ctx, key, True, local=local)
+    """Switch ``key`` on in the global settings (``local``: the project's); returns the file.
+
+    The project file's state overrides the global one: after a global enable, a skill the
+    project disables stays disabled (``skills.status(key).disabled`` tells).
+    """
+    return _switch(key, _context(ctx, cwd), True, local)
 
 
 def disable_skill(key: str, ctx: LemonContext | None = None, *, cwd: str | Path | None = None,
                   local: bool = False) -> Path:
     """Switch ``key`` off in the global settings (``local``: the project's); returns the file."""
-    ctx = _context(ctx, cwd)
-    _require(key, ctx)
-    return set_enabled(ctx, key, False, local=local)
+    return _switch(key, _context(ctx, cwd), False, local)
 
 
 def refresh(ctx: LemonContext | None = None, *, cwd: str | Path | None = None) -> None:

@@ -67,6 +67,11 @@ def project_dirs(ctx: LemonContext) -> list[Path]:
     return [d for d in chain if d != home and (home_id is None or _identity(d) != home_id)]
 
 
+def is_project_dir(ctx: LemonContext) -> bool:
+    """Whether the working directory can hold project state (it is not the home directory)."""
+    return ctx.cwd in project_dirs(ctx)
+
+
 def _identity(path: Path) -> tuple[int, int] | None:
     try:
         st = os.stat(path)
@@ -126,6 +131,7 @@ __all__ = [
     "SkillRoot",
     "find_repo_root",
     "global_roots",
+    "is_project_dir",
     "project_dirs",
     "project_roots",
     "skill_roots",

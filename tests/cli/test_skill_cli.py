@@ -155,3 +155,22 @@ def test_second_list_parses_nothing(env, tmp_path: Path) -> None:
     second = subprocess.run(command, env=environment, capture_output=True, text=True, check=True)
     assert "PARSED 4" in first.stderr and "PARSED 0" in second.stderr
     assert json.loads(first.stdout) == json.loads(second.stdout)
+
+
+def test_a_global_switch_the_project_overrides_says_so(env, capsys) -> None:
+    project = str(env["project"])
+    assert run_cli(capsys, "skill", "disable", "alpha", "--local", "--cwd", project)[0] == 0
+    code, out, err = run_cli(capsys, "skill", "enable", "alpha", "--cwd", project, "--json")
+    assert code == 0 and json.loads(out)["disabled"] is True
+    assert "still disabled" in err and "--local" in err
+
+
+def test_home_has_no_project_state(env, capsys) -> None:
+    home = env["home"]
+    (home / ".lemon").mkdir(exist_ok=True)
+    (home / ".lemon" / "skills.json").write_text('{"disabled": ["alpha"]}')
+    code, out, _ = run_cli(capsys, "skill", "list", "--cwd", str(home), "--json")
+    assert [(s["key"], s["state"]) for s in json.loads(out)["skills"]] == [("alpha", "active")]
+    code, _, err = run_cli(capsys, "skill", "disable", "alpha", "--local", "--cwd", str(home))
+    assert code == 2 and "never a project" in err
+    assert (home / ".lemon" / "skills.json").read_text() == '{"disabled": ["alpha"]}'

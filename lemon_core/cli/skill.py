@@ -226,6 +226,6 @@ def lint_command(
             typer.echo(f"{'ok  ' if r.ok else 'FAIL'} {r.path}")
             for label, issues in (("error", r.errors), ("warning", r.warnings)):
                 for issue in issues:
-                    typer.echo(f"  {label}: {issue.message} [{issue.code}]")
+                    typer.echo(f"  {label}: {' '.join(issue.message.split())} [{issue.code}]")
     if not all(r.ok for r in results):
         raise typer.Exit(1)

@@ -7,7 +7,6 @@ parsers); these classes only hold validated data.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Literal
 
 import attrs
@@ -22,7 +21,7 @@ def _tuple(value: Any) -> tuple[Any, ...]:
     return tuple(value)
 
 
-def _frozen_map(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
+def _as_dict(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return dict(value or {})
 
 
@@ -82,9 +81,9 @@ class SkillManifest:
     optional_environment_variables: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
     verification: Verification | None = None
     references: tuple[Reference, ...] = attrs.field(default=(), converter=_tuple)
-    metadata: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen_map)
+    metadata: Mapping[str, Any] = attrs.field(factory=dict, converter=_as_dict)
     hide: bool = False
-    extra: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen_map)
+    extra: Mapping[str, Any] = attrs.field(factory=dict, converter=_as_dict)
     #: Which frontmatter the file had: "yaml", "toml" or "none".
     format: str = "none"
 
@@ -180,10 +179,10 @@ class McpServer:
     source: ServerSource
     command: str | None = None
     args: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
-    env: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_map)
+    env: Mapping[str, str] = attrs.field(factory=dict, converter=_as_dict)
     cwd: str | None = None
     url: str | None = None
-    headers: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_map)
+    headers: Mapping[str, str] = attrs.field(factory=dict, converter=_as_dict)
     timeout_ms: int | None = None
     ready_timeout_ms: int | None = None
     allow_tools: tuple[str, ...] | None = None
@@ -193,9 +192,9 @@ class McpServer:
     allow_prompts: tuple[str, ...] | None = None
     block_prompts: tuple[str, ...] | None = None
     approval: Literal["always", "never"] | None = None
-    tool_approvals: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_map)
+    tool_approvals: Mapping[str, str] = attrs.field(factory=dict, converter=_as_dict)
     enabled: bool = True
-    extra: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen_map)
+    extra: Mapping[str, Any] = attrs.field(factory=dict, converter=_as_dict)
     #: The ``oauth`` settings of a Streamable HTTP entry in lemon's own files (never imported
     #: from another tool); None when there are none.
     oauth: Mapping[str, Any] | None = None

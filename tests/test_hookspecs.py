@@ -21,6 +21,7 @@ from lemon_core.protocols import (
     SourceRef,
 )
 from lemon_core.testing import EventRecorder, inline_plugins
+from tests.helpers import FakeSource
 
 hookimpl = lemon_core.hookimpl
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "plugins.md"
@@ -39,31 +40,19 @@ def signature(name: str) -> str:
 # -- one test per hook --------------------------------------------------------------------------
 
 
-class GitSource:
-    name = "git"
-    order = 10
+class GitSource(FakeSource):
+    def __init__(self) -> None:
+        super().__init__("git", 10)
 
     def parse(self, identifier: str) -> SourceRef | None:
         if not identifier.startswith("git+"):
             return None
         return SourceRef(self.name, identifier, identifier, identifier.rsplit("/", 1)[-1])
 
-    def trust_level(self, ref):
-        return "community"
 
-    def fetch(self, ref, dest, ctx, progress):
-        pass
-
-    def upstream_hash(self, ref, ctx):
-        return None
-
-    def search(self, query, ctx, limit):
-        return []
-
-
-class PathSource(GitSource):
-    name = "local"
-    order = 60
+class PathSource(FakeSource):
+    def __init__(self) -> None:
+        super().__init__("local", 60)
 
     def parse(self, identifier: str) -> SourceRef | None:
         return SourceRef(self.name, identifier, None, identifier)

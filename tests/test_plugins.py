@@ -26,6 +26,7 @@ from lemon_core.testing import (
     registered,
     write_distribution,
 )
+from tests.helpers import FakeSource
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "thirdparty_plugin"
@@ -336,28 +337,6 @@ def test_inline_extra_plugins_are_registered_and_can_be_disabled(site):
 # -- the registry: registration hooks -----------------------------------------------------------
 
 
-class Src:
-    def __init__(self, name: str, order: object = 10) -> None:
-        self.name = name
-        if order is not None:
-            self.order = order
-
-    def parse(self, identifier):
-        return None
-
-    def trust_level(self, ref):
-        return "community"
-
-    def fetch(self, ref, dest, ctx, progress):
-        pass
-
-    def upstream_hash(self, ref, ctx):
-        return None
-
-    def search(self, query, ctx, limit):
-        return []
-
-
 class Aud:
     def __init__(self, name: str, order: int | None = None) -> None:
         self.name = name
@@ -382,7 +361,7 @@ def registers(*objects: object, hook: str = "lemon_register_sources") -> object:
 
 def test_duplicate_object_names_are_an_error_naming_both_plugins():
     plugins = inline_plugins(
-        ("inline.a", registers(Src("git"))), ("inline.b", registers(Src("git")))
+        ("inline.a", registers(FakeSource("git"))), ("inline.b", registers(FakeSource("git")))
     )
     with pytest.raises(PluginError) as caught:
         plugins.sources()
@@ -394,10 +373,10 @@ def test_duplicate_object_names_are_an_error_naming_both_plugins():
 @pytest.mark.parametrize(
     "obj, fragment",
     [
-        (Src(""), "registered a source without a name"),
-        (Src("x", order=None), "registered source 'x' without an int 'order'"),
-        (Src("x", order=True), "registered source 'x' without an int 'order'"),
-        (Src("x", order="1"), "registered source 'x' without an int 'order'"),
+        (FakeSource(""), "registered a source without a name"),
+        (FakeSource("x", order=None), "registered source 'x' without an int 'order'"),
+        (FakeSource("x", order=True), "registered source 'x' without an int 'order'"),
+        (FakeSource("x", order="1"), "registered source 'x' without an int 'order'"),
         (
             Aud("y", 5),
             "registered source 'y' without parse, trust_level, fetch, upstream_hash, search",
@@ -412,8 +391,8 @@ def test_registered_objects_are_checked(obj, fragment):
 
 def test_objects_are_ordered_by_order_then_name_whatever_the_registration_order():
     plugins = inline_plugins(
-        ("inline.a", registers(Src("zeta", 20), Src("beta", 30))),
-        ("inline.b", registers(Src("alpha", 20), Src("first", 0))),
+        ("inline.a", registers(FakeSource("zeta", 20), FakeSource("beta", 30))),
+        ("inline.b", registers(FakeSource("alpha", 20), FakeSource("first", 0))),
     )
     assert [s.name for s in plugins.sources()] == ["first", "alpha", "zeta", "beta"]
     auditors = inline_plugins(
@@ -477,14 +456,14 @@ def test_registration_hooks_run_once_until_the_plugins_change():
         @hookimpl
         def lemon_register_sources(self, register):
             calls.append(1)
-            register(Src("counted"))
+            register(FakeSource("counted"))
 
     plugins = inline_plugins(Counting())
     first = plugins.sources()
     assert plugins.sources() == first and len(calls) == 1
     first.clear()  # callers get their own list
     assert [s.name for s in plugins.sources()] == ["counted"]
-    with registered(plugins, registers(Src("more"))):
+    with registered(plugins, registers(FakeSource("more"))):
         assert [s.name for s in plugins.sources()] == ["counted", "more"]
     assert [s.name for s in plugins.sources()] == ["counted"]
     assert len(calls) == 3

@@ -52,15 +52,15 @@ def lemon_context(corpus: Corpus, cache_dir: Path) -> Any:
 
 def root_paths(ctx: Any) -> list[str]:
     """The roots lemon reads for this context, in precedence order."""
-    from lemon_core.skills.roots import skill_roots
+    from lemon_core.catalog.roots import skill_roots
 
     return [str(root.path) for root in skill_roots(ctx)]
 
 
 def library_figures(ctx: Any, repeat: int) -> dict[str, Any]:
     """Cold scan, cold list, warm list and the identity check alone, in milliseconds."""
+    from lemon_core.catalog.snapshot import Catalog
     from lemon_core.skills import api
-    from lemon_core.skills.catalog import Catalog
 
     template = api.catalog_for(ctx)
     roots, aux = template.roots, template.aux_files

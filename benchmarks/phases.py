@@ -45,13 +45,13 @@ def _time(name: str, func: Callable[[], Any], repeat: int, *, gc_off: bool = Fal
 
 
 def cold_scan_phases(ctx: Any, repeat: int) -> None:
+    from lemon_core.catalog.snapshot import Catalog, ParsedSkill, build_entries
+    from lemon_core.catalog.walk import walk_roots
+    from lemon_core.manifest.build_fast import build_manifest
+    from lemon_core.manifest.checks import Checker
+    from lemon_core.manifest.frontmatter import read_frontmatter
+    from lemon_core.manifest.load import load_frontmatter_data, load_manifest
     from lemon_core.skills import api
-    from lemon_core.skills.catalog import Catalog, ParsedSkill, build_entries
-    from lemon_core.skills.frontmatter import read_frontmatter
-    from lemon_core.skills.manifest import load_frontmatter_data, load_manifest
-    from lemon_core.skills.manifest_checks import Checker
-    from lemon_core.skills.manifest_fast import build_manifest
-    from lemon_core.skills.walk import walk_roots
 
     template = api.catalog_for(ctx)
     roots, aux = template.roots, template.aux_files
@@ -126,10 +126,10 @@ def warm_list_phases(ctx: Any, repeat: int) -> None:
 
 
 def cli_second_phases(ctx: Any, repeat: int) -> None:
+    from lemon_core.catalog.cache import CacheStore, cache_file
+    from lemon_core.catalog.serialize import entry_view
     from lemon_core.cli.output import emit_json  # noqa: F401 - the import is part of the run
     from lemon_core.skills import api
-    from lemon_core.skills.cache_store import CacheStore, cache_file
-    from lemon_core.skills.serialize import entry_view
 
     print("(c) second `lemon skill list --json`, in process")
     catalog = api.catalog_for(ctx, persistent=True)

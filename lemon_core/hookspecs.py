@@ -102,7 +102,7 @@ def lemon_register_mcp_importers(register: Callable[[McpImporter], None]) -> Non
         files are opt-in), keeps project reads off every provider's user files, applies the
         first-valid-entry-claims-the-name rule, and turns an importer's exception into an
         error record. File-based importers subclass
-        :class:`lemon_core.mcp.fileimport.FileImporter`; see ``docs/mcp-importers.md``.
+        :class:`lemon_core.mcp.importer_kit.files.FileImporter`; see ``docs/mcp-importers.md``.
     :returns: nothing; results are ignored.
     """
 

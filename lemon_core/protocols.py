@@ -80,7 +80,7 @@ class SkillSource(Protocol):
 
 
 if TYPE_CHECKING:
-    from lemon_core.mcp.importing import ImportOutcome, ImportRequest
+    from lemon_core.records import ImportOutcome, ImportRequest
 
 
 @runtime_checkable
@@ -93,7 +93,7 @@ class McpImporter(Protocol):
     scope, project before user, and only for the user scope when the user opted that provider
     in; an importer never reads a file of a scope it was not asked for. It owns ordering across
     providers, the first-valid-entry-claims-the-name rule, and turns an exception raised here
-    into an error record (never a crash). :class:`lemon_core.mcp.fileimport.FileImporter`
+    into an error record (never a crash). :class:`lemon_core.mcp.importer_kit.files.FileImporter`
     implements all of this for file-based tools.
 
     Optional members (looked up with ``getattr``; not part of the runtime check):

@@ -38,9 +38,9 @@ def list_command(
     as_json: bool = JSON,
 ) -> None:
     """List every discovered skill with its state; skills that failed to load are reported."""
+    from lemon_core.catalog.serialize import entry_view
     from lemon_core.cli.output import emit_json, one_line, table
     from lemon_core.skills.api import list_skills
-    from lemon_core.skills.serialize import entry_view
 
     listing = list_skills(_ctx(cwd), scope="global" if global_only else "all", persistent=True)
     if as_json:
@@ -90,9 +90,9 @@ def _skill_files(directory: Path) -> list[str]:
 @app.command("inspect")
 def inspect_command(key: str, cwd: Optional[Path] = CWD, as_json: bool = JSON) -> None:
     """Show one skill: its entry, manifest, provenance and files."""
+    from lemon_core.catalog.serialize import entry_view, manifest_view
     from lemon_core.cli.output import emit_json
     from lemon_core.skills.api import lock_record
-    from lemon_core.skills.serialize import entry_view, manifest_view
 
     ctx, item = _find(key, cwd)
     record = lock_record(key, ctx, persistent=True)
@@ -143,9 +143,9 @@ def check_command(
     as_json: bool = JSON,
 ) -> None:
     """Check whether a skill is ready: platform, binaries, environment, tools."""
+    from lemon_core.catalog.serialize import status_view
     from lemon_core.cli.output import emit_json
     from lemon_core.skills.api import skill_status
-    from lemon_core.skills.serialize import status_view
 
     ctx = _ctx(cwd)
     view = status_view(skill_status(key, ctx, verify=verify, persistent=True))
@@ -216,7 +216,7 @@ def lint_command(
 ) -> None:
     """Check skills against lemon's rules (or the Agent Skills standard); exit 1 on errors."""
     from lemon_core.cli.output import emit_json
-    from lemon_core.skills.lint import lint_paths, results_to_json
+    from lemon_core.lint.runner import lint_paths, results_to_json
 
     results = lint_paths(paths, strict=strict, standard=standard)
     if as_json:

@@ -1,0 +1,12 @@
+"""MCP servers.
+
+- lemon's own configuration: :mod:`~lemon_core.mcp.config` (files and ``LEMON_MCP_SERVERS``),
+  :mod:`~lemon_core.mcp.schema` (one entry), :mod:`~lemon_core.mcp.names`,
+  :mod:`~lemon_core.mcp.spec` and :mod:`~lemon_core.mcp.manage` (``lemon mcp add`` and friends),
+  :mod:`~lemon_core.mcp.lenient` (entry-by-entry reading for the effective set).
+- importing other tools' servers: :mod:`~lemon_core.mcp.importing` (the host) and
+  :mod:`lemon_core.mcp.importer_kit` (what importer plugins build on; public).
+- :mod:`~lemon_core.mcp.effective` (every source merged) and :mod:`~lemon_core.mcp.views` (JSON).
+- :mod:`lemon_core.mcp.client` (the SDK client), :mod:`lemon_core.mcp.runtime` (the tool host
+  for embedders) and :mod:`lemon_core.mcp.servers` (the lazy skills server, the gateway).
+"""

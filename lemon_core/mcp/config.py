@@ -22,7 +22,7 @@ import attrs
 
 from lemon_core.context import LemonContext
 from lemon_core.errors import ConfigError, UsageError
-from lemon_core.mcp import reading
+from lemon_core.fsio import read as reading
 from lemon_core.mcp.names import show
 from lemon_core.mcp.schema import entry_label, parse_entry
 from lemon_core.models import McpServer, ServerSource

@@ -20,7 +20,14 @@ import attrs
 from lemon_core.context import LemonContext
 from lemon_core.errors import LemonError, NotFoundError
 from lemon_core.fsio import Snapshot, dump_json, update_file
-from lemon_core.mcp.config import LemonScope, McpFile, mcp_path, parse_file, read_bytes, read_file
+from lemon_core.mcp.config import (
+    LemonScope,
+    McpFile,
+    mcp_path,
+    parse_file,
+    read_bytes,
+    read_file,
+)
 from lemon_core.mcp.names import check_name, show
 from lemon_core.mcp.schema import entry_label
 from lemon_core.mcp.spec import ServerSpec, build_entry

@@ -13,20 +13,20 @@ from typing import Any, Literal
 
 import attrs
 
+from lemon_core.catalog.roots import is_project_dir, skill_roots
+from lemon_core.catalog.snapshot import Catalog, CatalogSnapshot
 from lemon_core.context import LemonContext
 from lemon_core.errors import NotFoundError, UsageError
 from lemon_core.models import Diagnostic, SkillEntry, SkillStatus
-from lemon_core.skills.catalog import Catalog, CatalogSnapshot
-from lemon_core.skills.lockfile import lockfile_path, read_lock_records
-from lemon_core.skills.roots import is_project_dir, skill_roots
-from lemon_core.skills.settings import (
+from lemon_core.state.lockfile import lockfile_path, read_lock_records
+from lemon_core.state.readiness import compute_status
+from lemon_core.state.settings import (
     SkillSettings,
     is_disabled,
     read_settings,
     set_enabled,
     settings_path,
 )
-from lemon_core.skills.readiness import compute_status
 
 ScopeFilter = Literal["all", "global", "project"]
 
@@ -79,7 +79,7 @@ def catalog_for(ctx: LemonContext, *, scope: ScopeFilter = "all",
         if catalog is None:
             store = None
             if persistent:
-                from lemon_core.skills.cache_store import CacheStore
+                from lemon_core.catalog.cache import CacheStore
 
                 store = CacheStore(ctx.cache_dir)
             catalog = Catalog(roots, aux, store=store)

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from lemon_core.context import LemonContext
+from lemon_core.fsio.read import FileProblem
 from lemon_core.hookspecs import hookimpl
-from lemon_core.mcp.fileimport import FileImporter, server_map
-from lemon_core.mcp.importing import ImportRequest
-from lemon_core.mcp.reading import FileProblem
+from lemon_core.mcp.importer_kit.files import FileImporter, server_map
+from lemon_core.records import ImportRequest
 
 STATE_FILE = ".claude.json"
 #: The size cap of the user state file (larger files are reported "too large", unread).

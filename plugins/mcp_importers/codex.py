@@ -21,11 +21,17 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from lemon_core.fsio.read import FileProblem
 from lemon_core.hookspecs import hookimpl
-from lemon_core.mcp.fileimport import FileImporter, server_map
-from lemon_core.mcp.importing import ImportRequest
-from lemon_core.mcp.normalise import EntrySkipped, as_str, as_str_map, check_presence, to_ms
-from lemon_core.mcp.reading import FileProblem
+from lemon_core.mcp.importer_kit.files import FileImporter, server_map
+from lemon_core.mcp.importer_kit.normalise import (
+    EntrySkipped,
+    as_str,
+    as_str_map,
+    check_presence,
+    to_ms,
+)
+from lemon_core.records import ImportRequest
 
 try:
     import tomllib

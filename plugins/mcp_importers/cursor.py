@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from lemon_core.hookspecs import hookimpl
-from lemon_core.mcp.fileimport import FileImporter
+from lemon_core.mcp.importer_kit.files import FileImporter
 
 
 class CursorImporter(FileImporter):

@@ -17,9 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from lemon_core.hookspecs import hookimpl
-from lemon_core.mcp import jsonc
-from lemon_core.mcp.fileimport import STATE_KEYS, FileImporter, disable_names, server_map
-from lemon_core.mcp.importing import ImportRequest
+from lemon_core.mcp.importer_kit import jsonc
+from lemon_core.mcp.importer_kit.files import (
+    STATE_KEYS,
+    FileImporter,
+    disable_names,
+    server_map,
+)
+from lemon_core.records import ImportRequest
 
 
 def _names(value: Any) -> set[str] | None:

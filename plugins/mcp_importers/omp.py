@@ -15,8 +15,8 @@ from typing import Any
 
 from lemon_core.context import LemonContext
 from lemon_core.hookspecs import hookimpl
-from lemon_core.mcp.fileimport import FileImporter, disable_names, server_map
-from lemon_core.mcp.importing import ImportRequest
+from lemon_core.mcp.importer_kit.files import FileImporter, disable_names, server_map
+from lemon_core.records import ImportRequest
 
 
 class OmpImporter(FileImporter):

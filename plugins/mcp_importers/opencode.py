@@ -21,11 +21,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from lemon_core.fsio import read as reading
 from lemon_core.hookspecs import hookimpl
-from lemon_core.mcp import jsonc, reading
-from lemon_core.mcp.expand import SubstitutionError, substitute_opencode
-from lemon_core.mcp.fileimport import STATE_KEYS, FileImporter, server_map
-from lemon_core.mcp.importing import ImportRequest
+from lemon_core.mcp.importer_kit import jsonc
+from lemon_core.mcp.importer_kit.expand import SubstitutionError, substitute_opencode
+from lemon_core.mcp.importer_kit.files import STATE_KEYS, FileImporter, server_map
+from lemon_core.records import ImportRequest
 
 TYPES = {"local": "stdio", "remote": "http"}
 

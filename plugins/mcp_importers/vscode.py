@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from lemon_core.hookspecs import hookimpl
-from lemon_core.mcp import jsonc
-from lemon_core.mcp.expand import expand_vars
-from lemon_core.mcp.fileimport import FileImporter, server_map
-from lemon_core.mcp.importing import ImportRequest
-from lemon_core.mcp.normalise import Expander
+from lemon_core.mcp.importer_kit import jsonc
+from lemon_core.mcp.importer_kit.expand import expand_vars
+from lemon_core.mcp.importer_kit.files import FileImporter, server_map
+from lemon_core.mcp.importer_kit.normalise import Expander
+from lemon_core.records import ImportRequest
 
 
 class VsCodeImporter(FileImporter):

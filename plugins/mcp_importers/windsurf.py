@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from lemon_core.hookspecs import hookimpl
-from lemon_core.mcp.fileimport import FileImporter
-from lemon_core.mcp.importing import ImportRequest
+from lemon_core.mcp.importer_kit.files import FileImporter
+from lemon_core.records import ImportRequest
 
 
 class WindsurfImporter(FileImporter):

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_cli
 from lemon_core.testing import write_distribution
+from tests.helpers import run_cli
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -139,7 +139,7 @@ def test_second_list_parses_nothing(env, tmp_path: Path) -> None:
     for path in [*env["project"].rglob("*"), *env["home"].rglob("*")]:
         os.utime(path, (1_600_000_000, 1_600_000_000))  # out of the racy window
     command = [sys.executable, "-c",
-               "import sys, lemon_core.skills.catalog as c\n"
+               "import sys, lemon_core.catalog.snapshot as c\n"
                "calls = []\n"
                "orig = c.default_loader\n"
                "def counting(p, k):\n"

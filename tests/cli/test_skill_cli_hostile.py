@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from lemon_core.skills.walk import MAX_DEPTH
+from lemon_core.catalog.walk import MAX_DEPTH
 from tests.helpers import write_skill
 
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="POSIX file names and FIFOs")

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemon_core import fsio
 from lemon_core.context import LemonContext
 from lemon_core.errors import UsageError
+from lemon_core.fsio import write as fsio
 from lemon_core.mcp.config import (
     MAX_CONFIG_BYTES,
     McpConfigError,

@@ -11,9 +11,9 @@ import pytest
 from lemon_core.context import LemonContext
 from lemon_core.mcp.config import read_file
 from lemon_core.mcp.effective import SHADOWED, effective_servers
-from lemon_core.mcp.importing import ImportFailure, ImportOutcome, SkippedEntry
 from lemon_core.mcp.views import REVEALED_FIELDS, effective_view, file_view
 from lemon_core.models import McpServer, ServerSource
+from lemon_core.records import ImportFailure, ImportOutcome, SkippedEntry
 from tests.mcp.support import (
     SECRETS,
     assert_no_secrets,

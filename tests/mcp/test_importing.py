@@ -11,17 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lemon_core.fsio import read as reading
 from lemon_core.hookspecs import hookimpl
-from lemon_core.mcp import reading
-from lemon_core.mcp.importing import (
-    ImportFailure,
-    ImportOutcome,
-    ImportRequest,
-    SkippedEntry,
-    import_servers,
-)
+from lemon_core.mcp.importing import import_servers
 from lemon_core.models import McpServer, ServerSource
 from lemon_core.plugin_registry import Plugins
+from lemon_core.records import ImportFailure, ImportOutcome, ImportRequest, SkippedEntry
 from tests.plugins.mcp_importers.workspace import Workspace
 
 ALL_USER = {"LEMON_MCP_EXTERNAL_USER_DISCOVERY": "1"}

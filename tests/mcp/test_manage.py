@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from lemon_core import fsio
 from lemon_core.context import LemonContext
 from lemon_core.errors import BusyError, ConfigError, NotFoundError, UsageError
+from lemon_core.fsio import write as fsio
 from lemon_core.mcp import manage
 from lemon_core.mcp.config import read_file
 from lemon_core.mcp.manage import (

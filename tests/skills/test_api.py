@@ -116,7 +116,7 @@ def test_statuses_follow_path_env_settings_and_lock_on_every_call(tree, project:
 def test_refresh_forces_every_catalog_of_those_roots(tree, home: Path, monkeypatch) -> None:
     """After refresh(), the global-scope and the persistent listings re-read too, even inside
     the coalescing window."""
-    from lemon_core.skills import catalog as catalog_module
+    from lemon_core.catalog import snapshot as catalog_module
 
     monkeypatch.setattr(catalog_module, "CHECK_INTERVAL", 3600.0)
     skills.list(tree, scope="global")

@@ -1,0 +1,9 @@
+"""The catalog: where skills are, which copy wins, and a snapshot that is cheap to keep fresh.
+
+- :mod:`~lemon_core.catalog.roots`: the skill roots, in precedence order.
+- :mod:`~lemon_core.catalog.walk`: the layout rule and the bounded walk below each root.
+- :mod:`~lemon_core.catalog.snapshot`: the snapshot of every discovered skill and its identity
+  check (what to stat to notice a change).
+- :mod:`~lemon_core.catalog.cache`: the snapshot persisted between processes (untrusted input).
+- :mod:`~lemon_core.catalog.serialize`: manifests and entries to and from plain data.
+"""

@@ -1,0 +1,234 @@
+"""The catalog: a snapshot of every discovered skill, kept fresh by a content-identity check.
+
+A snapshot remembers what it was built from: each folder whose listing mattered (with its
+mtime), each SKILL.md (mtime, size, inode), and the settings and lock files. A later call stats
+exactly those paths and rebuilds only when one changed, re-parsing only the changed SKILL.md
+files. Checks are coalesced to at most one per :data:`CHECK_INTERVAL` seconds; ``refresh=True``
+forces a rebuild. Files changed within :data:`RACY_WINDOW_NS` of a scan are re-read next time,
+since a second write in the same timestamp tick would be invisible to the stat check.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from lemon_core.catalog.roots import SkillRoot
+from lemon_core.catalog.walk import (
+    FoundSkill,
+    dir_signature,
+    file_signature,
+    walk_roots,
+)
+from lemon_core.models import Diagnostic, SkillEntry, SkillManifest
+
+CHECK_INTERVAL = 0.05
+RACY_WINDOW_NS = 2_000_000_000
+
+Loader = Callable[[str, str], "tuple[SkillManifest | None, tuple[Diagnostic, ...]]"]
+
+
+@attrs.frozen
+class ParsedSkill:
+    """One SKILL.md as parsed at one file signature."""
+
+    found: FoundSkill
+    manifest: SkillManifest | None
+    diagnostics: tuple[Diagnostic, ...]
+
+
+@attrs.frozen
+class CatalogSnapshot:
+    roots: tuple[SkillRoot, ...]
+    parsed: tuple[ParsedSkill, ...]
+    walk_diagnostics: tuple[Diagnostic, ...]
+    watched_dirs: tuple[tuple[str, int | None], ...]
+    aux_files: tuple[tuple[str, tuple[int, int, int] | None], ...]
+    taken_at_ns: int
+    entries: tuple[SkillEntry, ...] = attrs.field(init=False)
+    diagnostics: tuple[Diagnostic, ...] = attrs.field(init=False)
+    #: True when something changed so close to the scan that the stat check cannot tell.
+    racy: bool = attrs.field(init=False)
+
+    @entries.default
+    def _entries(self) -> tuple[SkillEntry, ...]:
+        return build_entries(self.parsed)
+
+    @diagnostics.default
+    def _diagnostics(self) -> tuple[Diagnostic, ...]:
+        return self.walk_diagnostics + tuple(d for p in self.parsed for d in p.diagnostics)
+
+    @racy.default
+    def _racy(self) -> bool:
+        limit = self.taken_at_ns - RACY_WINDOW_NS
+        return any(m is not None and m >= limit for _, m in self.watched_dirs) or any(
+            p.found.signature[0] >= limit for p in self.parsed
+        )
+
+    def unchanged(self) -> bool:
+        """Stat every recorded path: True when none differs from the snapshot."""
+        stat = os.stat
+        for path, mtime in self.watched_dirs:
+            if dir_signature(path) != mtime:
+                return False
+        for parsed in self.parsed:
+            found = parsed.found
+            try:
+                st = stat(found.skill_md)
+            except OSError:
+                return False
+            if (st.st_mtime_ns, st.st_size, st.st_ino) != found.signature:
+                return False
+        return all(file_signature(path) == sig for path, sig in self.aux_files)
+
+    def by_key(self) -> Mapping[str, SkillEntry]:
+        return {entry.key: entry for entry in self.entries}
+
+
+def build_entries(parsed: Iterable[ParsedSkill]) -> tuple[SkillEntry, ...]:
+    """Precedence: the first loadable skill for a key wins and lists the ones it shadows."""
+    winners: dict[str, tuple[ParsedSkill, list[str]]] = {}
+    for item in parsed:
+        if item.manifest is None:
+            continue
+        key = item.found.key
+        if key in winners:
+            winners[key][1].append(item.found.skill_md)
+        else:
+            winners[key] = (item, [])
+    entries = []
+    for key in sorted(winners):
+        item, shadowed = winners[key]
+        found = item.found
+        entries.append(SkillEntry(key, found.root.scope, str(found.root.path), found.dir,
+                                  found.skill_md, item.manifest, tuple(shadowed)))
+    return tuple(entries)
+
+
+def default_loader(path: str, key: str) -> tuple[SkillManifest | None, tuple[Diagnostic, ...]]:
+    from lemon_core.manifest.load import load_manifest
+
+    result = load_manifest(path, key=key)
+    return result.manifest, result.diagnostics
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Hold off the cyclic garbage collector while building many small objects that all stay
+    alive (a scan, a cache load): it would only walk them again and again, for nothing."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def scan(
+    roots: tuple[SkillRoot, ...],
+    aux_files: tuple[Path, ...],
+    *,
+    previous: CatalogSnapshot | None = None,
+    loader: Loader = default_loader,
+) -> CatalogSnapshot:
+    """Walk the roots and parse what changed since ``previous`` (everything without one)."""
+    with paused_gc():
+        return _scan(roots, aux_files, previous, loader)
+
+
+def _scan(
+    roots: tuple[SkillRoot, ...],
+    aux_files: tuple[Path, ...],
+    previous: CatalogSnapshot | None,
+    loader: Loader,
+) -> CatalogSnapshot:
+    taken_at_ns = time.time_ns()
+    reusable: dict[tuple[str, tuple[int, int, int]], ParsedSkill] = {}
+    if previous is not None:
+        limit = previous.taken_at_ns - RACY_WINDOW_NS
+        reusable = {
+            (p.found.skill_md, p.found.signature): p
+            for p in previous.parsed if p.found.signature[0] < limit
+        }
+    walked = walk_roots(list(roots))
+    parsed = []
+    for found in walked.found:
+        old = reusable.get((found.skill_md, found.signature))
+        if old is not None and old.found.key == found.key:
+            parsed.append(attrs.evolve(old, found=found))
+            continue
+        manifest, diagnostics = loader(found.skill_md, found.key)
+        parsed.append(ParsedSkill(found, manifest, diagnostics))
+    aux = tuple((str(path), file_signature(str(path))) for path in aux_files)
+    return CatalogSnapshot(roots, tuple(parsed), walked.diagnostics, walked.watched_dirs, aux,
+                           taken_at_ns)
+
+
+class Catalog:
+    """A self-refreshing snapshot of the skills under ``roots``; safe to share across threads.
+
+    ``store`` (optional) persists snapshots between processes (see
+    :mod:`lemon_core.catalog.cache`).
+    """
+
+    def __init__(
+        self,
+        roots: Iterable[SkillRoot],
+        aux_files: Iterable[Path] = (),
+        *,
+        store: object | None = None,
+        loader: Loader = default_loader,
+    ) -> None:
+        self.roots = tuple(roots)
+        self.aux_files = tuple(aux_files)
+        self._store = store
+        self._loader = loader
+        self._snapshot: CatalogSnapshot | None = None
+        #: Views computed from the current snapshot by callers (emptied when it changes).
+        self.derived: dict[str, Any] = {}
+        self._checked_at = float("-inf")
+        self._stale = False
+        self._lock = threading.Lock()
+
+    def snapshot(self, *, refresh: bool = False) -> CatalogSnapshot:
+        with self._lock:
+            refresh = refresh or self._stale
+            now = time.monotonic()
+            current = self._snapshot
+            if current is None and self._store is not None and not refresh:
+                current = self._store.load(self.roots, self.aux_files)
+            if current is not None and not refresh:
+                if self._snapshot is current and now - self._checked_at < CHECK_INTERVAL:
+                    return current
+                if not current.racy and current.unchanged():
+                    if self._snapshot is not current:
+                        self.derived = {}
+                    self._snapshot, self._checked_at = current, now
+                    return current
+            previous = None if refresh else current
+            fresh = scan(self.roots, self.aux_files, previous=previous, loader=self._loader)
+            self._snapshot, self._checked_at, self._stale = fresh, time.monotonic(), False
+            self.derived = {}
+            if self._store is not None:
+                self._store.save(fresh)
+            return fresh
+
+    def refresh(self) -> CatalogSnapshot:
+        return self.snapshot(refresh=True)
+
+    def invalidate(self) -> None:
+        """Make the next :meth:`snapshot` a full re-read, as :meth:`refresh` would (cheap now)."""
+        with self._lock:
+            self._stale = True
+
+
+__all__ = ["Catalog", "CatalogSnapshot", "ParsedSkill", "build_entries", "scan"]

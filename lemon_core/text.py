@@ -1,12 +1,16 @@
-"""Is a string safe to put on one line of a listing, a prompt or a terminal?
+"""Is a string safe to put on one line of a listing, a prompt or a terminal, and how to show
+one that is not.
 
-Used for skill keys (folder names) and manifest text; it imports nothing heavy, since the
-discovery walk runs it for every folder.
+:func:`unsafe_reason` is used for skill keys (folder names) and manifest text; it imports nothing
+heavy, since the discovery walk runs it for every folder. :func:`escape` is the one way anything
+that came from the filesystem or a config file is printed for a person (human output and stderr;
+JSON stays exact).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _LINE_BREAKS = re.compile("[\n\r\x85\u2028\u2029]")
 #: C0, DEL, C1 and the bidirectional formatting characters.
@@ -30,4 +34,52 @@ def unsafe_reason(value: str) -> tuple[str, str] | None:
     return None
 
 
-__all__ = ["SURROGATE", "unsafe_reason"]
+#: What :func:`escape` rewrites: C0, DEL, C1, every format character (Unicode category Cf:
+#: bidi controls, zero-width characters, soft hyphen, tags…), line and paragraph separators,
+#: lone surrogates and unassigned or private-use code points are left to ``isprintable``.
+_ESCAPED = re.compile(
+    "[\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
+    "\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+    "\ud800-\udfff\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
+)
+
+
+def _joins_emoji(match: re.Match[str]) -> bool:
+    """A zero-width joiner inside an emoji sequence (👨‍👩‍👧) is part of the picture."""
+    text, start = match.string, match.start()
+    before = text[start - 1] if start > 0 else ""
+    after = text[start + 1] if start + 1 < len(text) else ""
+    return before > "\u2000" and after > "\u2000" and all(
+        unicodedata.category(char) in ("So", "Sk", "Mn") for char in (before, after)
+    )
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code == 0x200D and _joins_emoji(match):
+        return "\u200d"
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def escape(value: object) -> str:
+    """``value`` as text safe for a terminal: control, bidi, zero-width and other invisible
+    characters are shown as ``\\x..`` / ``\\u....`` / ``\\U........``, and a backslash that
+    could be mistaken for one of those is doubled. Everything else (accents, CJK, emoji
+    sequences, their joiners included) is kept as it is.
+
+    Use it for every path, name and message that came from the filesystem or a config file, in
+    human output and on stderr. JSON output stays exact: do not escape what goes into JSON.
+    """
+    text = value if isinstance(value, str) else str(value)
+    if text.isascii() and text.isprintable() and "\\" not in text:
+        return text  # the common case, at the cost of two C-level scans
+    text = text.replace("\\", "\\\\") if "\\" in text else text
+    return _ESCAPED.sub(_escape_char, text)
+
+
+__all__ = ["SURROGATE", "escape", "unsafe_reason"]

@@ -83,3 +83,11 @@ def test_a_plugin_reaching_into_internals_breaks_its_contract(
     result = _lint_imports(tree)
     assert result.returncode != 0
     assert contract in result.stdout
+
+
+def test_the_house_drawn_from_the_code_has_no_circle() -> None:
+    result = subprocess.run([sys.executable, str(ROOT / "tools" / "house.py"), "--check"],
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "no circle between packages" in result.stdout
+    assert result.stdout.splitlines()[0].startswith("cli ")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -40,7 +41,8 @@ class LemonContext:
     """Where and how lemon runs. Build it with :meth:`from_environment` or directly in tests."""
 
     cwd: Path = attrs.field(converter=lambda p: Path(p).absolute())
-    home: Path = attrs.field(converter=lambda p: Path(p).absolute())
+    #: As given: a relative home stays relative (and :attr:`home_problem` says so).
+    home: Path = attrs.field(converter=Path)
     env: Mapping[str, str] = attrs.field(factory=dict, converter=lambda e: dict(e))
     platform: str = attrs.field(default=normalise_platform(sys.platform))
 
@@ -90,10 +92,47 @@ class LemonContext:
     # -- derived paths ----------------------------------------------------------------------
 
     @property
+    def home_problem(self) -> str | None:
+        """Why the home directory cannot be used, or None when it can.
+
+        The home is usable when it is an absolute path to an existing directory. Otherwise
+        this is a short reason, without the path (the caller names it: ``ctx.home``):
+        "is not an absolute path", "does not exist", "is not a directory" or "cannot be
+        inspected: <why>". It is checked afresh on each access (one ``stat``).
+
+        While it is set, nothing below home is read or written: the global skill roots below
+        home and the agent dir derived from home are absent (``global_roots`` leaves them out,
+        :attr:`usable_agent_dir` is None, so the global ``skills.json`` and
+        ``skills.lock.json`` are not read), the persistent cache is not written, and no folder
+        is created. Roots and dirs named by ``LEMON_*`` overrides stay in use. The skills
+        listing reports it as one ``unusable_home`` diagnostic.
+        """
+        home = self.home
+        if not home.is_absolute():
+            return "is not an absolute path"
+        try:
+            info = os.stat(home)
+        except (FileNotFoundError, NotADirectoryError):
+            return "does not exist"
+        except (OSError, ValueError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+            return f"cannot be inspected: {why}"
+        if not stat.S_ISDIR(info.st_mode):
+            return "is not a directory"
+        return None
+
+    @property
     def agent_dir(self) -> Path:
-        """``$LEMON_AGENT_DIR``, else ``~/.lemon/agent``."""
+        """``$LEMON_AGENT_DIR``, else ``~/.lemon/agent`` (see :attr:`usable_agent_dir`)."""
         override = self.getenv("LEMON_AGENT_DIR")
         return self.expand_path(override) if override else self.home / ".lemon" / "agent"
+
+    @property
+    def usable_agent_dir(self) -> Path | None:
+        """:attr:`agent_dir`, or None when it derives from a home with a :attr:`home_problem`."""
+        if self.getenv("LEMON_AGENT_DIR") or self.home_problem is None:
+            return self.agent_dir
+        return None
 
     @property
     def is_isolated(self) -> bool:

@@ -95,16 +95,18 @@ def project_roots(ctx: LemonContext) -> list[SkillRoot]:
 def global_roots(ctx: LemonContext) -> list[SkillRoot]:
     isolated = ctx.is_isolated
     agent_dir_set = ctx.getenv("LEMON_AGENT_DIR") is not None
+    home_unusable = ctx.home_problem is not None  # then nothing below home is a root
     roots: list[SkillRoot] = []
     for root_id, override, below_home in GLOBAL_SKILL_ROOTS:
         value = ctx.getenv(override)
         if value:
             path = ctx.expand_path(value)
         elif below_home is None:  # lemon's own root follows the agent dir
-            if isolated and not agent_dir_set:
+            agent_dir = ctx.usable_agent_dir
+            if (isolated and not agent_dir_set) or agent_dir is None:
                 continue
-            path = ctx.agent_dir / "skill"
-        elif isolated:
+            path = agent_dir / "skill"
+        elif isolated or home_unusable:
             continue
         else:
             path = ctx.home.joinpath(*below_home)

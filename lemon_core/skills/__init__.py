@@ -11,6 +11,7 @@ The library API, under the spec's names::
     skills.refresh()
 
 The same functions live in :mod:`lemon_core.skills.api` as ``list_skills``, ``get_skill``, …
+(both spellings are importable from here, and ``dir(lemon_core.skills)`` lists them).
 """
 
 from __future__ import annotations
@@ -40,3 +41,8 @@ def __getattr__(name: str) -> Any:
 
         return getattr(api, _ALIASES[name])
     raise AttributeError(f"module 'lemon_core.skills' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    # The API is resolved lazily by ``__getattr__``; show it to ``dir()`` and completion too.
+    return sorted(set(globals()) | set(_ALIASES))

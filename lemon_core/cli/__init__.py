@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from typing import Any, Optional
 
 import typer
 
@@ -20,14 +21,66 @@ from lemon_core.cli import skill as skill_cli
 app = typer.Typer(
     name="lemon",
     help="Manage AI coding agents' skills (SKILL.md) and MCP servers.",
-    no_args_is_help=True,
+    no_args_is_help=True,  # ``lemon`` alone prints its help (on stderr, exit 2, as Click does)
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    add_completion=False,  # lemon's own --show-completion SHELL / --install-completion below
+    context_settings={"help_option_names": ["-h", "--help"]},  # every subcommand inherits it
 )
-app.add_typer(skill_cli.app, name="skill")
-app.add_typer(mcp_cli.app, name="mcp")
-app.add_typer(plugins_cli.app, name="plugins")
+app.add_typer(skill_cli.app, name="skill", short_help="Discover, check and manage skills.")
+app.add_typer(mcp_cli.app, name="mcp", short_help="Manage MCP servers.")
+app.add_typer(plugins_cli.app, name="plugins", short_help="Inspect lemon's plugins.")
+
+#: The shells Typer's completion scripts support.
+SHELLS = ("bash", "zsh", "fish", "powershell", "pwsh")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from lemon_core import __version__
+
+        typer.echo(f"lemon {__version__}")
+        raise typer.Exit()
+
+
+def _show_completion(ctx: typer.Context, param: Any, value: str | None) -> None:
+    if value is None or ctx.resilient_parsing:
+        return
+    if value not in SHELLS:
+        raise typer.BadParameter(f"SHELL is one of {', '.join(SHELLS)}", ctx=ctx, param=param)
+    from typer import completion
+
+    completion.show_callback(ctx, param, value)  # prints Typer's script for it and exits 0
+
+
+def _install_completion(ctx: typer.Context, param: Any, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        from typer import completion
+
+        completion.install_callback(ctx, param, value)  # detects the shell; exits 0
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", "-V", is_eager=True,
+                                 callback=_print_version, help="Print lemon's version and exit."),
+    show_completion: Optional[str] = typer.Option(
+        None, "--show-completion", metavar="SHELL", is_eager=True, expose_value=False,
+        callback=_show_completion,
+        help="Print the completion script for SHELL (bash, zsh, fish, powershell), to source "
+             "or to save where the shell loads completions."),
+    install_completion: bool = typer.Option(
+        False, "--install-completion", is_eager=True, expose_value=False,
+        callback=_install_completion,
+        help="Install completion for the current shell (a line in its start-up file, e.g. "
+             "~/.bashrc; restart the shell)."),
+) -> None:
+    pass
+
+
+# ``_LEMON_COMPLETE=complete_bash lemon`` (what the scripts run) answers with Typer's
+# completion classes, which match the scripts above.
+typer.completion.completion_init()
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from lemon_core.cli.params import cwd_option
+
 if TYPE_CHECKING:
     from lemon_core.context import LemonContext
     from lemon_core.mcp.manage import WriteResult
@@ -24,6 +26,7 @@ app = typer.Typer(
 
 _GLOBAL_HELP = "Use <agent dir>/mcp.json instead of the project's .lemon/mcp.json."
 _CWD_HELP = "The project directory (default: the current directory)."
+CWD = cwd_option(_CWD_HELP)
 _REVEAL_WARNING = (
     "lemon: warning: --reveal prints commands, URLs and credential values (debugging only); "
     "do not share this output"
@@ -65,7 +68,7 @@ def _report(result: WriteResult, as_json: bool, text: str) -> None:
         typer.echo(text)
 
 
-@app.command("add")
+@app.command("add", short_help="Add a named server.")
 def add(
     name: str = typer.Argument(..., metavar="NAME", help="The server name (case-sensitive)."),
     args: list[str] | None = typer.Argument(
@@ -81,14 +84,16 @@ def add(
         None, "--header", metavar="NAME=VALUE", help="HTTP header (http/sse only; repeat)."
     ),
     approval: str | None = typer.Option(
-        None, "--approval", metavar="always|never", help="Approval for tool calls (default always)."
+        None, "--approval", metavar="MODE",
+        help="Approval for tool calls: always (default) or never."
     ),
     tool_approval: list[str] | None = typer.Option(
-        None, "--tool-approval", metavar="TOOL=always|never", help="Per-tool approval (repeat)."
+        None, "--tool-approval", metavar="TOOL=MODE",
+        help="Per-tool approval, always or never (repeat)."
     ),
     replace: bool = typer.Option(False, "--replace", help="Replace an existing server of NAME."),
     global_: bool = typer.Option(False, "--global", help=_GLOBAL_HELP),
-    cwd: Path | None = typer.Option(None, "--cwd", metavar="PATH", help=_CWD_HELP),
+    cwd: Path | None = CWD,
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Add a named server (refuses an existing name unless --replace)."""
@@ -117,14 +122,14 @@ def add(
     _report(result, as_json, f'{verb} {transport} server "{name}" in {result.path}')
 
 
-@app.command("list")
+@app.command("list", short_help="List servers (--all: the effective set).")
 def list_cmd(
     all_: bool = typer.Option(False, "--all", help="Show the effective merged set, all sources."),
     global_: bool = typer.Option(False, "--global", help=_GLOBAL_HELP),
     reveal: bool = typer.Option(
         False, "--reveal", help="DEBUGGING: also print commands, URLs and secret values."
     ),
-    cwd: Path | None = typer.Option(None, "--cwd", metavar="PATH", help=_CWD_HELP),
+    cwd: Path | None = CWD,
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """List one lemon file's servers, or with --all the effective set (redacted)."""
@@ -198,33 +203,33 @@ def _explain(ctx: LemonContext, name: str, want: bool | None) -> None:
         _note(f'"{name}" stays {"disabled" if want else "enabled"} here: {why}')
 
 
-@app.command("enable")
+@app.command("enable", short_help="Enable a server by name.")
 def enable(
     name: str = typer.Argument(..., metavar="NAME", help="Any server name, imported ones too."),
     global_: bool = typer.Option(False, "--global", help=_GLOBAL_HELP),
-    cwd: Path | None = typer.Option(None, "--cwd", metavar="PATH", help=_CWD_HELP),
+    cwd: Path | None = CWD,
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Enable NAME from every source (the file's enabled_servers allowlist)."""
     _state_command(name, True, global_, cwd, as_json)
 
 
-@app.command("disable")
+@app.command("disable", short_help="Disable a server by name.")
 def disable(
     name: str = typer.Argument(..., metavar="NAME", help="Any server name, imported ones too."),
     global_: bool = typer.Option(False, "--global", help=_GLOBAL_HELP),
-    cwd: Path | None = typer.Option(None, "--cwd", metavar="PATH", help=_CWD_HELP),
+    cwd: Path | None = CWD,
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Disable NAME from every source (the file's disabled_servers denylist)."""
     _state_command(name, False, global_, cwd, as_json)
 
 
-@app.command("remove")
+@app.command("remove", short_help="Remove a server from one file.")
 def remove(
     name: str = typer.Argument(..., metavar="NAME", help="The exact name in the chosen file."),
     global_: bool = typer.Option(False, "--global", help=_GLOBAL_HELP),
-    cwd: Path | None = typer.Option(None, "--cwd", metavar="PATH", help=_CWD_HELP),
+    cwd: Path | None = CWD,
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Remove the server named exactly NAME from the chosen file (no other scope)."""

@@ -15,7 +15,7 @@ app = typer.Typer(help="Inspect lemon's plugins.", no_args_is_help=True, rich_ma
 HEADERS = ["NAME", "GROUP", "ENTRY POINT", "DISTRIBUTION", "VERSION", "HOOKS"]
 
 
-@app.command("list")
+@app.command("list", short_help="List the loaded plugins and their hooks.")
 def list_plugins(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:

@@ -8,15 +8,17 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
+from lemon_core.cli.params import cwd_option, json_option, key_argument
+
 if TYPE_CHECKING:
     from lemon_core.skills.api import ListedSkill
 
 app = typer.Typer(help="Discover, check and manage skills.", no_args_is_help=True,
                   rich_markup_mode=None)
 
-CWD = typer.Option(None, "--cwd", help="Project directory (default: the current one).",
-                   exists=True, file_okay=False)
-JSON = typer.Option(False, "--json", help="Print JSON.")
+CWD = cwd_option()
+JSON = json_option()
+KEY = key_argument()
 MAX_LISTED_FILES = 1000
 
 
@@ -31,7 +33,7 @@ def _warn_diagnostics(diagnostics: Any) -> None:
         print(f"lemon: {d.severity}: {d.path}: {d.message} [{d.code}]", file=sys.stderr)
 
 
-@app.command("list")
+@app.command("list", short_help="List every skill and its state.")
 def list_command(
     cwd: Optional[Path] = CWD,
     global_only: bool = typer.Option(False, "--global", help="List the global scope alone."),
@@ -87,8 +89,8 @@ def _skill_files(directory: Path) -> list[str]:
     return files
 
 
-@app.command("inspect")
-def inspect_command(key: str, cwd: Optional[Path] = CWD, as_json: bool = JSON) -> None:
+@app.command("inspect", short_help="Show one skill: manifest, provenance, files.")
+def inspect_command(key: str = KEY, cwd: Optional[Path] = CWD, as_json: bool = JSON) -> None:
     """Show one skill: its entry, manifest, provenance and files."""
     from lemon_core.catalog.serialize import entry_view, manifest_view
     from lemon_core.cli.output import emit_json
@@ -134,9 +136,9 @@ def inspect_command(key: str, cwd: Optional[Path] = CWD, as_json: bool = JSON) -
     typer.echo("\n".join(lines))
 
 
-@app.command("check")
+@app.command("check", short_help="Check whether a skill is ready to use.")
 def check_command(
-    key: str,
+    key: str = KEY,
     cwd: Optional[Path] = CWD,
     verify: bool = typer.Option(False, "--verify",
                                 help="Also run the skill's verification command."),
@@ -190,24 +192,25 @@ def _switch(key: str, cwd: Optional[Path], local: bool, enabled: bool, as_json: 
 LOCAL = typer.Option(False, "--local", help="Change the project's settings, not the global.")
 
 
-@app.command("enable")
-def enable_command(key: str, local: bool = LOCAL, cwd: Optional[Path] = CWD,
+@app.command("enable", short_help="Switch a skill on.")
+def enable_command(key: str = KEY, local: bool = LOCAL, cwd: Optional[Path] = CWD,
                    as_json: bool = JSON) -> None:
     """Switch a skill on (global settings by default, the project's with --local)."""
     _switch(key, cwd, local, True, as_json)
 
 
-@app.command("disable")
-def disable_command(key: str, local: bool = LOCAL, cwd: Optional[Path] = CWD,
+@app.command("disable", short_help="Switch a skill off.")
+def disable_command(key: str = KEY, local: bool = LOCAL, cwd: Optional[Path] = CWD,
                     as_json: bool = JSON) -> None:
     """Switch a skill off (global settings by default, the project's with --local)."""
     _switch(key, cwd, local, False, as_json)
 
 
-@app.command("lint")
+@app.command("lint", short_help="Check SKILL.md files against the rules.")
 def lint_command(
-    paths: list[Path] = typer.Argument(..., help="Skill folders, SKILL.md files, or folders "
-                                                 "of skills."),
+    paths: list[Path] = typer.Argument(..., metavar="PATH...",
+                                       help="Skill folders, SKILL.md files, or folders of "
+                                            "skills."),
     strict: bool = typer.Option(False, "--strict", help="Treat warnings as errors."),
     standard: bool = typer.Option(False, "--standard",
                                   help="Apply the Agent Skills standard exactly as its "

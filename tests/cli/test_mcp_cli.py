@@ -139,7 +139,7 @@ def test_add_cwd_option(lemon: Env, tmp_path: Path) -> None:
     assert lemon.run("add", "x", "--stdio", "c", "--cwd", str(other)).clean().code == 0
     assert (other / ".lemon" / "mcp.json").exists() and not lemon.project_file.exists()
     r = lemon.run("add", "x", "--stdio", "c", "--cwd", str(tmp_path / "missing"))
-    one_line_error(r, 2, "is not a directory")
+    one_line_error(r, 2, "does not exist")
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,66 @@
+"""The arguments and options several commands share, in one style.
+
+Metavariables are upper case (``KEY``, ``NAME``, ``DIR``, ``PATH``), every parameter has a
+help text, and a malformed value is refused while the command line is parsed: an invalid
+argument (exit 2, one line), before any command runs. ``tests/cli/test_conventions.py`` walks
+every command and holds them to this.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+
+def _existing_dir(value: Path | None) -> Path | None:
+    """``--cwd DIR``: the folder must exist, as the library requires of its ``cwd``."""
+    if value is not None and not value.is_dir():
+        from lemon_core.text import escape
+
+        what = "does not exist" if not value.exists() else "is not a folder"
+        raise typer.BadParameter(f"the project directory {escape(str(value))} {what}; pass an "
+                                 f"existing folder")
+    return value
+
+
+def _skill_key(value: str) -> str:
+    """``KEY``: a skill key is a folder name, so it is not empty, holds no path separator, no
+    NUL and no control or bidi character, and is not ``.`` or ``..``."""
+    from lemon_core.text import escape, unsafe_reason
+
+    problem: str | None = None
+    if not value:
+        problem = "is empty"
+    elif value in (".", ".."):
+        problem = f"cannot be {value!r}"
+    elif "\0" in value:
+        problem = "contains a NUL character"
+    elif "/" in value or "\\" in value:
+        problem = "contains a path separator"
+    else:
+        unsafe = unsafe_reason(value)
+        problem = unsafe[1] if unsafe is not None else None
+    if problem is not None:
+        raise typer.BadParameter(f"a skill key is a folder name; '{escape(value)}' {problem} "
+                                 f"(run 'lemon skill list' to see the keys)")
+    return value
+
+
+def cwd_option(help: str = "The project directory (default: the current directory).") -> Any:
+    """``--cwd DIR``, checked to be an existing folder."""
+    return typer.Option(None, "--cwd", metavar="DIR", help=help, callback=_existing_dir)
+
+
+def key_argument(help: str = "The skill's key (its folder name; see 'lemon skill list').") -> Any:
+    """``KEY``, a well-formed skill key."""
+    return typer.Argument(..., metavar="KEY", help=help, callback=_skill_key)
+
+
+def json_option() -> Any:
+    """``--json``: print the stable JSON document instead of text."""
+    return typer.Option(False, "--json", help="Print JSON (stable keys; see the CLI reference).")
+
+
+__all__ = ["cwd_option", "json_option", "key_argument"]

@@ -3,13 +3,20 @@
 States, first match wins: ``disabled``, ``platform_incompatible``, ``blocked`` (audit status
 ``block`` in the lockfile), ``not_ready`` (something is missing, or a requested verification
 failed), ``active``. Nothing here is cached: status always reads the present.
+
+``verify=True`` acts: it runs a command. What it runs is re-read from the SKILL.md itself at that
+moment, never taken from the entry (which may come from a snapshot or the persistent cache), and
+the whole status is computed from that fresh manifest.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Mapping
 from typing import Any
+
+import attrs
 
 from lemon_core.context import LemonContext
 from lemon_core.models import SkillEntry, SkillStatus, Verification, VerificationResult
@@ -40,7 +47,7 @@ def run_verification(
 ) -> VerificationResult:
     """Run the manifest's verification command in the skill's folder, with a timeout."""
     try:
-        completed = subprocess.run(  # noqa: S602 - the manifest declares a shell command
+        completed = subprocess.run(
             verification.command, shell=True, cwd=entry.dir, env=dict(ctx.env),
             capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL, check=False,
         )
@@ -55,6 +62,27 @@ def run_verification(
     return VerificationResult(completed.returncode, passed, output)
 
 
+def reread_entry(entry: SkillEntry) -> tuple[SkillEntry | None, str]:
+    """``entry`` with its manifest parsed afresh from its SKILL.md (the safe loader), or None
+    and why: the file no longer loads, or it resolves outside the skill's folder."""
+    # deferred: only --verify pays for it
+    from lemon_core.manifest.load import load_manifest
+
+    try:
+        folder = os.path.realpath(entry.dir)
+        inside = os.path.realpath(entry.path).startswith(folder.rstrip(os.sep) + os.sep)
+    except (OSError, ValueError):
+        inside = False
+    if not inside:
+        return None, "its SKILL.md is not a file inside the skill folder; not run"
+    result = load_manifest(entry.path, key=entry.key)
+    if result.manifest is None:
+        first = next((d for d in result.diagnostics if d.severity == "error"), None)
+        why = f": {first.message} [{first.code}]" if first is not None else ""
+        return None, f"its SKILL.md no longer loads{why}; not run"
+    return attrs.evolve(entry, manifest=result.manifest), ""
+
+
 def compute_status(
     entry: SkillEntry,
     ctx: LemonContext,
@@ -64,6 +92,10 @@ def compute_status(
     verify: bool = False,
     verify_timeout: float = VERIFY_TIMEOUT_SECONDS,
 ) -> SkillStatus:
+    unverifiable = ""
+    if verify:
+        fresh, unverifiable = reread_entry(entry)
+        entry = fresh if fresh is not None else entry
     manifest = entry.manifest
     missing_bins = _missing_programs(ctx, manifest.requires_bins)
     missing_config = _unset(ctx, manifest.requires_config)
@@ -74,7 +106,9 @@ def compute_status(
     missing_tools = _missing_programs(ctx, manifest.requires_tools)
     on_platform = platform_ok(entry, ctx)
     verification = None
-    if verify and manifest.verification is not None:
+    if unverifiable:
+        verification = VerificationResult(None, False, "", unverifiable)
+    elif verify and manifest.verification is not None:
         verification = run_verification(manifest.verification, entry, ctx, verify_timeout)
 
     if disabled:
@@ -96,4 +130,4 @@ def compute_status(
     )
 
 
-__all__ = ["compute_status", "platform_ok", "run_verification"]
+__all__ = ["compute_status", "platform_ok", "reread_entry", "run_verification"]

@@ -27,6 +27,18 @@ def test_help_of_every_group_imports_no_heavy_library() -> None:
         assert _loaded_after(code) == [], argv
 
 
+def test_version_and_completion_import_no_heavy_library() -> None:
+    for argv in (["--version"], ["-V"], ["--show-completion", "bash"], ["skill", "-h"]):
+        code = ("from lemon_core.cli import main\n"
+                f"try:\n    main({argv!r})\nexcept SystemExit:\n    pass")
+        assert _loaded_after(code) == [], argv
+    completing = ("import os\nos.environ.update(_LEMON_COMPLETE='complete_bash', "
+                  "COMP_WORDS='lemon skill inspect --', COMP_CWORD='3')\n"
+                  "from lemon_core.cli import main\n"
+                  "try:\n    main([])\nexcept SystemExit:\n    pass")
+    assert _loaded_after(completing) == []
+
+
 def test_help_runs_as_a_console_script() -> None:
     result = subprocess.run(["lemon", "--help"], capture_output=True, text=True, check=True)
     assert "skill" in result.stdout and "mcp" in result.stdout and "plugins" in result.stdout

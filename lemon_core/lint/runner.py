@@ -48,27 +48,53 @@ class LintResult:
     ok: bool
     errors: tuple[LintIssue, ...] = attrs.field(default=(), converter=tuple)
     warnings: tuple[LintIssue, ...] = attrs.field(default=(), converter=tuple)
+    #: With ``fix``: what was fixed (or, with ``dry_run``, would be); None without ``fix``.
+    fixed: tuple[LintIssue, ...] | None = attrs.field(
+        default=None, converter=attrs.converters.optional(tuple)
+    )
+    #: With ``dry_run``: the unified diff of what would change ('' for nothing).
+    diff: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """``{"path", "ok", "errors": [{"code", "message"}], "warnings": [...]}``."""
-        return attrs.asdict(self)
+        """``{"path", "ok", "errors": [{"code", "message"}], "warnings": [...]}``, plus
+        ``"fixed": [...]`` with ``fix`` and ``"diff"`` with ``dry_run``."""
+        return attrs.asdict(self, filter=lambda field, value: value is not None)
 
 
 def lint_paths(
-    paths: Sequence[Path | str], *, strict: bool = False, standard: bool = False
+    paths: Sequence[Path | str],
+    *,
+    strict: bool = False,
+    standard: bool = False,
+    fix: bool = False,
+    dry_run: bool = False,
 ) -> list[LintResult]:
     """Lint every skill named by ``paths``, in order.
 
     A path may be a skill folder, a SKILL.md file (any case: its folder is linted) or a folder
     of skills (no SKILL.md in it: every non-hidden child folder is linted, sorted by name).
     ``strict`` makes warnings fail a result; ``standard`` applies skills-ref's rules instead.
+    ``fix`` first rewrites what :mod:`lemon_core.lint.fix` can fix safely in each SKILL.md
+    (with ``dry_run``, nothing is written: the result carries the diff, and its issues are
+    those the fixed file would have), then lints what remains.
     """
     results: list[LintResult] = []
     for raw in paths:
         for folder in _targets(Path(raw)):
-            errors, warnings = _lint_one(folder, standard=standard)
+            if not fix:
+                errors, warnings = _lint_one(folder, standard=standard)
+                ok = not errors and not (strict and warnings)
+                results.append(LintResult(str(folder), ok, errors, warnings))
+                continue
+            from lemon_core.lint.fix import fix_skill_md
+
+            outcome = fix_skill_md(folder / "SKILL.md", write=not dry_run)
+            pending = outcome.after if dry_run else None
+            errors, warnings = _lint_one(folder, standard=standard, data=pending)
+            warnings += [outcome.skipped] if outcome.skipped else []
             ok = not errors and not (strict and warnings)
-            results.append(LintResult(str(folder), ok, errors, warnings))
+            results.append(LintResult(str(folder), ok, errors, warnings, outcome.fixes,
+                                      outcome.diff() if dry_run else None))
     return results
 
 
@@ -102,20 +128,21 @@ def _skill_md(folder: Path, *, any_case: bool = False) -> Path | None:
     return None
 
 
-def _lint_one(folder: Path, *, standard: bool) -> Issues:
+def _lint_one(folder: Path, *, standard: bool, data: bytes | None = None) -> Issues:
+    """Lint ``folder``; ``data``, when given, stands for its SKILL.md's content."""
     try:
         if standard:
-            from lemon_core.lint.standard import check_standard
+            from lemon_core.lint.standard_messages import explain_standard
 
-            return [LintIssue(code, msg) for code, msg in check_standard(folder)], []
-        return _lint_lemon(folder)
+            return [LintIssue(code, msg) for code, msg in explain_standard(folder, data)], []
+        return _lint_lemon(folder, data)
     except Exception as exc:  # noqa: BLE001 - one skill must never break the run
         issue = LintIssue("internal_error", f"lemon failed on {folder} ({type(exc).__name__}: "
                           f"{exc}); please report it")
         return [issue], []
 
 
-def _lint_lemon(folder: Path) -> Issues:
+def _lint_lemon(folder: Path, pending: bytes | None = None) -> Issues:
     errors: list[LintIssue] = []
     warnings: list[LintIssue] = []
     try:
@@ -131,7 +158,7 @@ def _lint_lemon(folder: Path) -> Issues:
         lower = _skill_md(folder, any_case=True)
         hint = " (found skill.md: rename it to SKILL.md)" if lower else ""
         return [LintIssue("missing_skill_md", f"no SKILL.md in {folder}{hint}")], []
-    data = _read(skill_md, errors)
+    data = _read(skill_md, errors) if pending is None else pending
     if data is not None:
         _check_content(folder, skill_md, data, errors, warnings)
     return errors, warnings
@@ -252,8 +279,11 @@ def _standard_warnings(
         text = data.decode("utf-8")
         theirs, problem = standard_frontmatter(text)
         if problem and (text.startswith("\ufeff") or not problem.startswith("SKILL.md must")):
-            problem = f"skills-ref rejects this file: {_gist(problem)}"
-            out.append(LintIssue("standard_yaml", problem))
+            from lemon_core.lint.standard_messages import explain
+
+            rule, words = explain("standard_frontmatter", problem, text)
+            out.append(LintIssue("standard_yaml", f"agents that follow the Agent Skills "
+                                 f"standard reject this file ({rule}): {words}"))
     name = frontmatter.get("name")
     if isinstance(name, str) and name.strip():
         name = name.strip()
@@ -278,14 +308,6 @@ def _standard_warnings(
                              "that enforce the standard reject the skill (move client-specific "
                              "data under metadata)"))
     return out
-
-
-def _gist(message: str) -> str:
-    """A multi-line strictyaml message on one line: its unindented lines and the position."""
-    lines = message.splitlines()
-    where = re.findall(r"line (\d+), column (\d+)", message)
-    gist = "; ".join(line for line in lines if line and not line[0].isspace())
-    return gist + (f" (line {where[-1][0]}, column {where[-1][1]})" if where else "")
 
 
 def _folder_name(folder: Path) -> str:

@@ -61,10 +61,11 @@ class Problem(Exception):
     ``not_a_file``), and inside this module for an early exit (the reference then returns
     this single message)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, cause: BaseException | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.cause = cause  # the YAML parser's exception, for lemon's own wording
 
 
 def standard_target(path: PathLike) -> Path:
@@ -108,6 +109,25 @@ def standard_frontmatter(content: str) -> tuple[dict[str, Any] | None, str | Non
         return _parse_frontmatter(content.replace("\r\n", "\n").replace("\r", "\n")), None
     except Problem as fail:
         return None, fail.message
+
+
+def check_content(content: str, skill_dir: Path) -> list[Issue]:
+    """:func:`check_standard` of a folder whose SKILL.md would hold the text ``content``."""
+    try:
+        metadata = _parse_frontmatter(content.replace("\r\n", "\n").replace("\r", "\n"))
+    except Problem as fail:
+        return [(fail.code, fail.message)]
+    return check_metadata(metadata, skill_dir)
+
+
+def frontmatter_problem(content: str) -> Problem | None:
+    """Why skills-ref cannot read the frontmatter of the SKILL.md text ``content``, with the
+    YAML parser's exception as ``cause`` where it has one; None when it can."""
+    try:
+        _parse_frontmatter(content.replace("\r\n", "\n").replace("\r", "\n"))
+    except Problem as fail:
+        return fail
+    return None
 
 
 def _exists(p: Path) -> bool:
@@ -211,7 +231,7 @@ def _load_yaml(text: str) -> Any:
     try:
         return strictyaml.load(text).data
     except strictyaml.YAMLError as exc:
-        raise Problem(bad, f"Invalid YAML in frontmatter: {exc}") from None
+        raise Problem(bad, f"Invalid YAML in frontmatter: {exc}", exc) from None
     except RecursionError:
         raise Problem(bad, "Invalid YAML in frontmatter: nested too deeply") from None
     except Exception as exc:  # noqa: BLE001 - the reference crashes here; lemon reports it
@@ -287,6 +307,6 @@ def _compatibility_messages(raw: Any) -> list[str]:
 
 __all__ = [
     "ALLOWED_FIELDS", "MAX_FILE_BYTES", "MAX_FRONTMATTER_CHARS", "MAX_YAML_INDICATORS",
-    "Problem", "check_metadata", "check_standard", "read_bounded", "standard_frontmatter",
-    "standard_target", "validate_standard",
+    "Problem", "check_content", "check_metadata", "check_standard", "frontmatter_problem",
+    "read_bounded", "standard_frontmatter", "standard_target", "validate_standard",
 ]  # fmt: skip

@@ -1,76 +1,180 @@
-"""Bounded, non-blocking reading of another tool's configuration file.
+"""The safe reader: the only way lemon reads a file, its own or another tool's.
 
-A project directory is untrusted input: its "config file" may be huge, a FIFO, a device or a
-directory, or not UTF-8. :func:`read_text` opens without blocking, reads only regular files,
-never more than ``max_bytes`` (+1 to detect the excess), and reports every problem as a
-:class:`FileProblem` whose message holds no file content.
+A project directory is untrusted input: a file lemon expects may be huge (or a 3 GB sparse
+file), a FIFO, a device (a link to ``/dev/zero`` or ``/dev/stdin``), a socket or a directory,
+or not UTF-8. Every read here:
+
+- opens without blocking (``O_NONBLOCK | O_CLOEXEC``, and ``O_NOFOLLOW`` when the caller asks
+  that the last component not be a symbolic link), so a FIFO or a device never hangs the open;
+- checks with ``fstat`` on the open descriptor that it is a regular file, and reads nothing
+  otherwise;
+- is bounded by what is read, not by ``st_size`` (a size over the cap is refused at once, and
+  reading stops after ``max_bytes + 1`` bytes whatever the size claimed);
+- reports every problem as a :class:`FileProblem` whose message holds no file content.
+
+:func:`read_bytes` and :func:`read_text` read a whole (bounded) file. :func:`read_head` reads
+the first bytes of a file that may be longer; :func:`open_regular` and :func:`read_up_to` are
+the two steps beneath them, for a hot path that reads a file's head in steps (the manifest
+loader).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
 
-#: The largest configuration file lemon reads (4 MiB); larger files are reported, not read.
+#: The largest configuration file lemon reads by default (4 MiB); larger files are reported.
 MAX_FILE_BYTES = 4 * 1024 * 1024
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CHUNK = 1 << 20
 
 
 class FileProblem(Exception):
-    """A file could not be used. ``kind`` is "read", "parse" or "schema"."""
+    """A file could not be used. ``kind`` is "read", "parse" or "schema"; ``code`` a stable
+    name for what went wrong ("missing", "not_a_file", "not_a_folder", "symlink",
+    "too_large", "unreadable", "invalid_utf8", or a parser's own code)."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: str, message: str, code: str | None = None) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
+        self.code = code or {"read": "unreadable", "parse": "invalid", "schema": "invalid"}.get(
+            kind, kind)
 
 
 class TooLarge(FileProblem):
-    """A file larger than the cap; it was not read."""
+    """A file larger than the cap; it was not read (or not beyond the cap)."""
 
     def __init__(self, max_bytes: int) -> None:
-        super().__init__("read", f"too large (over {max_bytes} bytes); not read")
+        super().__init__("read", f"too large (over {max_bytes} bytes); not read", "too_large")
 
 
-def _describe(exc: OSError) -> str:
+class NotRegular(FileProblem):
+    """Not a regular file (a FIFO, device, socket or directory); it was not read."""
+
+    def __init__(self, what: str = "not a regular file") -> None:
+        super().__init__("read", f"{what}; not read", "not_a_file")
+
+
+def describe(exc: OSError) -> str:
+    """A short reason for an OS error, without the path."""
     if isinstance(exc, PermissionError):
         return "permission denied"
     return exc.strerror or type(exc).__name__
 
 
-def read_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes | None:
-    """The file's bytes, or None when it does not exist.
+def _kind_of(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder, not a regular file"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO, not a regular file"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device, not a regular file"
+    if stat.S_ISSOCK(mode):
+        return "a socket, not a regular file"
+    return "not a regular file"
 
-    :raises FileProblem: (kind "read") when it is not a regular file, is larger than
-        ``max_bytes`` ("too large") or cannot be read.
+
+def open_regular(path: Path | str, *, nofollow: bool = False) -> int:
+    """A descriptor of the regular file at ``path``, opened without blocking; the caller
+    closes it.
+
+    :raises OSError: as ``os.open`` does (``FileNotFoundError`` for a missing file,
+        ``OSError`` with ``ELOOP`` for a symbolic link under ``nofollow``).
+    :raises ValueError: for a path holding a NUL character.
+    :raises NotRegular: when it is anything but a regular file (nothing was read).
     """
+    fd = os.open(path, (_OPEN_FLAGS | _NOFOLLOW) if nofollow else _OPEN_FLAGS)
     try:
-        fd = os.open(path, _OPEN_FLAGS)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegular(_kind_of(mode))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_up_to(fd: int, size: int, end: int = -1) -> bytes:
+    """Up to ``size`` bytes from ``fd``; fewer only at the end of the file. ``end``: the file's
+    size when reading from its start, so that a file read whole needs no second read."""
+    chunk = os.read(fd, min(size, _CHUNK))
+    if len(chunk) in (0, size, end):
+        return chunk
+    parts = [chunk]
+    got = len(chunk)
+    while got < size:
+        more = os.read(fd, min(size - got, _CHUNK))
+        if not more:
+            break
+        parts.append(more)
+        got += len(more)
+    return b"".join(parts)
+
+
+def _open(path: Path | str, missing_ok: bool, nofollow: bool) -> int | None:
+    try:
+        return open_regular(path, nofollow=nofollow)
+    except FileNotFoundError:
+        if missing_ok:
+            return None
+        raise FileProblem("read", "does not exist", "missing") from None
+    except NotADirectoryError:
+        raise FileProblem("read", "cannot open the file: a folder on its path is a file",
+                          "not_a_folder") from None
+    except IsADirectoryError:  # some systems refuse to open a directory read-only
+        raise NotRegular(_kind_of(stat.S_IFDIR)) from None
     except OSError as exc:
-        raise FileProblem("read", f"cannot open the file: {_describe(exc)}") from None
+        if exc.errno == errno.ENXIO:  # a socket (or a device with nothing behind it)
+            raise NotRegular("a socket or a device, not a regular file") from None
+        if nofollow and exc.errno == errno.ELOOP:
+            raise FileProblem("read", "a symbolic link; not followed", "symlink") from None
+        raise FileProblem("read", f"cannot open the file: {describe(exc)}") from None
     except ValueError:  # a NUL in the path (an OpenCode {file:} reference, say)
         raise FileProblem("read", "cannot open the file: the path holds a NUL character") from None
+
+
+def read_head(path: Path | str, size: int, *, missing_ok: bool = True,
+              nofollow: bool = False) -> bytes | None:
+    """The first ``size`` bytes of the regular file at ``path`` (all of it when shorter), or
+    None when it does not exist (``missing_ok``). Ask for one byte more than you accept to
+    tell that a file is larger.
+
+    :raises FileProblem: (kind "read") when it is not a regular file or cannot be read.
+    """
+    fd = _open(path, missing_ok, nofollow)
+    if fd is None:
+        return None
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise FileProblem("read", "not a regular file; not read")
-        if info.st_size > max_bytes:
-            raise TooLarge(max_bytes)
-        chunks: list[bytes] = []
-        remaining = max_bytes + 1
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        data = b"".join(chunks)
+        return read_up_to(fd, size)
     except OSError as exc:
-        raise FileProblem("read", f"cannot read the file: {_describe(exc)}") from None
+        raise FileProblem("read", f"cannot read the file: {describe(exc)}") from None
+    finally:
+        os.close(fd)
+
+
+def read_bytes(path: Path | str, max_bytes: int = MAX_FILE_BYTES, *, missing_ok: bool = True,
+               nofollow: bool = False) -> bytes | None:
+    """The file's bytes, or None when it does not exist (with ``missing_ok``; otherwise a
+    missing file is a problem with code "missing").
+
+    :raises FileProblem: (kind "read") when it is not a regular file, is larger than
+        ``max_bytes`` (:class:`TooLarge`) or cannot be read.
+    """
+    fd = _open(path, missing_ok, nofollow)
+    if fd is None:
+        return None
+    try:
+        size = os.fstat(fd).st_size
+        if size > max_bytes:
+            raise TooLarge(max_bytes)
+        data = read_up_to(fd, max_bytes + 1, size)
+    except OSError as exc:
+        raise FileProblem("read", f"cannot read the file: {describe(exc)}") from None
     finally:
         os.close(fd)
     if len(data) > max_bytes:
@@ -78,18 +182,35 @@ def read_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes | None:
     return data
 
 
-def read_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str | None:
+def decode_utf8(data: bytes) -> str:
+    """``data`` as UTF-8 (a leading BOM dropped). Raises :class:`FileProblem` ("parse",
+    code "invalid_utf8") naming only the offset of the first bad byte."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise FileProblem("parse", f"not valid UTF-8 (byte {exc.start})", "invalid_utf8") from None
+
+
+def read_text(path: Path | str, max_bytes: int = MAX_FILE_BYTES, *, missing_ok: bool = True,
+              nofollow: bool = False) -> str | None:
     """The file decoded as UTF-8 (a leading BOM dropped), or None when it does not exist.
 
     :raises FileProblem: as :func:`read_bytes`; kind "parse" when it is not valid UTF-8.
     """
-    data = read_bytes(path, max_bytes)
-    if data is None:
-        return None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise FileProblem("parse", f"not valid UTF-8 (byte {exc.start})") from None
+    data = read_bytes(path, max_bytes, missing_ok=missing_ok, nofollow=nofollow)
+    return None if data is None else decode_utf8(data)
 
 
-__all__ = ["MAX_FILE_BYTES", "FileProblem", "TooLarge", "read_bytes", "read_text"]
+__all__ = [
+    "MAX_FILE_BYTES",
+    "FileProblem",
+    "NotRegular",
+    "TooLarge",
+    "decode_utf8",
+    "describe",
+    "open_regular",
+    "read_bytes",
+    "read_head",
+    "read_text",
+    "read_up_to",
+]

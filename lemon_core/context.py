@@ -53,7 +53,15 @@ class LemonContext:
         """The context of this process: its environment, ``$HOME`` and working directory."""
         environ = dict(os.environ if env is None else env)
         home = environ.get("HOME") or environ.get("USERPROFILE") or str(Path.home())
-        return cls(cwd=Path(cwd) if cwd is not None else Path.cwd(), home=Path(home), env=environ)
+        if cwd is None:
+            try:
+                cwd = Path.cwd()
+            except FileNotFoundError:  # the process's folder was deleted under it
+                from lemon_core.errors import LemonError
+
+                raise LemonError("the current directory no longer exists; cd to an existing "
+                                 "folder or pass --cwd DIR") from None
+        return cls(cwd=Path(cwd), home=Path(home), env=environ)
 
     def evolve(self, **changes: object) -> LemonContext:
         """A copy with some fields replaced (``ctx.evolve(cwd=other)``)."""

@@ -24,6 +24,21 @@ class NotFoundError(LemonError):
     """A named thing (a skill, a server, a plugin) does not exist where it was looked for."""
 
 
+class InvalidSkillError(NotFoundError):
+    """A skill folder exists under that key but its SKILL.md failed to load.
+
+    ``diagnostics`` holds what went wrong (``lemon_core.models.Diagnostic`` records), ``path``
+    the SKILL.md. It is a :class:`NotFoundError`: no loadable skill has the key.
+    """
+
+    def __init__(self, message: str, *, key: str, path: str,
+                 diagnostics: tuple[object, ...] = ()) -> None:
+        super().__init__(message)
+        self.key = key
+        self.path = path
+        self.diagnostics = diagnostics
+
+
 class ConfigError(LemonError):
     """A configuration file is unreadable, malformed or fails validation."""
 
@@ -43,6 +58,7 @@ class BusyError(LemonError):
 __all__ = [
     "BusyError",
     "ConfigError",
+    "InvalidSkillError",
     "LemonError",
     "ManifestError",
     "NotFoundError",

@@ -39,7 +39,9 @@ def _print_version(value: bool) -> None:
     if value:
         from lemon_core import __version__
 
-        typer.echo(f"lemon {__version__}")
+        from lemon_core.cli.output import say
+
+        say(f"lemon {__version__}")
         raise typer.Exit()
 
 
@@ -114,6 +116,8 @@ def main(argv: list[str] | None = None) -> None:
             raise
         if isinstance(exc, LemonError):
             _fail(str(exc), exc.exit_code)
+        if exc.filename is None and _cwd_is_gone():
+            _fail(CWD_GONE, 1)
         where = f"{exc.filename}: " if exc.filename is not None else ""
         _fail(f"{where}{exc.strerror or exc}", 1)  # an I/O failure no library call expected
     if isinstance(code, int) and code:  # ``typer.Exit(1)`` or ``ctx.exit(1)``
@@ -134,9 +138,24 @@ def _click_errors() -> tuple[type[Exception], type[Exception], type[Exception]]:
     return usage, base, no_args or _Never
 
 
+#: What a command run in a deleted folder says (``os.getcwd()`` fails with a bare ENOENT).
+CWD_GONE = ("the current directory no longer exists; cd to an existing folder or pass "
+            "--cwd DIR")
+
+
+def _cwd_is_gone() -> bool:
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    return False
+
+
 def _fail(message: str, code: int) -> None:
-    print("lemon: " + " ".join(message.split()), file=sys.stderr)
-    sys.exit(code)
+    """One escaped line on stderr (``lemon: MESSAGE``), then exit ``code``."""
+    from lemon_core.cli.output import fail
+
+    fail(message, code)
 
 
 def _tolerant_stdout() -> None:
@@ -170,7 +189,9 @@ def console() -> None:
     except SystemExit as exc:
         code = exc.code
     if isinstance(code, str):
-        print(code, file=sys.stderr)
+        from lemon_core.cli.output import say
+
+        say(code, err=True)
         code = 1
     try:
         sys.stdout.flush()

@@ -21,18 +21,18 @@ def list_plugins(
 ) -> None:
     """List every loaded plugin: qualified name, group, entry point, distribution, version,
     hooks. Honours LEMON_DISABLE_PLUGINS and LEMON_BUILTIN_PLUGINS_ONLY."""
-    from lemon_core.cli.output import emit_json, table
+    from lemon_core.cli.output import emit_json, say, table, warn
     from lemon_core.plugins import load_plugins
 
     plugins = load_plugins()
     for warning in plugins.warnings:
-        typer.echo(f"lemon: warning: {warning}", err=True)
+        warn(warning)
     infos = plugins.infos
     if as_json:
         emit_json({"plugins": [info.to_json() for info in infos]})
         return
     if not infos:
-        typer.echo("No plugins are loaded.")
+        say("No plugins are loaded.")
         return
     rows = [
         [
@@ -45,4 +45,4 @@ def list_plugins(
         ]
         for info in infos
     ]
-    typer.echo(table(rows, HEADERS))
+    say(table(rows, HEADERS))

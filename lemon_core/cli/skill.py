@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -29,8 +28,10 @@ def _ctx(cwd: Optional[Path]) -> Any:
 
 
 def _warn_diagnostics(diagnostics: Any) -> None:
+    from lemon_core.cli.output import diagnostic
+
     for d in diagnostics:
-        print(f"lemon: {d.severity}: {d.path}: {d.message} [{d.code}]", file=sys.stderr)
+        diagnostic(d)
 
 
 @app.command("list", short_help="List every skill and its state.")
@@ -39,37 +40,48 @@ def list_command(
     global_only: bool = typer.Option(False, "--global", help="List the global scope alone."),
     as_json: bool = JSON,
 ) -> None:
-    """List every discovered skill with its state; skills that failed to load are reported."""
+    """List every discovered skill with its state; a skill that failed to load is a row in
+    state invalid with its reason (the full diagnostic goes to stderr)."""
     from lemon_core.catalog.serialize import entry_view
-    from lemon_core.cli.output import emit_json, one_line, table
+    from lemon_core.cli.output import emit_json, one_line, say, table
     from lemon_core.skills.api import list_skills
 
     listing = list_skills(_ctx(cwd), scope="global" if global_only else "all", persistent=True)
     if as_json:
+        key_of = listing.key_of
         emit_json({
             "skills": [entry_view(i.entry, i.status, i.scope) for i in listing.skills],
             "diagnostics": [
-                {"path": d.path, "severity": d.severity, "code": d.code, "message": d.message}
+                {"path": d.path, "severity": d.severity, "code": d.code, "message": d.message,
+                 "key": key_of(d)}
                 for d in listing.diagnostics
             ],
         })
         return
-    if listing.skills:
-        rows = [[i.entry.key, i.status.state, i.scope + (" (hidden)" if i.entry.hidden else ""),
-                 one_line(i.entry.description, 60)] for i in listing.skills]
-        typer.echo(table(rows, ["KEY", "STATE", "SCOPE", "DESCRIPTION"]))
+    rows = [(i.entry.key, 0, [i.entry.key, i.status.state,
+                              i.scope + (" (hidden)" if i.entry.hidden else ""),
+                              one_line(i.entry.description, 60)]) for i in listing.skills]
+    rows += [(i.key, 1, [i.key, "invalid", i.scope, one_line(i.reason, 60)])
+             for i in listing.invalid]
+    if rows:
+        rows.sort(key=lambda row: row[:2])  # stable: a failed copy after the key's winner
+        say(table([row[2] for row in rows], ["KEY", "STATE", "SCOPE", "DESCRIPTION"]))
     else:
-        typer.echo("No skills found.")
+        say("No skills found.")
     _warn_diagnostics(listing.diagnostics)
 
 
 def _find(key: str, cwd: Optional[Path]) -> tuple[Any, ListedSkill]:
     from lemon_core.errors import NotFoundError
-    from lemon_core.skills.api import list_skills
+    from lemon_core.skills.api import invalid_skill_error, list_skills
 
     ctx = _ctx(cwd)
-    item = list_skills(ctx, persistent=True).get(key)
+    listing = list_skills(ctx, persistent=True)
+    item = listing.get(key)
     if item is None:
+        failed = listing.get_invalid(key)
+        if failed is not None:
+            raise invalid_skill_error(failed)
         raise NotFoundError(f"no skill with key {key!r} is discovered from {ctx.cwd}; run "
                             f"'lemon skill list' to see the keys")
     return ctx, item
@@ -93,7 +105,7 @@ def _skill_files(directory: Path) -> list[str]:
 def inspect_command(key: str = KEY, cwd: Optional[Path] = CWD, as_json: bool = JSON) -> None:
     """Show one skill: its entry, manifest, provenance and files."""
     from lemon_core.catalog.serialize import entry_view, manifest_view
-    from lemon_core.cli.output import emit_json
+    from lemon_core.cli.output import emit_json, say_lines
     from lemon_core.skills.api import lock_record
 
     ctx, item = _find(key, cwd)
@@ -133,7 +145,7 @@ def inspect_command(key: str = KEY, cwd: Optional[Path] = CWD, as_json: bool = J
                      f"{record.get('source_id') or ''}".rstrip())
     lines.append(f"  files:        {len(view['files'])}")
     lines.extend(f"    {name}" for name in view["files"])
-    typer.echo("\n".join(lines))
+    say_lines(lines)
 
 
 @app.command("check", short_help="Check whether a skill is ready to use.")
@@ -146,7 +158,7 @@ def check_command(
 ) -> None:
     """Check whether a skill is ready: platform, binaries, environment, tools."""
     from lemon_core.catalog.serialize import status_view
-    from lemon_core.cli.output import emit_json
+    from lemon_core.cli.output import emit_json, say_lines
     from lemon_core.skills.api import skill_status
 
     ctx = _ctx(cwd)
@@ -168,11 +180,11 @@ def check_command(
         outcome = "passed" if result["passed"] else "failed"
         detail = result.get("error") or f"exit code {result['exit_code']}"
         lines.append(f"  verification {outcome} ({detail})")
-    typer.echo("\n".join(lines))
+    say_lines(lines)
 
 
 def _switch(key: str, cwd: Optional[Path], local: bool, enabled: bool, as_json: bool) -> None:
-    from lemon_core.cli.output import emit_json
+    from lemon_core.cli.output import emit_json, say, warn
     from lemon_core.skills.api import disable_skill, enable_skill, skill_status
 
     ctx = _ctx(cwd)
@@ -182,11 +194,11 @@ def _switch(key: str, cwd: Optional[Path], local: bool, enabled: bool, as_json: 
     if as_json:
         emit_json({"key": key, "disabled": disabled, "file": str(path)})
     else:
-        typer.echo(f"{'Enabled' if enabled else 'Disabled'} {key} in {path}")
+        say(f"{'Enabled' if enabled else 'Disabled'} {key} in {path}")
     if disabled == enabled:  # a global change the project's own state overrides
-        print(f"lemon: note: {key} is still {'disabled' if disabled else 'enabled'} here: "
-              f"the project's .lemon/skills.json decides for this project; use --local to "
-              f"change it", file=sys.stderr)
+        warn(f"{key} is still {'disabled' if disabled else 'enabled'} here: the project's "
+             f".lemon/skills.json decides for this project; use --local to change it",
+             label="note")
 
 
 LOCAL = typer.Option(False, "--local", help="Change the project's settings, not the global.")
@@ -215,20 +227,32 @@ def lint_command(
     standard: bool = typer.Option(False, "--standard",
                                   help="Apply the Agent Skills standard exactly as its "
                                        "reference validator (skills-ref) does."),
+    fix: bool = typer.Option(False, "--fix", help="First rewrite what can be fixed safely "
+                             "(BOM, CRLF, a multi-line description, an unquoted ': ', flow "
+                             "lists), then lint what remains."),
+    diff: bool = typer.Option(False, "--diff", help="With --fix: print what would change as "
+                              "a unified diff, write nothing (exit 1 if anything would)."),
     as_json: bool = JSON,
 ) -> None:
     """Check skills against lemon's rules (or the Agent Skills standard); exit 1 on errors."""
-    from lemon_core.cli.output import emit_json
+    from lemon_core.cli.output import emit_json, say
     from lemon_core.lint.runner import lint_paths, results_to_json
 
-    results = lint_paths(paths, strict=strict, standard=standard)
+    if diff and not fix:
+        raise typer.BadParameter("--diff shows what --fix would change; use --fix --diff",
+                                 param_hint="'--diff'")
+    results = lint_paths(paths, strict=strict, standard=standard, fix=fix, dry_run=diff)
     if as_json:
         emit_json(results_to_json(results))
     else:
+        verb = "would fix" if diff else "fixed"
         for r in results:
-            typer.echo(f"{'ok  ' if r.ok else 'FAIL'} {r.path}")
-            for label, issues in (("error", r.errors), ("warning", r.warnings)):
+            say(f"{'ok  ' if r.ok else 'FAIL'} {r.path}")
+            for label, issues in ((verb, r.fixed or ()), ("error", r.errors),
+                                  ("warning", r.warnings)):
                 for issue in issues:
-                    typer.echo(f"  {label}: {' '.join(issue.message.split())} [{issue.code}]")
-    if not all(r.ok for r in results):
+                    say(f"  {label}: {' '.join(issue.message.split())} [{issue.code}]")
+            if r.diff:
+                say(*r.diff.splitlines())
+    if not all(r.ok for r in results) or (diff and any(r.fixed for r in results)):
         raise typer.Exit(1)

@@ -6,6 +6,7 @@ process's environment) and ``cwd`` (the project directory; default the context's
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -15,8 +16,9 @@ import attrs
 
 from lemon_core.catalog.roots import is_project_dir, skill_roots
 from lemon_core.catalog.snapshot import Catalog, CatalogSnapshot
+from lemon_core.catalog.walk import SKILL_FILE
 from lemon_core.context import LemonContext
-from lemon_core.errors import NotFoundError, UsageError
+from lemon_core.errors import InvalidSkillError, NotFoundError, UsageError
 from lemon_core.models import Diagnostic, SkillEntry, SkillStatus
 from lemon_core.state.lockfile import lockfile_path, read_lock_records
 from lemon_core.state.readiness import compute_status
@@ -27,6 +29,7 @@ from lemon_core.state.settings import (
     set_enabled,
     settings_path,
 )
+from lemon_core.text import unsafe_reason
 
 ScopeFilter = Literal["all", "global", "project"]
 
@@ -47,18 +50,62 @@ class ListedSkill:
 
 
 @attrs.frozen
+class InvalidSkill:
+    """A skill folder whose ``SKILL.md`` failed to load: never offered as a skill, but shown
+    (``lemon skill list`` state ``invalid``) with why. ``diagnostics`` start with its errors."""
+
+    key: str
+    scope: str
+    dir: str
+    path: str
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def error(self) -> Diagnostic | None:
+        return next((d for d in self.diagnostics if d.severity == "error"), None)
+
+    @property
+    def reason(self) -> str:
+        """The first error's message (what the listing shows)."""
+        first = self.error or (self.diagnostics[0] if self.diagnostics else None)
+        return first.message if first is not None else "failed to load"
+
+
+@attrs.frozen
 class SkillListing:
+    """Every loaded skill, every failed one (``invalid``) and every diagnostic.
+
+    ``diagnostic_keys`` maps a diagnostic's path to the key of the skill it is about (a
+    SKILL.md or a skill folder); :meth:`key_of` reads it.
+    """
+
     skills: tuple[ListedSkill, ...]
     diagnostics: tuple[Diagnostic, ...]
+    invalid: tuple[InvalidSkill, ...] = ()
+    diagnostic_keys: Mapping[str, str] = attrs.field(factory=dict, repr=False)
 
     def get(self, key: str) -> ListedSkill | None:
         return next((item for item in self.skills if item.entry.key == key), None)
 
+    def get_invalid(self, key: str) -> InvalidSkill | None:
+        """The failed copy of ``key`` that comes first in precedence, or None."""
+        return next((item for item in self.invalid if item.key == key), None)
+
+    def key_of(self, diagnostic: Diagnostic) -> str | None:
+        """The key of the skill ``diagnostic`` is about, or None (a root, a settings file)."""
+        return self.diagnostic_keys.get(diagnostic.path)
+
 
 def _context(ctx: LemonContext | None, cwd: str | Path | None) -> LemonContext:
     if ctx is None:
-        return LemonContext.from_environment(cwd)
-    return ctx.evolve(cwd=Path(cwd)) if cwd is not None else ctx
+        ctx = LemonContext.from_environment(cwd)
+    elif cwd is not None:
+        ctx = ctx.evolve(cwd=Path(cwd))
+    if not ctx.cwd.is_dir():  # one stat: a deleted or mistyped project would list nothing
+        what = "does not exist" if not ctx.cwd.exists() else "is not a folder"
+        raise UsageError(f"the project directory {ctx.cwd} {what}; pass an existing folder "
+                         f"as the cwd (--cwd DIR)")
+    return ctx
 
 
 def _aux_files(ctx: LemonContext) -> tuple[Path, ...]:
@@ -183,14 +230,79 @@ def _listing(ctx: LemonContext, snapshot: CatalogSnapshot,
             for entry in snapshot.entries
         )
         derived["listing"] = (snapshot, inputs, skills)
-    return SkillListing(skills, snapshot.diagnostics + state.diagnostics)
+    invalid, keys = _failed(snapshot, derived)
+    return SkillListing(skills, snapshot.diagnostics + state.diagnostics, invalid, keys)
+
+
+def _failed(snapshot: CatalogSnapshot, derived: dict[str, Any]
+            ) -> tuple[tuple[InvalidSkill, ...], dict[str, str]]:
+    """:func:`_invalid_skills` of ``snapshot``, computed once per snapshot."""
+    failed = derived.get("invalid")
+    if failed is None or failed[0] is not snapshot:
+        failed = derived["invalid"] = (snapshot, *_invalid_skills(snapshot))
+    return failed[1], failed[2]
+
+
+def _invalid_skills(snapshot: CatalogSnapshot
+                    ) -> tuple[tuple[InvalidSkill, ...], dict[str, str]]:
+    """The skill folders that failed to load (in precedence order), and which key each
+    skill-related diagnostic path belongs to.
+
+    A failed skill is a SKILL.md the loader rejected, or a walk error about a folder's own
+    ``SKILL.md`` (not a regular file, a link leading elsewhere…) whose folder name is a key.
+    """
+    keys: dict[str, str] = {}
+    invalid: list[InvalidSkill] = []
+    for parsed in snapshot.parsed:
+        found = parsed.found
+        if parsed.diagnostics:
+            keys[found.skill_md] = keys[found.dir] = found.key
+        if parsed.manifest is None:
+            errors = sorted(parsed.diagnostics, key=lambda d: d.severity != "error")
+            invalid.append(InvalidSkill(found.key, found.root.scope, found.dir,
+                                        found.skill_md, tuple(errors)))
+    for diagnostic in snapshot.walk_diagnostics:
+        folder, name = os.path.split(diagnostic.path)
+        key = os.path.basename(folder)
+        if (diagnostic.severity == "error" and name == SKILL_FILE and key
+                and unsafe_reason(key) is None and folder not in keys):
+            root = next((r for r in snapshot.roots
+                         if folder.startswith(str(r.path) + os.sep)), None)
+            keys[diagnostic.path] = keys[folder] = key
+            invalid.append(InvalidSkill(key, root.scope if root else "project", folder,
+                                        diagnostic.path, (diagnostic,)))
+    return tuple(invalid), keys
 
 
 def get_skill(key: str, ctx: LemonContext | None = None, *,
               cwd: str | Path | None = None, persistent: bool = False) -> SkillEntry | None:
-    """The entry that wins ``key``, or None."""
+    """The entry that wins ``key``, or None when no folder has that key.
+
+    Raises :class:`~lemon_core.errors.InvalidSkillError` (a ``NotFoundError``) when the key's
+    only folders hold a SKILL.md that failed to load: it says where and why.
+    """
     ctx = _context(ctx, cwd)
-    return catalog_for(ctx, persistent=persistent).snapshot().by_key().get(key)
+    catalog = catalog_for(ctx, persistent=persistent)
+    snapshot = catalog.snapshot()
+    entry = snapshot.by_key().get(key)
+    if entry is None:
+        failed = next((i for i in _failed(snapshot, catalog.derived)[0] if i.key == key), None)
+        if failed is not None:
+            raise invalid_skill_error(failed)
+    return entry
+
+
+def invalid_skill_error(failed: InvalidSkill) -> InvalidSkillError:
+    """The error for asking after a skill that failed to load: its path, reason and code."""
+    first = failed.error or (failed.diagnostics[0] if failed.diagnostics else None)
+    detail = f"{first.message} [{first.code}]" if first is not None else "failed to load"
+    more = len([d for d in failed.diagnostics if d.severity == "error"]) - 1
+    extra = f" (and {more} more error{'s' if more > 1 else ''})" if more > 0 else ""
+    return InvalidSkillError(
+        f"skill {failed.key!r} failed to load: {failed.path}: {detail}{extra}; fix it "
+        f"(run 'lemon skill lint {failed.dir}' to see every problem)",
+        key=failed.key, path=failed.path, diagnostics=failed.diagnostics,
+    )
 
 
 def _require(key: str, ctx: LemonContext, persistent: bool = False) -> SkillEntry:
@@ -261,6 +373,7 @@ def refresh(ctx: LemonContext | None = None, *, cwd: str | Path | None = None) -
 
 
 __all__ = [
-    "ListedSkill", "SkillListing", "catalog_for", "disable_skill", "enable_skill",
-    "get_skill", "list_skills", "lock_record", "refresh", "skill_status",
+    "InvalidSkill", "ListedSkill", "SkillListing", "catalog_for", "disable_skill",
+    "enable_skill", "get_skill", "invalid_skill_error", "list_skills", "lock_record", "refresh",
+    "skill_status",
 ]

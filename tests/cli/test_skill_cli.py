@@ -49,7 +49,8 @@ def test_list_json_contract(env, capsys) -> None:
                     "tags": ["t1"], "keywords": ["k1"], "category": "dev/tools"}
     [diag] = [d for d in data["diagnostics"] if d["severity"] == "error"]
     assert diag["path"].endswith("gamma/SKILL.md") and set(diag) == {
-        "path", "severity", "code", "message"}
+        "path", "severity", "code", "message", "key"}
+    assert diag["key"] == "gamma"
 
 
 def test_list_global_only_and_human_output(env, capsys) -> None:
@@ -174,3 +175,51 @@ def test_home_has_no_project_state(env, capsys) -> None:
     code, _, err = run_cli(capsys, "skill", "disable", "alpha", "--local", "--cwd", str(home))
     assert code == 2 and "never a project" in err
     assert (home / ".lemon" / "skills.json").read_text() == '{"disabled": ["alpha"]}'
+
+
+def test_a_failed_skill_is_a_row_of_the_listing(env, capsys) -> None:
+    code, out, err = run_cli(capsys, "skill", "list", "--cwd", str(env["project"]))
+    assert code == 0
+    rows = {line.split()[0]: line for line in out.splitlines()[1:]}
+    assert list(rows) == ["alpha", "beta", "gamma"]  # sorted, the failed one among them
+    assert rows["gamma"].split()[1:3] == ["invalid", "project"]
+    assert "description must be text" in rows["gamma"]  # its reason, in the table
+    [line] = [line for line in err.splitlines() if "gamma" in line]  # the full one, once
+    assert line.startswith("lemon: error: ") and line.endswith("[wrong_type]")
+
+
+def test_a_failed_copy_is_listed_after_the_copy_that_wins(env, capsys) -> None:
+    write_skill(env["project"] / ".lemon" / "skill", "alpha", "description: [x]\n")
+    code, out, _ = run_cli(capsys, "skill", "list", "--cwd", str(env["project"]))
+    assert code == 0
+    alpha = [line.split()[:3] for line in out.splitlines() if line.startswith("alpha ")]
+    assert alpha == [["alpha", "active", "project"], ["alpha", "invalid", "project"]]
+
+
+@pytest.mark.parametrize("command", ["inspect", "check"])
+@pytest.mark.parametrize("as_json", [False, True])
+def test_inspect_and_check_of_a_failed_skill_say_why(env, capsys, command, as_json) -> None:
+    argv = ["skill", command, "gamma", "--cwd", str(env["project"])] + (["--json"] * as_json)
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 1 and out == "" and err.count("\n") == 1
+    skill_md = env["project"] / ".agents" / "skills" / "gamma" / "SKILL.md"
+    assert err.startswith("lemon: skill 'gamma' failed to load: ")
+    assert str(skill_md) in err and "description must be text" in err
+    assert "[wrong_type]" in err and "lemon skill lint" in err
+    assert "is discovered" not in err
+
+
+def test_a_deleted_working_directory_is_a_clear_error(tmp_path: Path) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = ("import os, sys\nos.chdir(sys.argv[1]); os.rmdir(sys.argv[1])\n"
+              "from lemon_core.cli import console\nsys.argv[1:] = sys.argv[2:]\nconsole()\n")
+    repo = Path(__file__).resolve().parents[2]
+    for argv in (["skill", "list"], ["skill", "inspect", "x"], ["mcp", "list"]):
+        gone.mkdir(exist_ok=True)
+        done = subprocess.run([sys.executable, "-c", script, str(gone), *argv],
+                              capture_output=True, text=True, timeout=60, check=False,
+                              env={**os.environ, "PYTHONPATH": str(repo)})
+        assert done.returncode == 1, (argv, done.stderr)
+        assert done.stderr == ("lemon: the current directory no longer exists; cd to an "
+                               "existing folder or pass --cwd DIR\n"), argv

@@ -126,3 +126,61 @@ def test_refresh_forces_every_catalog_of_those_roots(tree, home: Path, monkeypat
     assert skills.get("written-just-now", tree) is not None
     assert skills.list(tree, scope="global").get("written-just-now") is not None
     assert skills.list(tree, persistent=True).get("written-just-now") is not None
+
+
+def test_a_failed_skill_is_listed_as_invalid_with_its_key(tree, project: Path) -> None:
+    listing = skills.list(tree)
+    [failed] = listing.invalid
+    skill_md = str(project / ".agents" / "skills" / "broken" / "SKILL.md")
+    assert (failed.key, failed.scope, failed.path) == ("broken", "project", skill_md)
+    assert failed.error.code == "wrong_type" and "version must be text" in failed.reason
+    assert listing.get("broken") is None and listing.get_invalid("broken") is failed
+    [problem] = [d for d in listing.diagnostics if d.severity == "error"]
+    assert listing.key_of(problem) == "broken"
+    assert listing.get_invalid("shared") is None
+
+
+def test_a_failed_skill_survives_the_persistent_cache(tree) -> None:
+    first = skills.list(tree, persistent=True)
+    from lemon_core.skills import api
+
+    api._catalogs.clear()  # a new process: the listing comes from the cache file
+    second = skills.list(tree, persistent=True)
+    assert second.invalid == first.invalid and [i.key for i in second.invalid] == ["broken"]
+
+
+def test_asking_for_a_failed_skill_says_it_failed_and_why(tree, project: Path) -> None:
+    from lemon_core.errors import InvalidSkillError
+
+    skill_md = str(project / ".agents" / "skills" / "broken" / "SKILL.md")
+    for call in (skills.get, skills.status, skills.lock_record, skills.disable):
+        with pytest.raises(InvalidSkillError) as caught:
+            call("broken", tree)
+        error = caught.value
+        assert isinstance(error, NotFoundError) and error.key == "broken"
+        assert error.path == skill_md and error.diagnostics[0].code == "wrong_type"
+        assert "failed to load" in str(error) and skill_md in str(error)
+        assert "version must be text" in str(error)
+    assert skills.get("nope", tree) is None  # a key no folder has is still just absent
+
+
+def test_a_skill_md_that_is_not_a_file_is_a_failed_skill(tree, project: Path) -> None:
+    (project / ".agents" / "skills" / "folder-md" / "SKILL.md").mkdir(parents=True)
+    [failed] = [i for i in skills.list(tree, refresh=True).invalid if i.key == "folder-md"]
+    assert failed.error.code == "not_a_file"
+
+
+def test_a_nonexistent_or_deleted_cwd_is_an_error(tree, tmp_path: Path, monkeypatch) -> None:
+    from lemon_core.context import LemonContext
+    from lemon_core.errors import LemonError
+
+    with pytest.raises(LemonError, match="does not exist"):
+        skills.list(tree, cwd=tmp_path / "missing")
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    with pytest.raises(LemonError, match="the current directory no longer exists; cd to"):
+        LemonContext.from_environment()
+    with pytest.raises(LemonError, match="no longer exists"):
+        skills.list()

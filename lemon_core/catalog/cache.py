@@ -1,18 +1,33 @@
 """A catalog snapshot persisted between processes, in the user's cache directory.
 
 So a second ``lemon skill list`` on an unchanged tree parses no frontmatter: it loads the
-snapshot, stats the recorded paths, and uses it when nothing changed. The file is untrusted
-input: any mismatch in version, roots or shape discards it and the catalog is rebuilt.
+snapshot, stats the recorded paths, and uses it when nothing changed.
+
+The cache makes lemon faster, never different: whatever the file holds, every command's output
+equals that of a cold scan of the same tree. The file is trusted for nothing. It is read with
+the bounded safe reader, and it is parsed only when its MAC verifies
+(:mod:`~lemon_core.catalog.cache_folder`): any other file (forged, edited, truncated, a FIFO, a
+link to a device) is ignored, the catalog is rebuilt cold and the file rewritten. A sealed file
+is then still checked for version, roots, shape and the cheap invariants of a walk, and used only
+while every path it was built from is unchanged.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lemon_core import __version__
+from lemon_core.catalog.cache_folder import (
+    ensure_key,
+    private_dir,
+    read_key,
+    seal,
+    unseal,
+)
 from lemon_core.catalog.roots import SkillRoot
 from lemon_core.catalog.serialize import (
     CacheFormatError,
@@ -20,12 +35,17 @@ from lemon_core.catalog.serialize import (
     manifest_to_data,
 )
 from lemon_core.catalog.snapshot import CatalogSnapshot, ParsedSkill, paused_gc
-from lemon_core.catalog.walk import FoundSkill
-from lemon_core.fsio import atomic_write_bytes
+from lemon_core.catalog.walk import SKILL_FILE, FoundSkill
+from lemon_core.fsio import FileProblem, atomic_write_bytes, read_bytes
 from lemon_core.models import Diagnostic
 
+if TYPE_CHECKING:
+    from lemon_core.context import LemonContext
+
 #: Bump when the cached shape or the parser's output changes.
-CACHE_FORMAT = 4
+CACHE_FORMAT = 5
+#: The first bytes of a catalog cache file, before its MAC.
+MAGIC = b"lemon-catalog-cache"
 MAX_CACHE_BYTES = 512 * 1024 * 1024
 
 
@@ -74,16 +94,43 @@ class CacheStore:
     def __init__(self, cache_dir: Path) -> None:
         self.cache_dir = cache_dir
 
+    @classmethod
+    def for_context(cls, ctx: LemonContext) -> CacheStore | None:
+        """The store of ``ctx.cache_dir``, or None when lemon must not use it: a relative cache
+        folder, or one below a home that has a problem (nothing below it is read or written)."""
+        cache_dir = ctx.cache_dir
+        if not cache_dir.is_absolute():
+            return None
+        if getattr(ctx, "home_problem", None) is not None:
+            override = ctx.getenv("LEMON_CACHE_DIR")
+            if override is not None and not Path(override).is_absolute():
+                return None  # "~/…" or relative: it would land below the unusable home or cwd
+            if override is None and ctx.home.is_absolute() and cache_dir.is_relative_to(ctx.home):
+                return None
+        return cls(cache_dir)
+
     def load(self, roots: tuple[SkillRoot, ...], aux_files: tuple[Path, ...]
              ) -> CatalogSnapshot | None:
+        """The sealed snapshot for ``roots``, or None (missing, unsealed, foreign, stale shape:
+        rebuild). Never raises, never blocks, never reads more than :data:`MAX_CACHE_BYTES`."""
         path = cache_file(self.cache_dir, roots)
+        if not (private_dir(self.cache_dir) and private_dir(path.parent)):
+            return None
+        key = read_key(self.cache_dir)
+        if key is None:
+            return None
         try:
-            if path.stat().st_size > MAX_CACHE_BYTES:
-                return None
+            data = read_bytes(path, MAX_CACHE_BYTES)
+        except FileProblem:
+            return None
+        payload = None if data is None else unseal(key, MAGIC, data)
+        if payload is None:
+            return None
+        try:
             with paused_gc():
-                return self._decode(json.loads(path.read_bytes()), roots, aux_files)
-        except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
-            return None  # missing, corrupt or foreign: rebuild
+                return self._decode(json.loads(payload), roots, aux_files)
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
+            return None  # sealed but of another shape (a lemon of the same version cannot)
 
     def _decode(self, doc: Any, roots: tuple[SkillRoot, ...], aux_files: tuple[Path, ...]
                 ) -> CatalogSnapshot | None:
@@ -95,11 +142,17 @@ class CacheStore:
         if [a[0] for a in aux] != [str(p) for p in aux_files]:
             return None
         parsed = []
+        prefixes = [str(root.path) + os.sep for root in roots]
         for row in doc["skills"]:  # one flat row per SKILL.md: see _row
             key, root_index, folder, skill_md, mtime, size, inode, manifest, diagnostics = row
             if not (type(key) is str and type(folder) is str and type(skill_md) is str
                     and type(root_index) is int and root_index >= 0 and type(mtime) is int
                     and type(size) is int and type(inode) is int):
+                raise CacheFormatError("skill row")
+            # What a walk guarantees: the key is the folder's name, the folder is below its
+            # root, the SKILL.md is in the folder.
+            if (os.path.basename(folder) != key or not folder.startswith(prefixes[root_index])
+                    or skill_md != os.path.join(folder, SKILL_FILE)):
                 raise CacheFormatError("skill row")
             found = FoundSkill(key, roots[root_index], folder, skill_md, (mtime, size, inode))
             parsed.append(ParsedSkill(
@@ -110,6 +163,8 @@ class CacheStore:
                         if isinstance(p, str) and (m is None or type(m) is int))
         if len(watched) != len(doc["watched_dirs"]):
             raise CacheFormatError("watched_dirs")
+        if not {str(root.path) for root in roots} <= {p for p, _ in watched}:
+            raise CacheFormatError("watched_dirs")  # a walk records every root, found or not
         taken = doc["taken_at_ns"]
         if type(taken) is not int:
             raise CacheFormatError("taken_at_ns")
@@ -134,14 +189,21 @@ class CacheStore:
             "walk_diagnostics": _diag_data(snapshot.walk_diagnostics),
             "skills": [_row(p, index[p.found.root]) for p in snapshot.parsed],
         }
+        path = cache_file(self.cache_dir, snapshot.roots)
+        if not (private_dir(self.cache_dir, create=True)
+                and private_dir(path.parent, create=True)):
+            return  # a cache that cannot be written only costs speed next time
+        key = ensure_key(self.cache_dir)
+        if key is None:
+            return
         try:
             # Paths with undecodable bytes hold lone surrogates; json.loads reads them back
             # (it decodes bytes with surrogatepass), so such a tree is cached like any other.
             text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
             data = text.encode("utf-8", "surrogatepass")
-            atomic_write_bytes(cache_file(self.cache_dir, snapshot.roots), data)
-        except (OSError, TypeError, ValueError):
-            pass  # a cache that cannot be written only costs speed next time
+            atomic_write_bytes(path, seal(key, MAGIC, data))
+        except (OSError, TypeError, ValueError, RecursionError):
+            pass
 
 
 __all__ = ["CACHE_FORMAT", "CacheStore", "cache_file"]

@@ -128,7 +128,7 @@ def catalog_for(ctx: LemonContext, *, scope: ScopeFilter = "all",
             if persistent:
                 from lemon_core.catalog.cache import CacheStore
 
-                store = CacheStore(ctx.cache_dir)
+                store = CacheStore.for_context(ctx)  # None: must not be used
             catalog = Catalog(roots, aux, store=store)
         _catalogs[cache_key] = catalog
         while len(_catalogs) > MAX_CATALOGS:

@@ -23,8 +23,8 @@ _RULES: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(r"SKILL\.md frontmatter not properly closed with ---"), "standard_frontmatter",
      "the frontmatter is never closed; the standard wants a '---' line after it"),
     (re.compile(r"SKILL\.md frontmatter must be a YAML mapping"), "standard_frontmatter",
-     "the frontmatter must be 'key: value' lines (a YAML mapping), starting with name and "
-     "description"),
+     ("the frontmatter must be 'key: value' lines (a YAML mapping), starting with name and "
+     "description")),
     (re.compile(r"Unexpected fields in frontmatter: (?P<keys>.*)\. Only \[.*\] are allowed\."),
      "standard_fields",
      "keys the standard does not define: {keys}; it allows only " + _ALLOWED + ". Move other "
@@ -45,18 +45,18 @@ _RULES: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(r"Skill name cannot contain consecutive hyphens"), "standard_name",
      "name must not contain two hyphens in a row"),
     (re.compile(r"Skill name '(?P<name>.*)' contains invalid characters\..*", re.DOTALL),
-     "standard_name", "name '{name}' may hold only letters, digits and single hyphens"),
+     "standard_name", "name '{name}' may hold only letters, digits and hyphens"),
     (re.compile(r"Directory name '' must match skill name '(?P<name>.*)'"), "standard_name",
-     "name '{name}' must equal the folder name, and the folder was given as '.' (whose name "
-     "is ''); pass the folder by its name (lint --standard ../{name})"),
+     ("name '{name}' must equal the folder name, and the folder was given as '.' (whose name "
+     "is ''); pass the folder by its name (lint --standard ../{name})")),
     (re.compile(r"Directory name '(?P<dir>.*)' must match skill name '(?P<name>.*)'"),
      "standard_name", "name '{name}' must equal the folder name '{dir}'; rename one of them"),
     (re.compile(r"Description exceeds 1024 character limit \((?P<n>\d+) chars\)"),
-     "standard_description", "description has {n} characters (surrounding whitespace "
-     "included); the standard allows at most 1024"),
+     "standard_description", ("description has {n} characters (surrounding whitespace "
+     "included); the standard allows at most 1024")),
     (re.compile(r"Compatibility exceeds 500 character limit \((?P<n>\d+) chars\)"),
-     "standard_compatibility", "compatibility has {n} characters; the standard allows at "
-     "most 500"),
+     "standard_compatibility", ("compatibility has {n} characters; the standard allows at "
+     "most 500")),
 ]
 
 

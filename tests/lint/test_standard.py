@@ -365,3 +365,92 @@ def test_unreadable_file(tmp_path: Path) -> None:
         assert validate_standard(folder)[0].startswith("Cannot read SKILL.md:")
     finally:
         (folder / "SKILL.md").chmod(0o644)
+
+
+# -- lint --standard: the standard's verdicts in lemon's words, with rule ids -------------------
+
+
+def explained(tmp_path: Path, content: str | bytes) -> list[tuple[str, str]]:
+    from lemon_core.lint.standard_messages import explain_standard
+
+    return explain_standard(skill(tmp_path, "my-skill", content))
+
+
+@pytest.mark.parametrize(
+    ("extra", "rule", "words"),
+    [
+        ("tags: [writing, release]\n", "standard_yaml_flow_list",
+         ("line 4: flow list [writing, release] is not allowed by the standard's YAML; write one "
+         "'- item' per line, or run `lemon skill lint --fix`")),
+        ("metadata: {a: b}\n", "standard_yaml_flow_mapping",
+         ("line 4: flow mapping {a: b} is not allowed by the standard's YAML; write one "
+         "'key: value' per line, indented under its key")),
+        ("name: again\n", "standard_yaml_duplicate_key",
+         ("line 4: key 'name' appears a second time; the standard's YAML forbids duplicate "
+         "keys: keep one")),
+        ("license: !!str MIT\n", "standard_yaml_tag",
+         ("line 4: the YAML tag !!str is not allowed by the standard's YAML (every value is "
+         "text); remove it")),
+        ("license: &a MIT\n", "standard_yaml_anchor",
+         ("line 4: the YAML anchor or alias &a is not allowed by the standard's YAML; write the "
+         "value out where it is used")),
+        ("license: a: b\n", "standard_yaml_syntax",
+         ("line 4, column 11: the frontmatter is not valid YAML (mapping values are not allowed "
+         "here); quote the value (key: \"…\") that holds ': ', or run `lemon skill lint --fix`")),
+    ],
+    ids=["flow-list", "flow-mapping", "duplicate", "tag", "anchor", "syntax"],
+)
+def test_yaml_errors_in_lemons_words(tmp_path: Path, extra: str, rule: str, words: str) -> None:
+    assert explained(tmp_path, fm("my-skill", extra=extra)) == [(rule, words)]
+    # the reference's own message is still what validate_standard returns
+    [reference] = validate_standard(tmp_path / "my-skill")
+    assert reference.startswith("Invalid YAML in frontmatter: ")
+
+
+def test_the_demo_flow_list_is_not_called_a_mapping(tmp_path: Path) -> None:
+    [(_rule, words)] = explained(tmp_path, fm("my-skill", extra="tags: [writing, release]\n"))
+    assert "mapping" not in words and "JSONesque" not in words and "list" in words
+
+
+@pytest.mark.parametrize(
+    ("content", "rule", "part"),
+    [
+        ("\ufeff" + VALID, "standard_bom", "byte-order mark"),
+        ("+++\nname = 'my-skill'\n+++\n", "standard_toml", "TOML frontmatter (+++)"),
+        ("\n\n" + VALID, "standard_frontmatter", "2 blank line(s) before the opening '---'"),
+        ("# Title\n", "standard_frontmatter", "has no frontmatter"),
+        ("---\nname: my-skill\n", "standard_frontmatter", "never closed"),
+    ],
+)
+def test_start_messages(tmp_path: Path, content: str, rule: str, part: str) -> None:
+    [(code, words)] = explained(tmp_path, content)
+    assert code == rule and part in words
+
+
+def test_field_messages(tmp_path: Path) -> None:
+    extra = "zeta: 1\ncompatibility: " + "c" * 501 + "\n"
+    content = fm("Bad_Name", "", extra=extra)
+    assert explained(tmp_path, content) == [
+        ("standard_fields", ("keys the standard does not define: zeta; it allows only name, "
+         "description, license, allowed-tools, metadata and compatibility. Move other data "
+         "under metadata (lemon's own keys such as tags or requires are lemon extensions that "
+         "other agents reject)")),
+        ("standard_name", "name 'Bad_Name' must be lowercase"),
+        ("standard_name", "name 'Bad_Name' may hold only letters, digits and hyphens"),
+        ("standard_name", ("name 'Bad_Name' must equal the folder name 'my-skill'; rename one "
+         "of them")),
+        ("standard_description", "description must be non-empty text"),
+        ("standard_compatibility", ("compatibility has 501 characters; the standard allows at "
+         "most 500")),
+    ]
+
+
+def test_lint_standard_uses_lemons_words(tmp_path: Path) -> None:
+    from lemon_core.lint.runner import lint_paths
+
+    folder = skill(tmp_path, "my-skill", fm("my-skill", extra="allowed-tools: [Read]\n"))
+    [result] = lint_paths([folder], standard=True)
+    assert [issue.code for issue in result.errors] == ["standard_yaml_flow_list"]
+    [lemon] = lint_paths([folder])
+    assert [issue.code for issue in lemon.warnings] == ["standard_yaml"]
+    assert "(standard_yaml_flow_list): line 4: flow list [Read]" in lemon.warnings[0].message

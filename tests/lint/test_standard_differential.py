@@ -16,7 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lemon_core.lint.standard import validate_standard
+from lemon_core.lint.standard import check_standard, validate_standard
+from lemon_core.lint.standard_messages import explain
 
 validator = pytest.importorskip("skills_ref.validator")  # Python >= 3.11 (test extra)
 
@@ -168,6 +169,21 @@ def test_validate_standard_matches_skills_ref(skill: tuple[str, str, bytes, byte
             assert ours and all(isinstance(message, str) and message for message in ours)
             return
         assert ours == expected
+        _same_verdicts_in_lemons_words(folder, data)
+
+
+def _same_verdicts_in_lemons_words(folder: Path, data: bytes) -> None:
+    """``lint --standard``'s wording: one message per reference message, each with a rule id,
+    and a YAML error placed on a line the reference names."""
+    text = data.decode("utf-8", "replace")
+    for (code, reference), (rule, words) in (
+        (pair, explain(*pair, text)) for pair in check_standard(folder)
+    ):
+        assert rule.startswith("standard_") and words and "JSONesque" not in words
+        if "JSONesque flow mapping" in reference:
+            assert rule in ("standard_yaml_flow_list", "standard_yaml_flow_mapping")
+            line = words.split(":", 1)[0].removeprefix("line ")
+            assert f"line {line}, column" in reference, (words, reference)
 
 
 @pytest.mark.parametrize(
@@ -212,3 +228,4 @@ def test_token_soup_frontmatter_matches_skills_ref(frontmatter: str, folder_name
             assert ours
             return
         assert ours == expected
+        _same_verdicts_in_lemons_words(folder, text.encode("utf-8"))

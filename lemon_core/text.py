@@ -2,9 +2,11 @@
 one that is not.
 
 :func:`unsafe_reason` is used for skill keys (folder names) and manifest text; it imports nothing
-heavy, since the discovery walk runs it for every folder. :func:`escape` is the one way anything
-that came from the filesystem or a config file is printed for a person (human output and stderr;
-JSON stays exact).
+heavy, since the discovery walk runs it for every folder. :func:`identifier_reason` is the
+stricter rule for what names a skill (keys and manifest ``name`` values): no invisible character
+either, and :func:`lookalike_form` is what two such names are compared by to warn about twins.
+:func:`escape` is the one way anything that came from the filesystem or a config file is printed
+for a person (human output and stderr; JSON stays exact).
 """
 
 from __future__ import annotations
@@ -32,6 +34,45 @@ def unsafe_reason(value: str) -> tuple[str, str] | None:
         char = f"U+{ord(match.group()):04X}"
         return "unsafe_characters", f"contains the control or bidi character {char}; remove it"
     return None
+
+
+#: Invisible characters: Unicode's whole format category (Cf: soft hyphen, zero-width space,
+#: joiners, word joiner, BOM, bidi controls, tags...) and the other default-ignorable code
+#: points that render as nothing (combining grapheme joiner, Hangul fillers, variation
+#: selectors). The Cf ranges follow Unicode 15 (tests check them against ``unicodedata``).
+_INVISIBLE = re.compile(
+    "[\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+    "\U000e0020-\U000e007f"
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180d\u180f\u3164\ufe00-\ufe0f\uffa0"
+    "\U000e0100-\U000e01ef]"
+)
+
+
+def identifier_reason(value: str) -> tuple[str, str] | None:
+    """Why ``value`` cannot name a skill (a key or a manifest ``name``), as ``(code, reason)``;
+    None when it can. :func:`unsafe_reason`'s rules, and no invisible character: five
+    ``deploy`` folders that differ by a zero-width space must not list side by side."""
+    problem = unsafe_reason(value)
+    if problem is not None or value.isascii():
+        return problem
+    match = _INVISIBLE.search(value)
+    if match is None:
+        return None
+    char = match.group()
+    label = unicodedata.name(char, "")
+    label = f"U+{ord(char):04X}" + (f" {label}" if label else "")
+    return "unsafe_characters", f"contains the invisible character {label}; remove it"
+
+
+def lookalike_form(value: str) -> str:
+    """What two names are compared by to tell they would look alike: invisible characters
+    dropped, Unicode compatibility forms folded (NFKC: ``ｄｅｐｌｏｙ``, ``ﬁ``) and case folded."""
+    if value.isascii():
+        return value.lower()
+    text = _INVISIBLE.sub("", value)
+    return unicodedata.normalize("NFKC", text).casefold()
 
 
 #: What :func:`escape` rewrites: C0, DEL, C1, every format character (Unicode category Cf:
@@ -82,4 +123,4 @@ def escape(value: object) -> str:
     return _ESCAPED.sub(_escape_char, text)
 
 
-__all__ = ["SURROGATE", "escape", "unsafe_reason"]
+__all__ = ["SURROGATE", "escape", "identifier_reason", "lookalike_form", "unsafe_reason"]

@@ -8,6 +8,11 @@ never a project directory). Global roots: ``<agent dir>/skill``, ``~/.agents/ski
 ``~/.omp/agent/skills``, ``~/.claude/skills``, ``~/.codex/skills``, each replaceable by its
 ``LEMON_*_SKILLS_DIR`` variable; with ``LEMON_AGENT_DIR`` or any override set, the global roots
 that are not named are not read (isolation).
+
+Every one of these is an agent root and has the ``flat`` layout, as the agents read them: a
+skill is a direct child folder holding ``SKILL.md`` (see :mod:`lemon_core.catalog.walk`). A root
+made for a checkout (``lint`` of a folder; later the lazy server's ``--skills-dir`` and install
+from a repository) is built with ``layout="grouped"``.
 """
 
 from __future__ import annotations
@@ -31,13 +36,24 @@ PROJECT_SKILL_DIRS: tuple[tuple[str, tuple[str, ...]], ...] = (
 LEMON_PROJECT_DIR = ("lemon", (".lemon", "skill"))
 
 
+#: The two layouts of a root (see :mod:`lemon_core.catalog.walk`).
+FLAT = "flat"
+GROUPED = "grouped"
+Layout = Literal["flat", "grouped"]
+
+
 @attrs.frozen
 class SkillRoot:
-    """A folder that holds skills. Earlier roots in a list win a key over later ones."""
+    """A folder that holds skills. Earlier roots in a list win a key over later ones.
+
+    ``layout`` is ``"flat"`` for the agent roots (skills are direct children) and ``"grouped"``
+    for checkouts (folders without ``SKILL.md`` are groups, searched below).
+    """
 
     path: Path
     scope: Literal["project", "global"]
     id: str
+    layout: Layout = FLAT
 
 
 def find_repo_root(start: Path) -> Path | None:
@@ -129,7 +145,10 @@ def skill_roots(
 
 
 __all__ = [
+    "FLAT",
+    "GROUPED",
     "PROJECT_SKILL_DIRS",
+    "Layout",
     "SkillRoot",
     "find_repo_root",
     "global_roots",

@@ -1,28 +1,63 @@
 """Find skill folders below the roots, and record what to stat to notice a change.
 
-The layout rule: a folder holding ``SKILL.md`` is a skill (its name is the key, and it is not
-searched further); any other folder is a group, searched up to :data:`MAX_DEPTH` levels below
-the root. Hidden names are skipped. Symlinked skills and groups are followed like copies, with
-loop protection; a dangling link, an unreadable folder or a walk past the limits is reported as
-a warning and the walk goes on.
+Two layouts, chosen per root (:attr:`SkillRoot.layout <lemon_core.catalog.roots.SkillRoot>`):
+
+``"flat"`` — the agent roots, every root of :mod:`lemon_core.catalog.roots`
+    The spec's layout, as the agents read it: a skill is a direct child folder of the root
+    holding ``SKILL.md`` (``<root>/<key>/SKILL.md``). A ``SKILL.md`` further down is not a
+    skill, since agents do not load it; the walk still searches the other folders (quietly,
+    within the same bounds) and reports what it found there in one ``nested_skills`` warning
+    per root: how many, a few example paths, and that agents do not load them.
+
+``"grouped"`` — checkouts: ``lemon skill lint`` of a folder now; the lazy server's
+    ``--skills-dir`` and install from a repository are to use it too
+    (``SkillRoot(path, scope, id, layout=GROUPED)``, or :func:`walk_checkout` for one folder).
+    A folder holding ``SKILL.md`` is a skill (its name is the key, and it is not searched
+    further); any other folder is a group, searched up to :data:`MAX_DEPTH` levels below the
+    root.
+
+In both, hidden names are skipped, and symlinked skills and groups are followed like copies,
+with loop protection. The walk below one root is bounded: at most :data:`MAX_DIRS_PER_ROOT`
+folders visited and :data:`MAX_SKILLS_PER_ROOT` skill folders found (nested ones included);
+past either it stops with a ``scan_limit`` / ``skill_limit`` warning. It never enters a
+pseudo-filesystem (:data:`PSEUDO_FILESYSTEMS`, told by the folder's device and, for a link or
+a mount point, by its real path). A skill's ``SKILL.md`` must resolve inside the skill
+folder's own real path (:func:`lemon_core.fsio.inside.resolve_inside`), else it is an error
+(``skill_file_outside``) and never read. A folder lemon cannot enter (no search permission
+for its owner, or the open denied) is an ``unreadable_directory`` warning, and the walk goes
+on; so do a dangling link, a loop and a walk past the depth.
+
+Across all roots, two different keys that would look alike (they differ only by letter case,
+invisible characters or Unicode compatibility forms) get a ``lookalike_keys`` warning.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import stat as stat_module
+from pathlib import Path
 
 import attrs
 
-from lemon_core.catalog.roots import SkillRoot
+from lemon_core.catalog.roots import FLAT, GROUPED, SkillRoot
+from lemon_core.fsio.inside import resolve_inside
+from lemon_core.fsio.read import FileProblem
 from lemon_core.models import Diagnostic
-from lemon_core.text import unsafe_reason
+from lemon_core.text import identifier_reason, lookalike_form
 
 SKILL_FILE = "SKILL.md"
+#: How many group levels below a root the walk searches.
 MAX_DEPTH = 8
+#: The most folders one root's walk visits (groups and the root itself).
 MAX_DIRS_PER_ROOT = 50_000
+#: The most skill folders one root's walk finds (loaded, rejected or nested).
+MAX_SKILLS_PER_ROOT = 10_000
 MAX_KEY_BYTES = 255
-
+#: How many example paths the ``nested_skills`` warning names.
+NESTED_EXAMPLES = 3
+#: Never searched, wherever a link or a mount point leads.
+PSEUDO_FILESYSTEMS = ("/proc", "/sys", "/dev")
 
 
 @attrs.frozen
@@ -59,16 +94,60 @@ def dir_signature(path: str) -> int | None:
         return None
 
 
+@functools.cache
+def _pseudo_devices() -> frozenset[int]:
+    """The devices of :data:`PSEUDO_FILESYSTEMS` that are mounts of their own."""
+    try:
+        root_dev = os.stat("/").st_dev
+    except OSError:
+        return frozenset()
+    devices = set()
+    for top in PSEUDO_FILESYSTEMS:
+        try:
+            dev = os.stat(top).st_dev
+        except OSError:
+            continue
+        if dev != root_dev:
+            devices.add(dev)
+    return frozenset(devices)
+
+
+def _pseudo_top(path: str) -> str | None:
+    """The pseudo-filesystem ``path`` really is in, if any."""
+    try:
+        real = os.path.realpath(path)
+    except (OSError, ValueError):
+        return None
+    for top in PSEUDO_FILESYSTEMS:
+        if real == top or real.startswith(top + "/"):
+            return top
+    return None
+
+
+class _Stop(Exception):
+    """A bound of this root's walk was reached."""
+
+
 @attrs.define
 class _Walker:
     root: SkillRoot
     found: list[FoundSkill] = attrs.Factory(list)
     diagnostics: list[Diagnostic] = attrs.Factory(list)
     watched: list[tuple[str, int | None]] = attrs.Factory(list)
+    nested: list[str] = attrs.Factory(list)
     dirs_seen: int = 0
+    skills_seen: int = 0
+    euid: int = attrs.Factory(lambda: os.geteuid() if hasattr(os, "geteuid") else -1)
+
+    @property
+    def flat(self) -> bool:
+        return self.root.layout != GROUPED
 
     def warn(self, path: str, code: str, message: str) -> None:
         self.diagnostics.append(Diagnostic(path, "warning", code, message))
+
+    def error(self, path: str, code: str, message: str) -> None:
+        self.diagnostics.append(Diagnostic(path, "error", code, message))
 
     def run(self) -> None:
         path = str(self.root.path)
@@ -81,63 +160,126 @@ class _Walker:
             self.watched.append((path, None))
             self.warn(path, "root_not_a_directory", "a skills root must be a folder; ignored")
             return
-        self._visit(path, st, 0, frozenset())
+        top = _pseudo_top(path)
+        if top is not None or st.st_dev in _pseudo_devices():
+            self.watched.append((path, st.st_mtime_ns))
+            self._pseudo(path, top or "a pseudo-filesystem")
+            return
+        try:
+            self._visit(path, st, 0, frozenset())
+        except _Stop:
+            pass
+        self._report_nested()
 
     def _visit(self, path: str, st: os.stat_result, depth: int, ancestors: frozenset) -> None:
         self.dirs_seen += 1
         if self.dirs_seen > MAX_DIRS_PER_ROOT:
-            if self.dirs_seen == MAX_DIRS_PER_ROOT + 1:
-                self.warn(str(self.root.path), "scan_limit",
-                          f"more than {MAX_DIRS_PER_ROOT} folders below this root; the rest "
-                          f"was not searched")
-            return
+            self.warn(str(self.root.path), "scan_limit",
+                      f"the walk below this root stopped at {MAX_DIRS_PER_ROOT} folders; the "
+                      "rest was not searched (does a link lead to a large folder such as / or "
+                      "your home?)")
+            raise _Stop
         self.watched.append((path, st.st_mtime_ns))
+        if not self._can_enter(st):
+            if self._loud(depth - 1):
+                self.warn(path, "unreadable_directory", _NO_SEARCH)
+            return
         ancestors = ancestors | {(st.st_dev, st.st_ino)}
         try:
             with os.scandir(path) as listing:
                 entries = sorted(listing, key=lambda e: e.name)
         except OSError as exc:
-            self.warn(path, "unreadable_directory", f"cannot list this folder: {exc.strerror}")
+            if self._loud(depth - 1):
+                self.warn(path, "unreadable_directory",
+                          f"cannot list this folder: {exc.strerror}")
             return
         for entry in entries:
             if entry.name.startswith("."):
                 continue
-            self._consider(entry, depth, ancestors)
+            self._consider(entry, st.st_dev, depth, ancestors)
 
-    def _consider(self, entry: os.DirEntry, depth: int, ancestors: frozenset) -> None:
+    def _loud(self, depth: int) -> bool:
+        """Whether a problem with an entry of a folder ``depth`` levels below the root is
+        reported: always for checkouts; in a flat root only for the root's own entries (a
+        would-be skill), since nothing further down is loaded."""
+        return not self.flat or depth <= 0
+
+    def _can_enter(self, st: os.stat_result) -> bool:
+        """False when the folder lacks search permission for its owner and we are the owner
+        or root (root would enter it anyway, its owner's agents would not)."""
+        if self.euid == 0 or st.st_uid == self.euid:
+            return bool(st.st_mode & stat_module.S_IXUSR)
+        return True  # another user's folder: opening it tells
+
+    def _consider(self, entry: os.DirEntry, parent_dev: int, depth: int,
+                  ancestors: frozenset) -> None:
+        loud = self._loud(depth)
         try:
             is_dir = entry.is_dir()
         except OSError:
             is_dir = False
         if not is_dir:
             if entry.is_symlink() and not os.path.exists(entry.path):
-                self.warn(entry.path, "broken_symlink", "a symbolic link whose target is missing")
-            elif entry.name.lower() == "skill.md":  # a would-be skill, not loaded: say why
-                self._stray_skill_file(entry, depth)
+                if loud:
+                    self.warn(entry.path, "broken_symlink",
+                              "a symbolic link whose target is missing")
+            elif entry.name.lower() == "skill.md" and self._loud(depth - 1):
+                self._stray_skill_file(entry, depth)  # a would-be skill, not loaded: say why
+            return
+        try:
+            child_stat = entry.stat()
+        except OSError:
+            return
+        if child_stat.st_dev in _pseudo_devices() or (
+            (entry.is_symlink() or child_stat.st_dev != parent_dev) and _pseudo_top(entry.path)
+        ):
+            if loud:
+                self._pseudo(entry.path, _pseudo_top(entry.path) or "a pseudo-filesystem")
+            return
+        if not self._can_enter(child_stat):
+            if loud:
+                self.warn(entry.path, "unreadable_directory", _NO_SEARCH)
             return
         skill_md = os.path.join(entry.path, SKILL_FILE)
         try:
-            skill_stat = os.stat(skill_md)
-        except OSError:
-            skill_stat = None
-        if skill_stat is not None:
-            self._add_skill(entry, skill_md, skill_stat)
+            link_stat = os.lstat(skill_md)
+        except PermissionError:
+            if loud:
+                self.warn(entry.path, "unreadable_directory",
+                          "cannot open this folder (permission denied), so it is not searched")
             return
-        if os.path.lexists(skill_md):
-            self.warn(skill_md, "broken_symlink", "SKILL.md is a link whose target is missing")
-            return
-        try:
-            child_stat = os.stat(entry.path)
         except OSError:
+            link_stat = None
+        if link_stat is not None:
+            self._count_skill()
+            if self.flat and depth > 0:
+                self.nested.append(skill_md)
+            else:
+                self._add_skill(entry, skill_md, link_stat)
             return
         if (child_stat.st_dev, child_stat.st_ino) in ancestors:
-            self.warn(entry.path, "symlink_loop", "a link back to a folder above it; not followed")
+            if loud:
+                self.warn(entry.path, "symlink_loop",
+                          "a link back to a folder above it; not followed")
             return
         if depth + 1 > MAX_DEPTH:
-            self.warn(entry.path, "depth_limit",
-                      f"groups are searched {MAX_DEPTH} levels deep; this folder was not")
+            if loud:
+                self.warn(entry.path, "depth_limit",
+                          f"groups are searched {MAX_DEPTH} levels deep; this folder was not")
             return
         self._visit(entry.path, child_stat, depth + 1, ancestors)
+
+    def _count_skill(self) -> None:
+        self.skills_seen += 1
+        if self.skills_seen > MAX_SKILLS_PER_ROOT:
+            self.warn(str(self.root.path), "skill_limit",
+                      f"the walk below this root stopped at {MAX_SKILLS_PER_ROOT} skill "
+                      "folders; the rest was not searched")
+            raise _Stop
+
+    def _pseudo(self, path: str, top: str) -> None:
+        self.warn(path, "pseudo_filesystem",
+                  f"leads into {top}, a system pseudo-filesystem; lemon never searches it")
 
     def _stray_skill_file(self, entry: os.DirEntry, depth: int) -> None:
         if depth == 0:
@@ -150,32 +292,79 @@ class _Walker:
                       f"read only {SKILL_FILE}: rename it")
 
     def _add_skill(self, entry: os.DirEntry, skill_md: str, st: os.stat_result) -> None:
+        if stat_module.S_ISLNK(st.st_mode):
+            try:
+                st = os.stat(skill_md)
+            except OSError:
+                self.warn(skill_md, "broken_symlink", "SKILL.md is a link whose target is missing")
+                return
+            try:
+                resolve_inside(entry.path, SKILL_FILE)
+            except FileProblem as exc:
+                self.error(skill_md, "skill_file_outside",
+                           f"SKILL.md {exc.message}; it was not read")
+                return
         if not stat_module.S_ISREG(st.st_mode):
-            self.diagnostics.append(
-                Diagnostic(skill_md, "error", "not_a_file", "SKILL.md must be a regular file")
-            )
+            self.error(skill_md, "not_a_file", "SKILL.md must be a regular file")
             return
         reason = _key_problem(entry.name)
         if reason:
-            self.diagnostics.append(
-                Diagnostic(entry.path, "error", "invalid_key",
-                           f"the folder name cannot be a skill key: it {reason}; rename it")
-            )
+            self.error(entry.path, "invalid_key",
+                       f"the folder name cannot be a skill key: it {reason}; rename it")
             return
         self.found.append(
             FoundSkill(entry.name, self.root, entry.path, skill_md,
                        (st.st_mtime_ns, st.st_size, st.st_ino))
         )
 
+    def _report_nested(self) -> None:
+        if not self.nested:
+            return
+        root = str(self.root.path)
+        count = len(self.nested)
+        examples = ", ".join(os.path.relpath(path, root) for path in self.nested[:NESTED_EXAMPLES])
+        more = ", …" if count > NESTED_EXAMPLES else ""
+        files = "1 SKILL.md is" if count == 1 else f"{count} SKILL.md files are"
+        self.warn(root, "nested_skills",
+                  f"{files} below a sub-folder of this root, not in <root>/<key>/SKILL.md "
+                  f"({examples}{more}); agents do not load skills from sub-folders, so lemon "
+                  "does not list them: move each skill folder directly into the root")
+
+
+_NO_SEARCH = ("this folder has no search (execute) permission, so nothing in it can be "
+              "opened; make it searchable (chmod u+x) or remove it")
+
 
 def _key_problem(name: str) -> str | None:
-    """Why a folder name cannot be a key (undecodable, control or bidi characters, too long)."""
-    unsafe = unsafe_reason(name)
+    """Why a folder name cannot be a key (undecodable, control, bidi or invisible characters,
+    too long)."""
+    unsafe = identifier_reason(name)
     if unsafe is not None:
         return unsafe[1]
     if len(name.encode("utf-8")) > MAX_KEY_BYTES:
         return f"is longer than {MAX_KEY_BYTES} bytes"
     return None
+
+
+def _lookalikes(found: list[FoundSkill]) -> list[Diagnostic]:
+    """A warning for each key that differs from an earlier one only in what a reader cannot
+    see or tell apart (case, invisible characters, compatibility forms)."""
+    first: dict[str, FoundSkill] = {}
+    keys: set[str] = set()
+    out = []
+    for skill in found:
+        if skill.key in keys:  # the same key again: shadowing, reported as such
+            continue
+        keys.add(skill.key)
+        form = lookalike_form(skill.key)
+        earlier = first.setdefault(form, skill)
+        if earlier.key != skill.key:
+            out.append(Diagnostic(
+                skill.dir, "warning", "lookalike_keys",
+                f"the key '{skill.key}' looks like the key '{earlier.key}' ({earlier.dir}): "
+                "they differ only by letter case, invisible characters or Unicode "
+                "compatibility forms; rename one so people and agents can tell them apart"))
+    return out
 
 
 def walk_roots(roots: list[SkillRoot]) -> WalkResult:
@@ -189,8 +378,15 @@ def walk_roots(roots: list[SkillRoot]) -> WalkResult:
         found.extend(walker.found)
         diagnostics.extend(walker.diagnostics)
         watched.extend(walker.watched)
+    diagnostics.extend(_lookalikes(found))
     return WalkResult(tuple(found), tuple(diagnostics), tuple(watched))
 
 
-__all__ = ["FoundSkill", "MAX_DEPTH", "SKILL_FILE", "WalkResult", "dir_signature",
-           "file_signature", "walk_roots"]
+def walk_checkout(path: Path, *, scope: str = "project", root_id: str = "checkout") -> WalkResult:
+    """The skills of one checkout folder, in the grouped layout (see the module docstring)."""
+    return walk_roots([SkillRoot(Path(path), scope, root_id, GROUPED)])  # type: ignore[arg-type]
+
+
+__all__ = ["FLAT", "FoundSkill", "GROUPED", "MAX_DEPTH", "MAX_DIRS_PER_ROOT",
+           "MAX_SKILLS_PER_ROOT", "PSEUDO_FILESYSTEMS", "SKILL_FILE", "WalkResult",
+           "dir_signature", "file_signature", "walk_checkout", "walk_roots"]

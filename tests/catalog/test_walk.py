@@ -3,12 +3,17 @@ from pathlib import Path
 
 import pytest
 
-from lemon_core.catalog.roots import SkillRoot
-from lemon_core.catalog.walk import MAX_DEPTH, walk_roots
+from lemon_core.catalog import walk
+from lemon_core.catalog.roots import GROUPED, SkillRoot
+from lemon_core.catalog.walk import MAX_DEPTH, walk_checkout, walk_roots
 
 
-def _root(path: Path, scope: str = "project") -> SkillRoot:
-    return SkillRoot(path, scope, "agents")
+def _root(path: Path, scope: str = "project", layout: str = "flat") -> SkillRoot:
+    return SkillRoot(path, scope, "agents", layout)
+
+
+def _grouped(path: Path) -> SkillRoot:
+    return _root(path, layout=GROUPED)
 
 
 def _skill(path: Path) -> None:
@@ -20,11 +25,11 @@ def _codes(result):
     return sorted(d.code for d in result.diagnostics)
 
 
-def test_flat_and_grouped_layouts(tmp_path: Path) -> None:
+def test_flat_and_grouped_layouts_in_a_checkout(tmp_path: Path) -> None:
     _skill(tmp_path / "r" / "alpha")
     _skill(tmp_path / "r" / "dev" / "python" / "beta")
     (tmp_path / "r" / "README.md").write_text("not a skill")
-    result = walk_roots([_root(tmp_path / "r")])
+    result = walk_checkout(tmp_path / "r")
     assert [(f.key, f.dir) for f in result.found] == [
         ("alpha", str(tmp_path / "r" / "alpha")),
         ("beta", str(tmp_path / "r" / "dev" / "python" / "beta")),
@@ -55,14 +60,17 @@ def test_symlinked_skill_and_group_are_followed(tmp_path: Path) -> None:
     (tmp_path / "r").mkdir()
     os.symlink(tmp_path / "elsewhere" / "linked", tmp_path / "r" / "linked")
     os.symlink(tmp_path / "groups" / "g", tmp_path / "r" / "g")
-    keys = [f.key for f in walk_roots([_root(tmp_path / "r")]).found]
+    keys = [f.key for f in walk_roots([_grouped(tmp_path / "r")]).found]
     assert keys == ["deep", "linked"]
+    flat = walk_roots([_root(tmp_path / "r")])
+    assert [f.key for f in flat.found] == ["linked"]
+    assert [d.code for d in flat.diagnostics] == ["nested_skills"]
 
 
 def test_symlink_loop_is_reported_not_followed(tmp_path: Path) -> None:
     (tmp_path / "r" / "a").mkdir(parents=True)
     os.symlink(tmp_path / "r", tmp_path / "r" / "a" / "back")
-    result = walk_roots([_root(tmp_path / "r")])
+    result = walk_roots([_grouped(tmp_path / "r")])
     assert _codes(result) == ["symlink_loop"]
     assert str(tmp_path / "r" / "a" / "back") in result.diagnostics[0].path
 
@@ -80,7 +88,7 @@ def test_depth_limit(tmp_path: Path) -> None:
         deep = deep / f"g{i}"
     _skill(deep / "reachable")
     _skill(deep / "g-last" / "too-deep")
-    result = walk_roots([_root(tmp_path / "r")])
+    result = walk_roots([_grouped(tmp_path / "r")])
     assert [f.key for f in result.found] == ["reachable"]
     assert _codes(result) == ["depth_limit"]
 
@@ -142,3 +150,83 @@ def test_a_skill_file_directly_in_a_root_is_reported(tmp_path: Path) -> None:
     assert [f.key for f in result.found] == ["real"]
     assert [(d.path, d.code) for d in result.diagnostics] == [
         (str(tmp_path / "r" / "SKILL.md"), "misplaced_skill_file")]
+
+
+# -- the spec's layout in agent roots -------------------------------------------------------
+
+
+def test_agent_roots_load_direct_children_only_and_report_the_rest_once(tmp_path: Path) -> None:
+    """A SKILL.md below a sub-folder of an agent root is not a skill (agents do not load it):
+    one warning for the root says how many, where, and why."""
+    root = tmp_path / "r"
+    _skill(root / "alpha")
+    for rel in ("dev/python/beta", "dev/rust/gamma", "ops/k8s/delta", "ops/zeta"):
+        _skill(root / rel)
+    result = walk_roots([_root(root)])
+    assert [f.key for f in result.found] == ["alpha"]
+    (diagnostic,) = result.diagnostics
+    assert (diagnostic.path, diagnostic.severity, diagnostic.code) == (
+        str(root), "warning", "nested_skills")
+    assert diagnostic.message.startswith("4 SKILL.md files are below a sub-folder")
+    assert "dev/python/beta/SKILL.md, dev/rust/gamma/SKILL.md, ops/k8s/delta/SKILL.md, …" \
+        in diagnostic.message
+    assert "agents do not load" in diagnostic.message
+    # the folders searched are watched, so a nested skill appearing is noticed
+    assert str(root / "dev" / "python") in dict(result.watched_dirs)
+
+
+def test_agent_root_with_only_direct_skills_has_no_nested_warning(tmp_path: Path) -> None:
+    _skill(tmp_path / "r" / "a")
+    _skill(tmp_path / "r" / "a" / "inner")  # inside a skill folder: not searched at all
+    (tmp_path / "r" / "empty-group").mkdir()
+    assert walk_roots([_root(tmp_path / "r")]).diagnostics == ()
+
+
+def test_problems_deep_in_an_agent_root_stay_quiet(tmp_path: Path) -> None:
+    """Nothing below a sub-folder of an agent root is loaded, so its broken links and loops
+    are not the user's problem; the sub-folder's own misspelt skill.md still is."""
+    root = tmp_path / "r"
+    (root / "g" / "h").mkdir(parents=True)
+    os.symlink(tmp_path / "missing", root / "g" / "h" / "dangling")
+    os.symlink(root, root / "g" / "h" / "loop")
+    (root / "g" / "skill.md").write_text("---\ndescription: d\n---\n")
+    if os.path.exists(root / "g" / "SKILL.md"):
+        pytest.skip("a case-insensitive file system finds skill.md as SKILL.md")
+    assert _codes(walk_roots([_root(root)])) == ["misnamed_skill_file"]
+
+
+def test_grouped_layout_is_a_parameter_of_the_root(tmp_path: Path) -> None:
+    _skill(tmp_path / "r" / "dev" / "beta")
+    grouped = walk_roots([_grouped(tmp_path / "r")])
+    assert [(f.key, f.root.layout) for f in grouped.found] == [("beta", "grouped")]
+    assert grouped.diagnostics == ()
+    assert walk_roots([_root(tmp_path / "r")]).found == ()
+
+
+# -- names a reader cannot tell apart ---------------------------------------------------------
+
+
+def test_five_lookalike_deploy_folders_do_not_list_side_by_side(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    for name in ("deploy", "deploy\u200b", "de\u2060ploy", "\ufeffdeploy", "dep\u00adloy"):
+        _skill(root / name)
+    result = walk_roots([_root(root)])
+    assert [f.key for f in result.found] == ["deploy"]
+    invalid = [d for d in result.diagnostics if d.code == "invalid_key"]
+    assert len(invalid) == 4 and all(d.severity == "error" for d in invalid)
+    assert any("U+200B ZERO WIDTH SPACE" in d.message for d in invalid)
+
+
+def test_keys_differing_by_case_or_compatibility_form_are_warned_about(tmp_path: Path) -> None:
+    _skill(tmp_path / "a" / "deploy")
+    _skill(tmp_path / "a" / "Deploy")
+    _skill(tmp_path / "b" / "\uff44\uff45\uff50\uff4c\uff4f\uff59")  # fullwidth "deploy"
+    _skill(tmp_path / "b" / "deploy")  # the same key in a later root: shadowing, not a twin
+    _skill(tmp_path / "b" / "\ufb01le")  # the "fi" ligature
+    _skill(tmp_path / "b" / "file")
+    found = walk_roots([_root(tmp_path / "a"), _root(tmp_path / "b", "global")])
+    twins = [(Path(d.path).name, d.severity) for d in found.diagnostics
+             if d.code == "lookalike_keys"]
+    assert sorted(twins) == sorted([("deploy", "warning"), ("\uff44\uff45\uff50\uff4c\uff4f\uff59",
+                                    "warning"), ("\ufb01le", "warning")])
+    assert len(found.found) == 6  # warned about, still listed

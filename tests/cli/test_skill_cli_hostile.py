@@ -2,8 +2,8 @@
 with its path and a reason, the rest still lists, and nothing escapes as a traceback.
 
 The tree mixes binary and UTF-16 files, a huge frontmatter and a huge body, alias bombs, deep
-nesting (flow, block, TOML, and folders), folders whose names are not valid UTF-8, a FIFO, a
-folder and a dangling link where SKILL.md should be, and a symlink loop.
+nesting (flow, block, TOML, and folders), folders whose names are not valid UTF-8 (the project's
+own folder too), a FIFO, a folder and a dangling link where SKILL.md should be, and a symlink loop.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def _build(project: Path) -> dict[str, str]:
     with open(bad_key + b"/SKILL.md", "wb") as handle:
         handle.write(b"---\ndescription: unreachable\n---\n")
     expected[os.fsdecode(bad_key)] = "invalid_key"
-    # A group whose name is not UTF-8 still holds a loadable skill (its key is fine).
+    # A sub-folder whose name is not UTF-8 holds a skill agents do not load (not a direct child).
     group = raw_root + b"/group-\xfe"
     os.makedirs(group + b"/in-bad-group")
     with open(group + b"/in-bad-group/SKILL.md", "wb") as handle:
@@ -90,10 +90,10 @@ def _build(project: Path) -> dict[str, str]:
     os.symlink(root / "nowhere" / "SKILL.md", root / "dangling" / "SKILL.md")
     expected[str(root / "dangling" / "SKILL.md")] = "broken_symlink"
     os.symlink("..", root / "loop")
-    # Groups nested deeper than the walk goes: the folder past the limit is reported.
+    # Sub-folders nested deeper than the walk goes: nothing there is a skill anyway.
     parts = ["deep-dirs", *(f"g{i}" for i in range(1, MAX_DEPTH + 4))]
     write_skill(root.joinpath(*parts), "too-deep")
-    expected[str(root.joinpath(*parts[: MAX_DEPTH + 1]))] = "depth_limit"
+    expected[str(root)] = "nested_skills"  # in-bad-group, reported once for the root
     return expected
 
 
@@ -106,7 +106,7 @@ def _lemon(env: dict[str, str], *argv: str) -> subprocess.CompletedProcess[str]:
 def hostile(tmp_path: Path) -> tuple[Path, dict[str, str], dict[str, str]]:
     home = tmp_path / "home"
     home.mkdir()
-    project = tmp_path / "repo"
+    project = tmp_path / os.fsdecode(b"repo-\xfe")
     (project / ".git").mkdir(parents=True)
     expected = _build(project)
     env = {**os.environ, "HOME": str(home), "LEMON_CACHE_DIR": str(tmp_path / "cache"),
@@ -122,18 +122,19 @@ def test_every_bad_file_is_reported_and_the_rest_lists(hostile) -> None:
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     data = json.loads(done.stdout)
-    assert [s["key"] for s in data["skills"]] == ["good", "huge-body", "in-bad-group"]
-    in_group = data["skills"][2]
-    assert os.fsencode(in_group["path"]).endswith(b"/group-\xfe/in-bad-group/SKILL.md")
+    assert [s["key"] for s in data["skills"]] == ["good", "huge-body"]
+    good = data["skills"][0]
+    assert os.fsencode(good["path"]).endswith(b"/repo-\xfe/.agents/skills/good/SKILL.md")
     found = {d["path"]: d for d in data["diagnostics"]}
     for path, code in expected.items():
         assert path in found, f"{path} is not reported"
         assert found[path]["code"] == code, (path, found[path])
-        warning = code in ("broken_symlink", "depth_limit")
+        warning = code in ("broken_symlink", "nested_skills")
         assert found[path]["severity"] == ("warning" if warning else "error")
         assert found[path]["message"]
-    loop = [d for d in data["diagnostics"] if d["code"] == "symlink_loop"]
-    assert loop and loop[0]["path"].startswith(str(project / ".agents" / "skills" / "loop"))
+    nested = found[str(project / ".agents" / "skills")]["message"]
+    assert nested.startswith("1 SKILL.md is below a sub-folder")
+    assert os.fsencode(nested).find(b"group-\xfe/in-bad-group/SKILL.md") > 0
 
 
 @POSIX_ONLY
@@ -171,6 +172,6 @@ def test_undecodable_paths_print_on_a_strict_terminal(hostile) -> None:
     assert proc.returncode == 0, err
     data = json.loads(b"".join(chunks).replace(b"\r\n", b"\n"))
     assert set(expected) <= {d["path"] for d in data["diagnostics"]}
-    done = _lemon(env, "skill", "inspect", "in-bad-group", "--cwd", str(project))
+    done = _lemon(env, "skill", "inspect", "good", "--cwd", str(project))
     assert done.returncode == 0 and "Traceback" not in done.stderr
-    assert "group-\\udcfe" in done.stdout
+    assert "repo-\\udcfe" in done.stdout

@@ -17,24 +17,22 @@ import typer
 def _existing_dir(value: Path | None) -> Path | None:
     """``--cwd DIR``: the folder must exist, as the library requires of its ``cwd``."""
     if value is not None and not value.is_dir():
-        from lemon_core.text import escape
-
         what = "does not exist" if not value.exists() else "is not a folder"
-        raise typer.BadParameter(f"the project directory {escape(str(value))} {what}; pass an "
-                                 f"existing folder")
+        raise typer.BadParameter(f"the project directory {value} {what}; pass an existing "
+                                 f"folder")
     return value
 
 
 def _skill_key(value: str) -> str:
     """``KEY``: a skill key is a folder name, so it is not empty, holds no path separator, no
     NUL and no control or bidi character, and is not ``.`` or ``..``."""
-    from lemon_core.text import escape, unsafe_reason
+    from lemon_core.text import unsafe_reason
 
     problem: str | None = None
     if not value:
         problem = "is empty"
     elif value in (".", ".."):
-        problem = f"cannot be {value!r}"
+        problem = f"is {value!r}"
     elif "\0" in value:
         problem = "contains a NUL character"
     elif "/" in value or "\\" in value:
@@ -43,8 +41,9 @@ def _skill_key(value: str) -> str:
         unsafe = unsafe_reason(value)
         problem = unsafe[1] if unsafe is not None else None
     if problem is not None:
-        raise typer.BadParameter(f"a skill key is a folder name; '{escape(value)}' {problem} "
-                                 f"(run 'lemon skill list' to see the keys)")
+        # the value is shown escaped where every error is printed (``lemon_core.cli.main``)
+        raise typer.BadParameter(f"'{value}' cannot be a skill key (a folder name): "
+                                 f"it {problem}")
     return value
 
 

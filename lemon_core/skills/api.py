@@ -136,6 +136,17 @@ def catalog_for(ctx: LemonContext, *, scope: ScopeFilter = "all",
         return catalog
 
 
+def _home_diagnostic(ctx: LemonContext) -> Diagnostic | None:
+    """``unusable_home`` when ``ctx.home_problem`` is set (see its docstring)."""
+    problem = ctx.home_problem
+    if problem is None:
+        return None
+    return Diagnostic(str(ctx.home), "warning", "unusable_home",
+                      f"the home directory {problem}; global skills, settings and lock files "
+                      "below it are not read and nothing is written there; set HOME to an "
+                      "existing absolute folder")
+
+
 @attrs.frozen
 class _State:
     """Settings and lock records, read fresh for one call."""
@@ -152,9 +163,12 @@ class _State:
         if is_project_dir(ctx):  # home is never a project: it has no project state
             project, d1 = read_settings(settings_path(ctx, local=True))
             project_lock, d3 = read_lock_records(lockfile_path(ctx, local=True))
-        global_, d2 = read_settings(settings_path(ctx, local=False))
-        global_lock, d4 = read_lock_records(lockfile_path(ctx, local=False))
-        diagnostics = tuple(d for d in (d1, d2, d3, d4) if d is not None)
+        global_, d2 = SkillSettings(), None
+        global_lock, d4 = {}, None
+        if ctx.usable_agent_dir is not None:  # never below an unusable home
+            global_, d2 = read_settings(settings_path(ctx, local=False))
+            global_lock, d4 = read_lock_records(lockfile_path(ctx, local=False))
+        diagnostics = tuple(d for d in (_home_diagnostic(ctx), d1, d2, d3, d4) if d is not None)
         return cls(project, global_, {"project": project_lock, "global": global_lock},
                    diagnostics)
 

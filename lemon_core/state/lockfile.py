@@ -7,11 +7,12 @@ Global ``<agent dir>/skills.lock.json`` and project ``<cwd>/.lemon/skills.lock.j
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from lemon_core.context import LemonContext
+from lemon_core.fsio import FileProblem, read_bytes
+from lemon_core.jsondata import loads
 from lemon_core.models import Diagnostic
 
 LOCK_FILE = "skills.lock.json"
@@ -22,34 +23,33 @@ def lockfile_path(ctx: LemonContext, *, local: bool) -> Path:
     return (ctx.project_lemon_dir if local else ctx.agent_dir) / LOCK_FILE
 
 
+def _records(data: bytes) -> dict[str, dict[str, Any]]:
+    document = loads(data)
+    if not isinstance(document, dict):
+        raise FileProblem("schema", "not a JSON object")
+    skills = document.get("skills", {})
+    if not isinstance(skills, dict):
+        raise FileProblem("schema", "'skills' is not an object")
+    return {k: v for k, v in skills.items() if isinstance(v, dict)}
+
+
 def read_lock_records(path: Path) -> tuple[dict[str, dict[str, Any]], Diagnostic | None]:
-    """The records by key; a missing file has none, a broken one none plus a diagnostic."""
+    """The records by key; a missing file has none, a broken one none plus a diagnostic.
+
+    Read through the safe reader (at most :data:`MAX_LOCK_BYTES`, regular files only) and
+    parsed by :mod:`lemon_core.jsondata`: ``unreadable_lockfile`` when it cannot be read (a
+    FIFO, a device, a folder, too large, a folder on its path that is a file),
+    ``invalid_lockfile`` when it is not JSON of the right shape. The message never repeats
+    the path: the diagnostic carries it.
+    """
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_LOCK_BYTES + 1)
-    except FileNotFoundError:
-        return {}, None
-    except OSError as exc:
-        return {}, Diagnostic(str(path), "error", "unreadable_lockfile", f"cannot read: {exc}")
-    problem = None
-    document: Any = None
-    if len(data) > MAX_LOCK_BYTES:
-        problem = f"larger than {MAX_LOCK_BYTES} bytes"
-    else:
-        try:
-            document = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            problem = f"not valid JSON ({exc})"
-    if problem is None and not isinstance(document, dict):
-        problem = "not a JSON object"
-    if problem is None and not isinstance(document.get("skills", {}), dict):
-        problem = "'skills' is not an object"
-    if problem is not None:
-        return {}, Diagnostic(str(path), "error", "invalid_lockfile",
-                              f"the lockfile is {problem}; its records are ignored until it is "
-                              f"fixed or removed")
-    records = {k: v for k, v in document.get("skills", {}).items() if isinstance(v, dict)}
-    return records, None
+        data = read_bytes(path, MAX_LOCK_BYTES)
+        return ({}, None) if data is None else (_records(data), None)
+    except FileProblem as problem:
+        code = "unreadable_lockfile" if problem.kind == "read" else "invalid_lockfile"
+        return {}, Diagnostic(str(path), "error", code,
+                              f"{problem.message}; its records are ignored until it is fixed "
+                              "or removed")
 
 
 __all__ = ["LOCK_FILE", "lockfile_path", "read_lock_records"]

@@ -12,7 +12,6 @@ disables. The project file's state for a key overrides the global file's; within
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,8 @@ import attrs
 
 from lemon_core.context import LemonContext
 from lemon_core.errors import ConfigError
-from lemon_core.fsio import Snapshot, dump_json, update_file
+from lemon_core.fsio import FileProblem, Snapshot, dump_json, read_bytes, update_file
+from lemon_core.jsondata import loads
 from lemon_core.models import Diagnostic
 
 SETTINGS_FILE = "skills.json"
@@ -29,7 +29,15 @@ MAX_SETTINGS_BYTES = 4 * 1024 * 1024
 
 
 def settings_path(ctx: LemonContext, *, local: bool) -> Path:
+    """The project (``local``) or global file; the global one below ``ctx.agent_dir`` even
+    when home is unusable (readers check :func:`global_settings_path`)."""
     return (ctx.project_lemon_dir if local else ctx.agent_dir) / SETTINGS_FILE
+
+
+def global_settings_path(ctx: LemonContext) -> Path | None:
+    """The global file, or None when its folder derives from an unusable home."""
+    agent_dir = ctx.usable_agent_dir
+    return None if agent_dir is None else agent_dir / SETTINGS_FILE
 
 
 @attrs.frozen
@@ -47,21 +55,17 @@ class SkillSettings:
         return None
 
 
-def _parse(data: bytes, path: Path) -> dict[str, Any]:
-    if len(data) > MAX_SETTINGS_BYTES:
-        raise ConfigError(f"{path} is larger than {MAX_SETTINGS_BYTES} bytes; fix or remove it")
-    try:
-        document = json.loads(data.decode("utf-8")) if data.strip() else {}
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ConfigError(f"{path} is not valid JSON ({exc}); fix or remove it") from None
+def _parse(data: bytes) -> dict[str, Any]:
+    """The document; raises :class:`FileProblem` (its message names no path)."""
+    document = loads(data) if data.strip() else {}
     if not isinstance(document, dict):
-        raise ConfigError(f"{path} must hold a JSON object; fix or remove it")
+        raise FileProblem("schema", "must hold a JSON object")
     for field in ("disabled", "enabled"):
         value = document.get(field, [])
         if not isinstance(value, list) or not all(isinstance(k, str) for k in value):
-            raise ConfigError(f"{path}: {field!r} must be a list of skill keys")
+            raise FileProblem("schema", f"{field!r} must be a list of skill keys")
     if not isinstance(document.get("skills", {}), dict):
-        raise ConfigError(f"{path}: 'skills' must be an object keyed by skill key")
+        raise FileProblem("schema", "'skills' must be an object keyed by skill key")
     return document
 
 
@@ -78,14 +82,25 @@ def _settings_of(document: Mapping[str, Any]) -> SkillSettings:
 
 
 def read_settings(path: Path) -> tuple[SkillSettings, Diagnostic | None]:
-    """The file's settings; a missing file is empty, a broken one is empty plus a diagnostic."""
-    snapshot = Snapshot.read(path)
-    if snapshot.content is None:
-        return SkillSettings(), None
+    """The file's settings; a missing file is empty, a broken one is empty plus a diagnostic.
+
+    Read through the safe reader (at most :data:`MAX_SETTINGS_BYTES`, regular files only) and
+    parsed by :mod:`lemon_core.jsondata`; a file that cannot be used is ``unreadable_settings``
+    (a FIFO, a device, a folder, too large, or a folder on its path that is a file) or
+    ``invalid_settings`` (not JSON, nested too deeply, the wrong shape). The diagnostic's
+    message never repeats the path: the diagnostic carries it.
+    """
     try:
-        return _settings_of(_parse(snapshot.content, path)), None
-    except ConfigError as exc:
-        return SkillSettings(), Diagnostic(str(path), "error", "invalid_settings", str(exc))
+        data = read_bytes(path, MAX_SETTINGS_BYTES)
+        if data is None:
+            return SkillSettings(), None
+        return _settings_of(_parse(data)), None
+    except FileProblem as problem:
+        code = "unreadable_settings" if problem.kind == "read" else "invalid_settings"
+        return SkillSettings(), Diagnostic(
+            str(path), "error", code,
+            f"{problem.message}; its enable/disable settings are ignored until it is fixed "
+            "or removed")
 
 
 def is_disabled(key: str, project: SkillSettings, global_: SkillSettings) -> bool:
@@ -98,9 +113,16 @@ def is_disabled(key: str, project: SkillSettings, global_: SkillSettings) -> boo
 def set_enabled(ctx: LemonContext, key: str, enabled: bool, *, local: bool) -> Path:
     """Switch ``key`` on or off in the global (or, with ``local``, the project) file."""
     path = settings_path(ctx, local=local)
+    if not local and global_settings_path(ctx) is None:
+        raise ConfigError(
+            f"cannot change the global settings: the home directory {ctx.home} "
+            f"{ctx.home_problem}; set HOME to an existing absolute folder (or LEMON_AGENT_DIR)")
 
     def transform(current: Snapshot) -> bytes:
-        document = _parse(current.content or b"", path)
+        try:
+            document = _parse(current.content or b"")
+        except FileProblem as problem:
+            raise ConfigError(f"{path}: {problem.message}; fix or remove it") from None
         disabled = [k for k in document.get("disabled", []) if k != key]
         explicit = [k for k in document.get("enabled", []) if k != key]
         if enabled:
@@ -125,5 +147,5 @@ def set_enabled(ctx: LemonContext, key: str, enabled: bool, *, local: bool) -> P
     return path
 
 
-__all__ = ["SETTINGS_FILE", "SkillSettings", "is_disabled", "read_settings", "set_enabled",
-           "settings_path"]
+__all__ = ["SETTINGS_FILE", "SkillSettings", "global_settings_path", "is_disabled",
+           "read_settings", "set_enabled", "settings_path"]

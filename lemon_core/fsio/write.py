@@ -5,6 +5,18 @@ the same directory, fsync, rename), so a reader never sees a partial file and a 
 any point leaves either the old file or the new one. Files that several processes may edit are
 changed through :func:`update_file`, which holds a sibling ``<name>.lock`` directory and refuses
 to overwrite a file that changed since the caller read it.
+
+Locks: a holder creates the lock directory and then records itself in ``owner`` (process id,
+host and a random token, written atomically). A waiter judges a lock stale only when the same
+token is read before and after it finds the recorded process gone, so a process id read from one
+holder is never held against the next one. Stale locks are reported, never removed.
+
+Symbolic links: :func:`update_file` writes *through* a link (dotfile managers link lemon's
+files): the temporary file is made in the target's directory and renamed over the target, and
+the lock sits next to the target, so the link is kept and the target updated. Only a link whose
+final target is an existing regular file of the same name is followed; a dangling link, a link
+to something else, or a target lemon cannot write is an :class:`UnwritableError` saying so.
+:func:`atomic_write_bytes` alone replaces whatever is at ``path``.
 """
 
 from __future__ import annotations
@@ -12,7 +24,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import socket
+import stat
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,9 +34,47 @@ from typing import Any
 
 import attrs
 
-from lemon_core.errors import BusyError
+from lemon_core.errors import BusyError, LemonError
+from lemon_core.fsio import read as reading
 
 LOCK_SUFFIX = ".lock"
+OWNER_FILE = "owner"
+
+
+class UnwritableError(LemonError):
+    """A file cannot be written where it is: a parent is a file, a link dangles or points at
+    something lemon does not edit, or the file cannot be read back to compare."""
+
+
+def _blocking_file(directory: Path) -> Path | None:
+    """The first ancestor of ``directory`` (itself included) that exists but is not a folder."""
+    for candidate in (directory, *directory.parents):
+        try:
+            info = candidate.stat()
+        except OSError:
+            continue
+        return None if stat.S_ISDIR(info.st_mode) else candidate
+    return None
+
+
+def check_parent(path: Path) -> None:
+    """Raise :class:`UnwritableError` when a file stands where a folder of ``path`` should be
+    (``.lemon`` is a file): the message says so, rather than the bare "File exists"."""
+    blocker = _blocking_file(path.parent)
+    if blocker is not None:
+        raise UnwritableError(
+            f"cannot write {path}: {blocker} is a file, not a folder; move it away (or rename "
+            f"it) and run the command again"
+        )
+
+
+def make_parent(path: Path) -> None:
+    """Create ``path``'s folder (and its parents); see :func:`check_parent`."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        check_parent(path)
+        raise
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -38,7 +90,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o600) -> None:
     """Replace ``path`` with ``data`` atomically; the parent directory is created if needed."""
     import tempfile  # deferred: reading commands never pay for it
 
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_parent(path)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -71,11 +123,12 @@ class Snapshot:
     content: bytes | None  # None: the file did not exist
 
     @classmethod
-    def read(cls, path: Path) -> Snapshot:
+    def read(cls, path: Path, max_bytes: int = reading.MAX_FILE_BYTES) -> Snapshot:
+        """Through the safe reader (regular files only, bounded, never blocking)."""
         try:
-            return cls(path, path.read_bytes())
-        except FileNotFoundError:
-            return cls(path, None)
+            return cls(path, reading.read_bytes(path, max_bytes))
+        except reading.FileProblem as problem:
+            raise UnwritableError(f"cannot edit {path}: {problem.message}") from None
 
     @property
     def exists(self) -> bool:
@@ -100,12 +153,48 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _lock_owner(lock_dir: Path) -> tuple[int, str] | None:
+@attrs.frozen
+class LockOwner:
+    """What a holder records in its lock directory; ``token`` is unique to one acquisition
+    (empty in locks written by older lemon versions)."""
+
+    pid: int
+    host: str
+    token: str = ""
+
+
+def _lock_owner(lock_dir: Path) -> LockOwner | None:
     try:
-        pid_text, host = (lock_dir / "owner").read_text("utf-8").split("\n")[:2]
-        return int(pid_text), host
-    except (OSError, ValueError):
+        data = reading.read_bytes(lock_dir / OWNER_FILE, 4096)
+        if data is None:
+            return None
+        pid_text, host, *rest = data.decode("utf-8").split("\n")
+        return LockOwner(int(pid_text), host, rest[0] if rest else "")
+    except (reading.FileProblem, UnicodeDecodeError, ValueError):
         return None
+
+
+def _record_owner(lock_dir: Path, token: str) -> None:
+    """Write ``owner`` in one ``write``: a waiter reads the whole record, or an empty file
+    (which it takes for "no owner yet", never for a stale lock)."""
+    record = f"{os.getpid()}\n{socket.gethostname()}\n{token}\n".encode()
+    fd = os.open(lock_dir / OWNER_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.write(fd, record)
+    finally:
+        os.close(fd)
+
+
+def _release(lock_dir: Path, token: str, recorded: bool = True) -> None:
+    """Remove the lock directory, but only while it still records this holder's token (or,
+    when recording failed, records nobody)."""
+    owner = _lock_owner(lock_dir)
+    if (owner.token if owner else None) != (token if recorded else None):
+        return  # someone removed our lock by hand; never remove another holder's
+    with contextlib.suppress(OSError):
+        (lock_dir / OWNER_FILE).unlink()
+    with contextlib.suppress(OSError):
+        lock_dir.rmdir()
 
 
 @contextlib.contextmanager
@@ -117,7 +206,8 @@ def file_lock(path: Path, *, timeout: float = 10.0) -> Iterator[None]:
     to clear it (it is never removed automatically: the user decides).
     """
     lock_dir = lock_path(path)
-    lock_dir.parent.mkdir(parents=True, exist_ok=True)
+    make_parent(path)  # the lock's folder is the file's: a file in the way is named for it
+    token = secrets.token_hex(16)
     deadline = time.monotonic() + timeout
     delay = 0.005
     while True:
@@ -125,18 +215,20 @@ def file_lock(path: Path, *, timeout: float = 10.0) -> Iterator[None]:
             lock_dir.mkdir()
             break
         except FileExistsError:
-            if _is_stale(lock_dir) or time.monotonic() >= deadline:
-                raise _busy(path, lock_dir) from None
+            verdict = _verdict(lock_dir)
+            if verdict.stale or time.monotonic() >= deadline:
+                raise _busy(path, lock_dir, verdict) from None
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
     try:
-        (lock_dir / "owner").write_text(f"{os.getpid()}\n{socket.gethostname()}\n", "utf-8")
+        _record_owner(lock_dir, token)
+    except BaseException:
+        _release(lock_dir, token, recorded=False)
+        raise
+    try:
         yield
     finally:
-        with contextlib.suppress(OSError):
-            (lock_dir / "owner").unlink()
-        with contextlib.suppress(OSError):
-            lock_dir.rmdir()
+        _release(lock_dir, token)
 
 
 #: A lock directory that records no owner this long after it was last changed was left by a
@@ -151,30 +243,66 @@ def _lock_age(lock_dir: Path) -> float | None:
         return None
 
 
-def _is_stale(lock_dir: Path) -> bool:
-    """True when the lock's recorded owner is a process of this host that no longer runs, or
-    when the lock records no owner and has not changed for :data:`ORPHAN_LOCK_AGE` seconds."""
+@attrs.frozen
+class _Verdict:
+    stale: bool
+    owner: LockOwner | None
+
+
+def _verdict(lock_dir: Path) -> _Verdict:
+    """Is the lock stale? True when it records a process of this host that no longer runs and
+    the *same* record (token) is still there after that was found out, or when it records no
+    owner and has not changed for :data:`ORPHAN_LOCK_AGE` seconds. Judged once per look, and
+    the message is built from the same look."""
     owner = _lock_owner(lock_dir)
     if owner is None:
         age = _lock_age(lock_dir)
-        return age is not None and age >= ORPHAN_LOCK_AGE
-    return owner[1] == socket.gethostname() and not _pid_alive(owner[0])
+        orphan = age is not None and age >= ORPHAN_LOCK_AGE and _lock_owner(lock_dir) is None
+        return _Verdict(orphan, None)
+    if owner.host != socket.gethostname() or _pid_alive(owner.pid):
+        return _Verdict(False, owner)
+    # The process is gone: but the lock may have passed to a live holder meanwhile.
+    return _Verdict(_lock_owner(lock_dir) == owner, owner)
 
 
-def _busy(path: Path, lock_dir: Path) -> BusyError:
-    owner = _lock_owner(lock_dir)
-    if _is_stale(lock_dir):
-        who = f"from process {owner[0]}, which is no longer running" if owner else (
+def _busy(path: Path, lock_dir: Path, verdict: _Verdict) -> BusyError:
+    owner = verdict.owner
+    if verdict.stale:
+        who = f"from process {owner.pid}, which is no longer running" if owner else (
             "that records no owner (its writer was killed while taking it)")
         return BusyError(
             f"{path} is locked by a stale lock {who}; if no lemon command is writing, remove "
             f"the directory {lock_dir}"
         )
-    holder = f" by process {owner[0]}" if owner else ""
+    holder = f" by process {owner.pid}" if owner else ""
     return BusyError(
         f"{path} is busy: another lemon command holds {lock_dir}{holder}; try again when it "
         f"finishes (remove that directory only if no lemon command is writing)"
     )
+
+
+def write_target(path: Path) -> Path:
+    """Where an edit of ``path`` really goes: ``path`` itself, or the final target of the
+    symbolic link at ``path`` when that is an existing regular file of the same name.
+
+    :raises UnwritableError: for a dangling link, or one to anything else.
+    """
+    if not path.is_symlink():
+        return path
+    target = Path(os.path.realpath(path))
+    try:
+        info = target.stat()
+    except OSError:
+        raise UnwritableError(
+            f"cannot write {path}: it is a symbolic link to {target}, which does not exist; "
+            f"create that file (or remove the link) and run the command again"
+        ) from None
+    if not stat.S_ISREG(info.st_mode) or target.name != path.name:
+        raise UnwritableError(
+            f"cannot write {path}: it is a symbolic link to {target}; lemon writes through a "
+            f"link only to a regular file also named {path.name}; replace the link with a copy"
+        )
+    return target
 
 
 def update_file(
@@ -192,17 +320,27 @@ def update_file(
     that ignores the lock and saves while ``transform`` runs is noticed too. When ``transform``
     returns the bytes the file already holds, nothing is written.
     """
-    with file_lock(path, timeout=timeout):
-        current = Snapshot.read(path)
-        if expected is not None and current.content != expected.content:
-            raise _changed(path)
-        data = transform(current)
-        if data == current.content:
+    target = write_target(path)
+    try:
+        with file_lock(target, timeout=timeout):
+            current = Snapshot.read(target)
+            if expected is not None and current.content != expected.content:
+                raise _changed(path)
+            data = transform(current)
+            if data == current.content:
+                return data
+            if Snapshot.read(target).content != current.content:
+                raise _changed(path)
+            atomic_write_bytes(target, data)
             return data
-        if Snapshot.read(path).content != current.content:
-            raise _changed(path)
-        atomic_write_bytes(path, data)
-        return data
+    except OSError as exc:
+        if target == path:
+            raise
+        raise UnwritableError(
+            f"cannot write {path}: it is a symbolic link to {target}, which lemon cannot write "
+            f"({exc.strerror or type(exc).__name__}); edit that file where it comes from, or "
+            f"replace the link with a copy"
+        ) from None
 
 
 def _changed(path: Path) -> BusyError:
@@ -212,11 +350,16 @@ def _changed(path: Path) -> BusyError:
 
 
 __all__ = [
+    "LockOwner",
     "Snapshot",
+    "UnwritableError",
     "atomic_write_bytes",
+    "check_parent",
     "atomic_write_json",
     "dump_json",
     "file_lock",
     "lock_path",
+    "make_parent",
     "update_file",
+    "write_target",
 ]

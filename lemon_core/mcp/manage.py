@@ -20,6 +20,7 @@ import attrs
 from lemon_core.context import LemonContext
 from lemon_core.errors import LemonError, NotFoundError
 from lemon_core.fsio import Snapshot, dump_json, update_file
+from lemon_core.fsio.write import check_parent
 from lemon_core.mcp.config import (
     LemonScope,
     McpFile,
@@ -69,6 +70,7 @@ def _edit(
 ) -> Path:
     """Apply ``change`` (mutates ``McpFile.data``, returns whether it changed) under the lock."""
     path = mcp_path(ctx, scope)
+    check_parent(path)  # ".lemon is a file", before reading reports "a folder on its path…"
     change(parse_file(read_bytes(path), path, scope))  # fail early, before locking, on a bad file
 
     def transform(snapshot: Snapshot) -> bytes:

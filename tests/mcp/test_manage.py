@@ -28,6 +28,7 @@ from lemon_core.mcp.manage import (
     remove_server,
 )
 from lemon_core.mcp.spec import ServerSpec, parse_assignments
+from tests.helpers import run_cli
 from tests.mcp.support import (
     ENV_SECRET,
     HEADER_SECRET,
@@ -399,14 +400,39 @@ def test_a_failed_rename_leaves_the_old_file_and_no_temp(ctx: LemonContext, proj
     assert sorted(p.name for p in project_file.parent.iterdir()) == ["mcp.json"]
 
 
-def test_a_symlinked_file_is_replaced_not_written_through(ctx: LemonContext, project_file: Path,
-                                                          tmp_path: Path) -> None:  # fmt: skip
-    target = write_json(tmp_path / "elsewhere.json", {"servers": []})
+def test_a_symlinked_file_is_written_through_and_the_link_kept(
+    ctx: LemonContext, project_file: Path, tmp_path: Path
+) -> None:
+    target = write_json(tmp_path / "dotfiles" / "mcp.json", {"servers": [], "x-keep": 1})
     project_file.parent.mkdir(parents=True)
     project_file.symlink_to(target)
     add_server(ctx, stdio())
-    assert json.loads(target.read_text()) == {"servers": []}
-    assert not project_file.is_symlink() and entries(project_file)[0]["name"] == "git"
+    assert project_file.is_symlink() and project_file.resolve() == target.resolve()
+    assert json.loads(target.read_text())["x-keep"] == 1 and entries(target)[0]["name"] == "git"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["mcp.json"]
+
+
+def test_a_symlink_to_another_file_or_nowhere_is_refused(ctx: LemonContext, project_file: Path,
+                                                         tmp_path: Path) -> None:  # fmt: skip
+    other = write_json(tmp_path / "settings.json", {"servers": []})
+    project_file.parent.mkdir(parents=True)
+    project_file.symlink_to(other)
+    with pytest.raises(fsio.UnwritableError, match="only to a regular file also named mcp.json"):
+        add_server(ctx, stdio())
+    assert json.loads(other.read_text()) == {"servers": []}
+    project_file.unlink()
+    project_file.symlink_to(tmp_path / "gone" / "mcp.json")
+    with pytest.raises(fsio.UnwritableError, match="which does not exist"):
+        add_server(ctx, stdio())
+
+
+def test_a_file_named_lemon_is_reported_as_such(ctx: LemonContext, capsys: Any) -> None:
+    (ctx.cwd / ".lemon").write_text("")
+    code, out, err = run_cli(capsys, "mcp", "add", "git", "--stdio", "uvx", "--cwd", str(ctx.cwd))
+    assert code == 1 and out == "" and err.startswith("lemon: ") and err.count("\n") == 1
+    assert err.endswith(f"cannot write {ctx.cwd / '.lemon' / 'mcp.json'}: {ctx.cwd / '.lemon'} "
+                        f"is a file, not a folder; move it away (or rename it) and run the "
+                        f"command again\n")  # fmt: skip
 
 
 def test_a_write_is_a_synced_private_temp_file_renamed_under_the_lock(

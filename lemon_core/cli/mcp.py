@@ -47,11 +47,13 @@ def _scope(global_: bool) -> str:
 
 
 def _note(message: str) -> None:
-    typer.echo(f"lemon: note: {message}", err=True)
+    from lemon_core.cli.output import warn
+
+    warn(message, label="note")
 
 
 def _report(result: WriteResult, as_json: bool, text: str) -> None:
-    from lemon_core.cli.output import emit_json
+    from lemon_core.cli.output import emit_json, say
 
     if as_json:
         emit_json(
@@ -65,7 +67,7 @@ def _report(result: WriteResult, as_json: bool, text: str) -> None:
             }
         )
     else:
-        typer.echo(text)
+        say(text)
 
 
 @app.command("add", short_help="Add a named server.")
@@ -134,12 +136,12 @@ def list_cmd(
 ) -> None:
     """List one lemon file's servers, or with --all the effective set (redacted)."""
     from lemon_core.cli import mcp_render
-    from lemon_core.cli.output import emit_json
+    from lemon_core.cli.output import emit_json, say
     from lemon_core.mcp import views
 
     ctx = _context(cwd)
     if reveal:
-        typer.echo(_REVEAL_WARNING, err=True)
+        say(_REVEAL_WARNING, err=True)
     if all_:
         from lemon_core.mcp.effective import effective_servers
 
@@ -148,7 +150,7 @@ def list_cmd(
         if as_json:
             emit_json(data)
         else:
-            typer.echo(mcp_render.effective_text(data, reveal=reveal))
+            say(mcp_render.effective_text(data, reveal=reveal))
         return
     from lemon_core.mcp.manage import list_servers
 
@@ -157,7 +159,7 @@ def list_cmd(
     if as_json:
         emit_json(data)
     else:
-        typer.echo(mcp_render.file_text(data, reveal=reveal))
+        say(mcp_render.file_text(data, reveal=reveal))
 
 
 def _state_command(name: str, enable: bool, global_: bool, cwd: Path | None, as_json: bool) -> None:

@@ -1,7 +1,9 @@
 """Human output of ``lemon mcp list``, built from the JSON views of :mod:`lemon_core.mcp.views`.
 
 Names that do not follow the server name rules (possible in ``enabled_servers`` lists and in
-other tools' files) are shown quoted and escaped, so a hostile file cannot drive the terminal.
+other tools' files) are shown quoted and escaped, so a hostile file cannot drive the terminal;
+every other path and message from a file goes through :func:`lemon_core.text.escape`. The
+texts are :class:`~lemon_core.cli.output.Escaped`: print them with ``say``.
 """
 
 from __future__ import annotations
@@ -10,16 +12,17 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lemon_core.cli.output import table
+from lemon_core.cli.output import Escaped, table
 from lemon_core.mcp.lenient import ENTRY_KIND
 from lemon_core.mcp.names import is_valid_name, show
 from lemon_core.mcp.views import REVEALED_FIELDS
+from lemon_core.text import escape
 
 
-def _name(name: object) -> str:
+def _name(name: object) -> Escaped:
     if name is None:
-        return "(unnamed)"
-    return str(name) if is_valid_name(name) else show(str(name))
+        return Escaped("(unnamed)")
+    return Escaped(escape(name) if is_valid_name(name) else show(str(name)))  # show: ASCII
 
 
 def _yes(flag: bool) -> str:
@@ -41,10 +44,10 @@ def _revealed(servers: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
-def file_text(data: Mapping[str, Any], *, reveal: bool = False) -> str:
+def file_text(data: Mapping[str, Any], *, reveal: bool = False) -> Escaped:
     """``lemon mcp list [--global]``: one file's entries as a table."""
     label = "Project" if data["scope"] == "project" else "Global"
-    lines = [f"{label} MCP file: {data['file']}"]
+    lines = [f"{label} MCP file: {escape(data['file'])}"]
     if not data["exists"]:
         lines.append("No MCP servers (the file does not exist).")
     elif not data["servers"]:
@@ -65,10 +68,10 @@ def file_text(data: Mapping[str, Any], *, reveal: bool = False) -> str:
         lines.append(f"Disabled by name: {_names(data['disabled_servers'])}")
     if reveal:
         lines.extend(_revealed(data["servers"]))
-    return "\n".join(lines)
+    return Escaped("\n".join(lines))
 
 
-def effective_text(data: Mapping[str, Any], *, reveal: bool = False) -> str:
+def effective_text(data: Mapping[str, Any], *, reveal: bool = False) -> Escaped:
     """``lemon mcp list --all``: the effective set, then what was skipped and what failed."""
     lines = []
     if any(e["provider"] == "lemon" and e["kind"] != ENTRY_KIND for e in data["errors"]):
@@ -89,15 +92,16 @@ def effective_text(data: Mapping[str, Any], *, reveal: bool = False) -> str:
         lines.append(f"No MCP servers in the {data['scope']} scope.")
     for item in data["skipped"]:
         where = f"{item['provider']}:{item['scope']}" + (f" {item['file']}" if item["file"] else "")
-        lines.append(f"skipped {_name(item['name'])} ({where}): {item['reason']}")
+        lines.append(f"skipped {_name(item['name'])} ({escape(where)}): {escape(item['reason'])}")
     for error in data["errors"]:
         where = f"{error['provider']}:{error['scope']}"
         if error["file"] and error["file"] not in error["message"]:
             where += f" {error['file']}"
-        lines.append(f"error ({where}, {error['kind']}): {error['message']}")
+        lines.append(f"error ({escape(where)}, {escape(error['kind'])}): "
+                     f"{escape(error['message'])}")
     if reveal:
         lines.extend(_revealed(data["effective"]))
-    return "\n".join(lines)
+    return Escaped("\n".join(lines))
 
 
 __all__ = ["effective_text", "file_text"]

@@ -26,8 +26,6 @@ HOSTILE = "x\x1b[2J\x1b]0;pwned\x07\r\nlemon: error: forged\u202e\u200bz"
 #: A raw control character (any C0 but the line feed, DEL, C1) or an invisible/bidi one.
 RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 CLI = Path(__file__).resolve().parents[2] / "lemon_core" / "cli"
-#: output.py is where printing happens; the MCP modules are being reworked (swept next).
-NOT_YET = {"output.py", "mcp.py", "mcp_render.py"}
 
 
 @pytest.fixture
@@ -46,6 +44,10 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     write_skill(root, "broken", "description: x\nversion: 1.0\n")
     write_skill(root / HOSTILE, "grouped")  # a group (or a nested SKILL.md) with that name
     write_skill(root, "bad" + HOSTILE)  # a folder name that cannot be a key
+    (project / ".lemon").mkdir()
+    (project / ".lemon" / "mcp.json").write_text("{broken", encoding="utf-8")
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {
+        HOSTILE: {"command": "x"}, "fine": {"command": HOSTILE}}}), encoding="utf-8")
     return {"project": project, "root": root}
 
 
@@ -68,10 +70,14 @@ def _commands(tree: dict[str, Path]) -> list[list[str]]:
         ["skill", "lint", str(tree["root"])],
         ["skill", "lint", str(tree["root"] / HOSTILE)],
         ["skill", "inspect", "no" + HOSTILE, *cwd],
+        ["mcp", "list", *cwd],
+        ["mcp", "list", "--all", *cwd],
+        ["mcp", "list", "--all", "--reveal", *cwd],
+        ["plugins", "list"],
     ]
 
 
-def test_no_skill_command_puts_a_raw_control_character_on_the_terminal(tree, capsys) -> None:
+def test_no_command_puts_a_raw_control_character_on_the_terminal(tree, capsys) -> None:
     for argv in _commands(tree):
         code, out, err = run_cli(capsys, *argv)
         assert code in (0, 1, 2) and "Traceback" not in err, argv
@@ -127,7 +133,7 @@ def _bare_prints(path: Path) -> list[str]:
 
 
 def test_cli_modules_print_only_through_the_output_module() -> None:
-    modules = sorted(p for p in CLI.glob("*.py") if p.name not in NOT_YET)
+    modules = sorted(p for p in CLI.glob("*.py") if p.name != "output.py")
     assert modules, CLI
     bare = [hit for module in modules for hit in _bare_prints(module)]
     assert bare == [], "print through lemon_core.cli.output (say, warn, fail, table, emit_json)"

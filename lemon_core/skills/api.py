@@ -267,9 +267,10 @@ def _invalid_skills(snapshot: CatalogSnapshot
     """
     keys: dict[str, str] = {}
     invalid: list[InvalidSkill] = []
+    walk_paths = {d.path for d in snapshot.walk_diagnostics}  # lookalike keys, …
     for parsed in snapshot.parsed:
         found = parsed.found
-        if parsed.diagnostics:
+        if parsed.diagnostics or found.dir in walk_paths or found.skill_md in walk_paths:
             keys[found.skill_md] = keys[found.dir] = found.key
         if parsed.manifest is None:
             errors = sorted(parsed.diagnostics, key=lambda d: d.severity != "error")

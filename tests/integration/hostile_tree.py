@@ -50,6 +50,9 @@ VALID_SKILLS = ("valid-alpha", "valid-beta", "valid-claude", "deploy", "linked-o
 #: running user (root) can still search, and skills in group folders (listed by older lemons;
 #: lemon now lists only ``<root>/<key>/SKILL.md``, as agents load them, and warns about them).
 TOLERATED_SKILLS = ("esc-inner", "bidi-desc", "noexec-skill", "valid-gamma")
+#: Planted broken skills (a FIFO, a sparse file, links out of the folder, a bidi description):
+#: listed as ``invalid`` at most, never with their content.
+BROKEN_SKILLS = ("fifo-skill", "huge-skill", "leak", "passwd", "bidi-desc")
 #: MCP servers that ``lemon mcp list --all`` must still list.
 VALID_SERVERS = ("valid-server", "valid-http")
 
@@ -451,5 +454,5 @@ def build_hostile_tree(base: Path, lemon: Sequence[str] | None = None,
     return tree
 
 
-__all__ = ["ATTACKS", "FIXED_ATTACKS", "VALID_SERVERS", "VALID_SKILLS", "VARIANTS", "HostileTree",
+__all__ = ["ATTACKS", "BROKEN_SKILLS", "FIXED_ATTACKS", "VALID_SERVERS", "VALID_SKILLS", "VARIANTS", "HostileTree",
            "build_hostile_tree", "build_tree", "plant", "plant_variant", "remove"]

@@ -57,3 +57,35 @@ def test_global_roots_below_an_unusable_home_are_absent(tmp_path: Path) -> None:
     assert global_roots(_ctx(tmp_path, "relhome")) == []
     named = _ctx(tmp_path, tmp_path / "missing", LEMON_CLAUDE_SKILLS_DIR=str(tmp_path / "c"))
     assert [(r.id, r.path) for r in global_roots(named)] == [("claude", tmp_path / "c")]
+
+
+# -- the CLI under an unusable home: a diagnostic, the rest listed, nothing created ----------
+
+
+def _tree_of(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+@pytest.mark.parametrize("home", ["relhome", "{tmp}/nonexistent/x", "{tmp}/a-file"])
+def test_listing_under_an_unusable_home_creates_nothing(tmp_path: Path, home: str) -> None:
+    from tests.state.hostile import lemon, project_with_a_skill
+
+    project = project_with_a_skill(tmp_path)
+    (tmp_path / "a-file").write_text("not a folder")
+    before = _tree_of(tmp_path)
+    status, out, err, _ = lemon(project, "skill", "list", home=home.format(tmp=tmp_path))
+    assert status == 0, err
+    assert "ok" in out.split() and "Traceback" not in err
+    assert "[unusable_home]" in err and "the home directory" in err
+    assert _tree_of(tmp_path) == before
+
+
+def test_a_global_change_under_an_unusable_home_is_refused(tmp_path: Path) -> None:
+    from tests.state.hostile import lemon, project_with_a_skill
+
+    project = project_with_a_skill(tmp_path)
+    before = _tree_of(tmp_path)
+    status, _, err, _ = lemon(project, "skill", "disable", "ok", home="relhome")
+    assert status == 1 and "Traceback" not in err
+    assert "home directory relhome is not an absolute path" in err
+    assert _tree_of(tmp_path) == before

@@ -454,3 +454,23 @@ def test_lint_standard_uses_lemons_words(tmp_path: Path) -> None:
     [lemon] = lint_paths([folder])
     assert [issue.code for issue in lemon.warnings] == ["standard_yaml"]
     assert "(standard_yaml_flow_list): line 4: flow list [Read]" in lemon.warnings[0].message
+
+
+def test_the_demo_teaches_what_passes() -> None:
+    """examples/demo-project: the shared folder keeps to the standard, every skill passes
+    lemon's rules and nothing is left for --fix, except the skill broken on purpose."""
+    from lemon_core.lint.runner import lint_paths
+
+    demo = Path(__file__).resolve().parents[2] / "examples" / "demo-project"
+    shared = lint_paths([demo / ".agents" / "skills"], standard=True)
+    assert {Path(r.path).name: r.ok for r in shared} == {
+        "broken-example": False, "release-notes": True,
+    }  # fmt: skip
+    roots = [demo / root for root in (".agents/skills", ".claude/skills", ".github/skills",
+                                      ".codex/skills", ".lemon/skill")]
+    lemon = lint_paths(roots, fix=True, dry_run=True)
+    assert [Path(r.path).name for r in lemon if not r.ok] == ["broken-example"]
+    assert [r.path for r in lemon if r.fixed] == []
+    readme = (demo / "README.md").read_text(encoding="utf-8")
+    assert all(f"`{Path(r.path).name}`" in readme for r in lemon)
+    assert "broken on purpose" in readme

@@ -287,6 +287,9 @@ def _sparse_skill_md(tree: HostileTree) -> None:
 def _control_names(tree: HostileTree) -> None:
     _skill(_agents(tree) / ESC_GROUP / "esc-inner", "esc-inner", "Use when the group is hostile.")
     _skill(_agents(tree) / ESC_SKILL, "evil", "Use when the key is hostile.")
+    scripts = _agents(tree) / "valid-alpha" / "scripts"  # listed by ``skill inspect``
+    scripts.mkdir(exist_ok=True)
+    (scripts / "run\x1b[2J\x1b]0;pwned\x07\r\nlemon: error: forged file\u202e.sh").write_text("")
     _skill(_agents(tree) / "bidi-desc", "bidi-desc",
            "Use when testing \u202eesrever\u202c and \u200bzero width text.")
 

@@ -205,3 +205,13 @@ def test_hostile_project(trees: Trees, variant: str, command: str, as_json: bool
     tail = [ascii(line)[1:-1][:300] for line in run.stderr.splitlines()[-3:]]
     assert not problems, (f"{where} ({run.status}, {run.wall:.1f} s, {run.peak_rss_mb:.0f} MB):"
                           f"\n  " + "\n  ".join(problems) + "\n  stderr: " + "\n  ".join(tail))
+
+
+def test_reveal_prints_the_planted_config_secrets(trees: Trees) -> None:
+    """The secrets are really there to be leaked: ``--reveal`` (debugging) shows them, so the
+    tests above that find none in the other outputs can fail."""
+    tree = trees.get(trees.variant)
+    run = measured_run.run(trees.lemon, ["mcp", "list", "--all", "--json", "--reveal"],
+                           tree.project, tree.env, timeout=KILL_AFTER)
+    assert tree.secrets["config_env"] in run.stdout
+    assert tree.secrets["config_arg"] in run.stdout

@@ -29,3 +29,18 @@ def test_large_output_is_complete_and_errors_keep_their_codes(tmp_path: Path) ->
     assert missing.stderr.startswith("lemon: ") and missing.stderr.count("\n") == 1
     usage = _lemon("skill", "list", "--bogus", home=tmp_path)
     assert usage.returncode == 2 and "No such option" in usage.stderr
+
+
+def test_version_help_and_no_command_through_the_console_script(tmp_path: Path) -> None:
+    import lemon_core
+
+    for flag in ("--version", "-V"):
+        done = _lemon(flag, home=tmp_path)
+        assert (done.returncode, done.stdout, done.stderr) == (
+            0, f"lemon {lemon_core.__version__}\n", "")
+    done = _lemon("skill", "inspect", "-h", home=tmp_path)
+    assert done.returncode == 0 and done.stdout.startswith("Usage: lemon skill inspect ")
+    done = _lemon(home=tmp_path)
+    assert done.returncode == 2 and done.stdout == "" and "Commands:" in done.stderr
+    done = _lemon("skill", "inspect", "", home=tmp_path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "KEY" in done.stderr

@@ -53,12 +53,15 @@ _INVISIBLE = re.compile(
 def identifier_reason(value: str) -> tuple[str, str] | None:
     """Why ``value`` cannot name a skill (a key or a manifest ``name``), as ``(code, reason)``;
     None when it can. :func:`unsafe_reason`'s rules, and no invisible character: five
-    ``deploy`` folders that differ by a zero-width space must not list side by side."""
+    ``deploy`` folders that differ by a zero-width space must not list side by side. A
+    zero-width joiner inside an emoji sequence (``👩‍💻``) is part of a visible picture and stays."""
     problem = unsafe_reason(value)
     if problem is not None or value.isascii():
         return problem
-    match = _INVISIBLE.search(value)
-    if match is None:
+    for match in _INVISIBLE.finditer(value):
+        if match.group() != "\u200d" or not _joins_emoji(match):
+            break
+    else:
         return None
     char = match.group()
     label = unicodedata.name(char, "")

@@ -387,6 +387,18 @@ def walk_checkout(path: Path, *, scope: str = "project", root_id: str = "checkou
     return walk_roots([SkillRoot(Path(path), scope, root_id, GROUPED)])  # type: ignore[arg-type]
 
 
-__all__ = ["FLAT", "FoundSkill", "GROUPED", "MAX_DEPTH", "MAX_DIRS_PER_ROOT",
-           "MAX_SKILLS_PER_ROOT", "PSEUDO_FILESYSTEMS", "SKILL_FILE", "WalkResult",
-           "dir_signature", "file_signature", "walk_checkout", "walk_roots"]
+__all__ = [
+    "FLAT",
+    "GROUPED",
+    "MAX_DEPTH",
+    "MAX_DIRS_PER_ROOT",
+    "MAX_SKILLS_PER_ROOT",
+    "PSEUDO_FILESYSTEMS",
+    "SKILL_FILE",
+    "FoundSkill",
+    "WalkResult",
+    "dir_signature",
+    "file_signature",
+    "walk_checkout",
+    "walk_roots",
+]

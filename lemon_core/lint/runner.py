@@ -72,7 +72,8 @@ def lint_paths(
     """Lint every skill named by ``paths``, in order.
 
     A path may be a skill folder, a SKILL.md file (any case: its folder is linted) or a folder
-    of skills (no SKILL.md in it: every non-hidden child folder is linted, sorted by name).
+    of skills, walked as discovery walks a checkout (no SKILL.md in it: every skill folder below
+    it, through groups, in sorted path order; see :func:`_targets`).
     ``strict`` makes warnings fail a result; ``standard`` applies skills-ref's rules instead.
     ``fix`` first rewrites what :mod:`lemon_core.lint.fix` can fix safely in each SKILL.md
     (with ``dry_run``, nothing is written: the result carries the diff, and its issues are
@@ -81,6 +82,9 @@ def lint_paths(
     results: list[LintResult] = []
     for raw in paths:
         for folder in _targets(Path(raw)):
+            if isinstance(folder, _Unresolved):  # told by the walk: nothing to read there
+                results.append(folder.result(strict))
+                continue
             if not fix:
                 errors, warnings = _lint_one(folder, standard=standard)
                 ok = not errors and not (strict and warnings)
@@ -106,18 +110,67 @@ def results_to_json(results: Sequence[LintResult]) -> dict[str, Any]:
 Issues = tuple[list[LintIssue], list[LintIssue]]
 
 
-def _targets(path: Path) -> list[Path]:
-    """The skill folders ``path`` names."""
+@attrs.frozen
+class _Unresolved:
+    """A place below a linted folder that the walk reported and lint cannot read as a skill:
+    a folder it cannot enter, a SKILL.md linked outside its folder, a key no agent can use…"""
+
+    path: Path
+    issue: LintIssue
+    error: bool
+
+    def result(self, strict: bool) -> LintResult:
+        errors, warnings = ([self.issue], []) if self.error else ([], [self.issue])
+        return LintResult(str(self.path), not errors and not (strict and warnings), errors,
+                          warnings)
+
+
+#: Walk diagnostics that are lint errors of the folder they name, without reading anything.
+_WALK_ERRORS = frozenset({"invalid_key", "not_a_file", "skill_file_outside",
+                          "unreadable_directory", "root_not_a_directory"})
+#: Walk diagnostics after which lint reads the folder itself (it says what is wrong there).
+_WALK_LINTED = frozenset({"misnamed_skill_file", "broken_symlink"})
+#: Walk diagnostics about the whole set of skills, not about one place in the folder.
+_WALK_IGNORED = frozenset({"lookalike_keys", "nested_skills"})
+
+
+def _targets(path: Path) -> list[Path | _Unresolved]:
+    """The skill folders ``path`` names, and what the walk reported below it.
+
+    A SKILL.md (any case) names its folder; a folder holding one, or anything that is not a
+    folder, is linted as given (so lint says what it is). Any other folder is walked as
+    discovery walks checkouts (:func:`~lemon_core.catalog.walk.walk_checkout`: groups
+    searched, the same bounds, links and rules): every skill folder found is linted, and each
+    place the walk reported becomes a result of its own. A folder lint cannot list or enter is
+    an ``unreadable_directory`` error, never "no SKILL.md"; a readable folder with no skill
+    anywhere below it is linted as given (``missing_skill_md``).
+    """
     try:
         if path.is_file() and path.name.lower() == "skill.md":
             return [path.parent]
         if not path.is_dir() or _skill_md(path, any_case=True) is not None:
             return [path]
-        with os.scandir(path) as entries:
-            children = sorted(e.name for e in entries if e.name[0] != "." and e.is_dir())
     except (OSError, ValueError):
         return [path]
-    return [path / name for name in children] or [path]
+    from lemon_core.catalog.walk import walk_checkout
+
+    walked = walk_checkout(path)
+    targets: dict[Path, Path | _Unresolved] = {}
+    for found in walked.found:
+        targets[Path(found.dir)] = Path(found.dir)
+    for diagnostic in walked.diagnostics:
+        place = Path(diagnostic.path)
+        code, issue = diagnostic.code, LintIssue(diagnostic.code, diagnostic.message)
+        folder = place.parent if place.name.lower() == "skill.md" else place
+        if code in _WALK_IGNORED or folder in targets:
+            continue
+        if code in _WALK_LINTED and folder != place:
+            targets[folder] = folder
+        else:
+            targets[folder] = _Unresolved(folder, issue, code in _WALK_ERRORS)
+    if not targets:
+        return [path]
+    return [targets[key] for key in sorted(targets)]
 
 
 def _skill_md(folder: Path, *, any_case: bool = False) -> Path | None:

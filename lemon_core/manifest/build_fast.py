@@ -33,6 +33,7 @@ from lemon_core.manifest.checks import (
 )
 from lemon_core.manifest.frontmatter import FrontmatterError
 from lemon_core.models import Reference, SkillManifest, Verification
+from lemon_core.text import identifier_reason
 
 
 def build_manifest(data: Any, check: Checker, *, fmt: str = "none") -> SkillManifest | None:
@@ -61,6 +62,8 @@ def _plain_manifest(data: dict[Any, Any], fmt: str) -> SkillManifest:
     name = get("name")
     if name is not None:
         name = _text(name, MAX_NAME_BYTES, MAX_NAME_BYTES)
+        if not name.isascii() and identifier_reason(name):  # a printable invisible (U+3164)
+            raise _NotPlain
     description = get("description")
     if description is None:
         description = ""

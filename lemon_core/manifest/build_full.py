@@ -64,7 +64,8 @@ def rules_manifest(data: Any, check: Checker, *, fmt: str = "none") -> SkillMani
 def _fields(data: Mapping[Any, Any], check: Checker) -> dict[str, Any]:
     """Every manifest field, checked in the order of the reference (so are the messages)."""
     return {
-        "name": safe_text(check, data.get("name"), "name", max_bytes=MAX_NAME_BYTES),
+        "name": safe_text(check, data.get("name"), "name", max_bytes=MAX_NAME_BYTES,
+                          identifier=True),
         "description": _description(check, data.get("description")),
         "version": _plain(check, data.get("version"), "version"),
         "author": _plain(check, data.get("author"), "author"),

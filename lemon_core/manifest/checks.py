@@ -16,7 +16,7 @@ from typing import Any
 from lemon_core.manifest.frontmatter import FrontmatterError
 from lemon_core.manifest.parse_full import MAX_DEPTH
 from lemon_core.models import Diagnostic, Severity
-from lemon_core.text import SURROGATE, unsafe_reason
+from lemon_core.text import SURROGATE, identifier_reason, unsafe_reason
 
 #: Diagnostics of each severity kept for one file.
 MAX_DIAGNOSTICS = 50
@@ -98,10 +98,13 @@ def wrong_type(check: Checker, field: str, value: Any, wanted: str) -> None:
 
 
 def safe_text(
-    check: Checker, value: Any, field: str, *, max_bytes: int, max_chars: int | None = None
+    check: Checker, value: Any, field: str, *, max_bytes: int, max_chars: int | None = None,
+    identifier: bool = False,
 ) -> str | None:
     """Check a single-line text field (``name``, ``description``); surrounding whitespace is
-    stripped first. None when absent (YAML null counts as absent) or rejected."""
+    stripped first. None when absent (YAML null counts as absent) or rejected. ``identifier``
+    (the ``name``) also rejects invisible characters (:func:`~lemon_core.text.identifier_reason`);
+    a description keeps them (emoji sequences join with U+200D)."""
     if value is None:
         return None
     if not isinstance(value, str):
@@ -111,7 +114,7 @@ def safe_text(
     if not value:
         check.error("empty_value", f"{field} is empty; give it a value or remove the line")
         return None
-    problem = unsafe_reason(value)
+    problem = identifier_reason(value) if identifier else unsafe_reason(value)
     if problem:
         code, reason = problem
         extra = "; use one line or a folded block scalar (>)" if code == "multiline_value" else ""

@@ -3,7 +3,6 @@ from pathlib import Path
 
 import pytest
 
-from lemon_core.catalog import walk
 from lemon_core.catalog.roots import GROUPED, SkillRoot
 from lemon_core.catalog.walk import MAX_DEPTH, walk_checkout, walk_roots
 

@@ -210,17 +210,67 @@ def test_strict(tmp_path: Path) -> None:
     assert lint_one(make(tmp_path, "clean"), strict=True).ok
 
 
-def test_folder_of_skills(tmp_path: Path) -> None:
+def test_folder_of_skills_is_walked_as_a_checkout(tmp_path: Path) -> None:
+    """Groups are searched as discovery searches a checkout; a folder with no skill in it
+    is a group like any other, and a misspelt skill.md is linted where it is."""
     root = tmp_path / "skills"
     make(root, "b-skill")
     make(root, "a-skill")
     make(root, ".hidden")
+    make(root / "dev" / "python", "c-skill")
     (root / "no-skill").mkdir()
     (root / "README.md").write_text("not a skill")
+    lower = make(root / "dev", "lower", file="skill.md")
     results = lint_paths([root])
-    assert [Path(r.path).name for r in results] == ["a-skill", "b-skill", "no-skill"]
-    assert [r.ok for r in results] == [True, True, False]
+    names = [Path(r.path).relative_to(root).as_posix() for r in results]
+    if (lower / "SKILL.md").exists():
+        pytest.skip("a case-insensitive file system finds skill.md as SKILL.md")
+    assert names == ["a-skill", "b-skill", "dev/lower", "dev/python/c-skill"]
+    assert [r.ok for r in results] == [True, True, False, True]
     assert codes(results[2].errors) == ["missing_skill_md"]
+    assert "rename it to SKILL.md" in results[2].errors[0].message
+
+
+def test_an_unreadable_folder_is_not_a_folder_without_skills(tmp_path: Path) -> None:
+    """Three different answers: cannot be entered, not a folder, nothing in it. The mode bits
+    decide, so this holds as root too."""
+    (tmp_path / "empty").mkdir()
+    make(tmp_path / "locked" / "group", "inside")
+    (tmp_path / "file.txt").write_text("x")
+    os.chmod(tmp_path / "locked", 0o600)
+    try:
+        locked, empty, file = lint_paths([tmp_path / "locked", tmp_path / "empty",
+                                          tmp_path / "file.txt"])
+    finally:
+        os.chmod(tmp_path / "locked", 0o755)
+    assert (locked.path, codes(locked.errors)) == (str(tmp_path / "locked"),
+                                                   ["unreadable_directory"])
+    assert codes(empty.errors) == ["missing_skill_md"]
+    assert codes(file.errors) == ["not_a_skill"]
+    messages = {locked.errors[0].message, empty.errors[0].message, file.errors[0].message}
+    assert len(messages) == 3 and "permission" in locked.errors[0].message
+
+
+def test_an_unreadable_group_inside_a_checkout_is_reported(tmp_path: Path) -> None:
+    make(tmp_path / "skills", "ok")
+    make(tmp_path / "skills" / "group", "hidden-by-mode")
+    os.chmod(tmp_path / "skills" / "group", 0o600)
+    try:
+        results = lint_paths([tmp_path / "skills"])
+    finally:
+        os.chmod(tmp_path / "skills" / "group", 0o755)
+    assert [(Path(r.path).name, r.ok, codes(r.errors)) for r in results] == [
+        ("group", False, ["unreadable_directory"]), ("ok", True, [])]
+
+
+def test_a_skill_md_linked_outside_its_folder_is_never_read(tmp_path: Path) -> None:
+    make(tmp_path / "skills", "ok")
+    (tmp_path / "skills" / "pw").mkdir()
+    os.symlink("/etc/passwd", tmp_path / "skills" / "pw" / "SKILL.md")
+    results = lint_paths([tmp_path / "skills"])
+    assert [(Path(r.path).name, codes(r.errors)) for r in results] == [
+        ("ok", []), ("pw", ["skill_file_outside"])]
+    assert "root:" not in results[1].errors[0].message
 
 
 def test_empty_folder_and_odd_paths(tmp_path: Path) -> None:
@@ -255,13 +305,13 @@ def test_standard_mode_has_skills_ref_verdicts_in_lemons_words(tmp_path: Path) -
     root = tmp_path / "skills"
     make(root, "ok")
     make(root, "Bad", "name: Bad\ndescription: d\nversion: 1\n")
-    (root / "missing").mkdir()
+    (root / "missing").mkdir()  # a group with no skill in it: nothing to lint
     results = lint_paths([root], standard=True)
     for result in results:
         assert len(result.errors) == len(validate_standard(Path(result.path)))
         assert result.warnings == () and result.ok == (not result.errors)
         assert all(code.startswith("standard_") for code in codes(result.errors))
-    assert [r.ok for r in results] == [False, False, True]
+    assert [(Path(r.path).name, r.ok) for r in results] == [("Bad", False), ("ok", True)]
 
 
 def test_standard_mode_accepts_lowercase_and_rejects_bom(tmp_path: Path) -> None:

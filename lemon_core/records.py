@@ -8,7 +8,6 @@ These belong to the plugin contract (:class:`~lemon_core.protocols.McpImporter` 
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -16,25 +15,28 @@ import attrs
 
 from lemon_core.fsio import read as reading
 from lemon_core.models import McpServer, ServerSource
+from lemon_core.text import escape
 
 if TYPE_CHECKING:
     from lemon_core.context import LemonContext
 
 ImportScope = Literal["project", "user"]
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f\ud800-\udfff]")
 
 
 @attrs.frozen
 class SkippedEntry:
     """An entry that was not imported and claims no name; ``reason`` is a key of
     :data:`lemon_core.mcp.importer_kit.normalise.SKIP_REASONS`, or :data:`SHADOWED` (an earlier entry
-    claimed the name)."""
+    claimed the name). ``name`` is shown escaped (:func:`lemon_core.text.escape`), and is None
+    when it must not be shown at all (``substituted_name``); ``index`` is the entry's position
+    in its file's server map, when known."""
 
     name: str | None
     provider: str
     scope: str
     file: str
     reason: str
+    index: int | None = None
 
 
 @attrs.frozen
@@ -96,11 +98,11 @@ class ImportRequest:
 
 
 def _printable(name: object, limit: int = 100) -> str | None:
-    """A name safe to show: control characters replaced, cut at ``limit`` characters."""
+    """A name safe to show: cut at ``limit`` characters, then :func:`lemon_core.text.escape`d
+    (the one way lemon shows untrusted text)."""
     if not isinstance(name, str):
         return None
-    name = _UNPRINTABLE.sub("\ufffd", name)
-    return name if len(name) <= limit else name[:limit] + "\u2026"
+    return escape(name) if len(name) <= limit else escape(name[:limit]) + "\u2026"
 
 
 @attrs.define
@@ -115,10 +117,10 @@ class ScopeCollector:
     def add(self, server: McpServer) -> None:
         self.servers.append(server)
 
-    def skip(self, name: str | None, path: Path, reason: str) -> None:
+    def skip(self, name: str | None, path: Path, reason: str, index: int | None = None) -> None:
         req = self.request
         self.skipped.append(
-            SkippedEntry(_printable(name), req.provider, req.scope, str(path), reason)
+            SkippedEntry(_printable(name), req.provider, req.scope, str(path), reason, index)
         )
 
     def fail(self, path: Path, kind: str, message: str) -> None:

@@ -25,6 +25,19 @@ def _name(name: object) -> Escaped:
     return Escaped(escape(name) if is_valid_name(name) else show(str(name)))  # show: ASCII
 
 
+def _skipped_name(item: Mapping[str, Any]) -> Escaped:
+    """A skipped entry: its name (the importer host already escaped it with ``escape``, so it
+    is not escaped twice), else its position (a ``substituted_name`` is never shown)."""
+    name, index = item["name"], item.get("index")
+    if name is None:
+        return Escaped(f"entry #{index}" if isinstance(index, int) else "(unnamed)")
+    if is_valid_name(name):
+        return Escaped(name)
+    bare = str(name).replace("\\", "")
+    shown = name if escape(bare) == bare else escape(name)  # a third party's raw name
+    return Escaped(f'"{shown}"')
+
+
 def _yes(flag: bool) -> str:
     return "yes" if flag else "no"
 
@@ -92,7 +105,7 @@ def effective_text(data: Mapping[str, Any], *, reveal: bool = False) -> Escaped:
         lines.append(f"No MCP servers in the {data['scope']} scope.")
     for item in data["skipped"]:
         where = f"{item['provider']}:{item['scope']}" + (f" {item['file']}" if item["file"] else "")
-        lines.append(f"skipped {_name(item['name'])} ({escape(where)}): {escape(item['reason'])}")
+        lines.append(f"skipped {_skipped_name(item)} ({escape(where)}): {escape(item['reason'])}")
     for error in data["errors"]:
         where = f"{error['provider']}:{error['scope']}"
         if error["file"] and error["file"] not in error["message"]:

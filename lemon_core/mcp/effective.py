@@ -56,11 +56,15 @@ class EffectiveServer:
 
 @attrs.frozen
 class SkippedServer:
+    """``name`` is None when it must not be shown (``substituted_name``); ``index`` is the
+    entry's position in its file, when known."""
+
     name: str | None
     provider: str
     scope: str
     file: str | None
     reason: str
+    index: int | None = None
 
 
 @attrs.frozen
@@ -139,7 +143,8 @@ def effective_servers(
         errors.append(SourceError("env", "env", None, exc.kind, str(exc)))
     i_servers, i_skipped, i_errors = _imported(ctx, scope, imported)
     candidates.extend(i_servers)
-    skipped = [SkippedServer(s.name, s.provider, s.scope, s.file, s.reason) for s in i_skipped]
+    skipped = [SkippedServer(s.name, s.provider, s.scope, s.file, s.reason, s.index)
+               for s in i_skipped]  # fmt: skip
     errors.extend(SourceError(e.provider, e.scope, e.file, e.kind, e.message) for e in i_errors)
 
     switch = next((f.enabled for f in files if f.enabled is not None), True)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from lemon_core.mcp.importer_kit.normalise import valid_name
+from lemon_core.mcp.schema import check_server
 from lemon_core.models import McpServer
 from lemon_core.records import (
     ImportFailure,
@@ -129,7 +130,9 @@ def import_servers(
     Order: provider order; inside a provider all project files before all user files; inside a
     scope the provider's file order; inside a file the entry order. The first valid entry for a
     name claims it (even when disabled); later ones are dropped whole and reported in
-    ``skipped`` with the reason :data:`SHADOWED`. Skipped entries claim nothing.
+    ``skipped`` with the reason :data:`SHADOWED`. Skipped entries claim nothing. Every entry
+    must also pass the schema of lemon's own files (:func:`lemon_core.mcp.schema.check_server`),
+    else it is skipped as ``invalid_url`` or ``invalid_entry``, its value never shown.
 
     :param plugins: the loaded plugins (default: :func:`lemon_core.plugins.load_plugins`).
     :param scopes: the scopes to read (``("user",)`` for lemon's global scope: user-level
@@ -155,6 +158,15 @@ def import_servers(
     return claims.outcome()
 
 
+def _schema_reason(server: McpServer) -> str | None:
+    """The skip reason of an imported server that fails the schema of lemon's own files (the
+    same checks, never the value): ``invalid_url``, or ``invalid_entry`` for any other field."""
+    field = check_server(server)
+    if field is None:
+        return None
+    return "invalid_url" if field == "url" else "invalid_entry"
+
+
 @attrs.define
 class _Claims:
     """The host's tally: the first valid entry for a name claims it."""
@@ -171,7 +183,7 @@ class _Claims:
             name = server.name
             reason = (
                 "invalid_name" if not valid_name(name)
-                else SHADOWED if name in self.claimed else None
+                else _schema_reason(server) or (SHADOWED if name in self.claimed else None)
             )  # fmt: skip
             if reason is not None:
                 file = getattr(server.source, "file", None) or ""

@@ -91,6 +91,14 @@ def normalise_keys(raw: Mapping[str, Any], label: str) -> dict[str, Any]:
 _MISSING: Any = object()
 
 
+class EntryError(ConfigError):
+    """An entry fails the schema; ``field`` names the field (None: the entry as a whole)."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
 class _Checker:
     """Field checks for one entry; every failure names the entry and the field.
 
@@ -103,7 +111,7 @@ class _Checker:
         self.label = label
 
     def fail(self, field: str, problem: str) -> ConfigError:
-        return ConfigError(f"{self.label}: field {show(field)} {problem}")
+        return EntryError(f"{self.label}: field {show(field)} {problem}", field)
 
     def _get(self, field: str, value: Any) -> Any:
         return self.data.get(field, _MISSING) if value is _MISSING else value
@@ -244,6 +252,41 @@ def parse_entry(raw: object, *, label: str, source: ServerSource) -> McpServer:
     )
 
 
+def entry_of(server: McpServer) -> dict[str, Any]:
+    """The entry of lemon's own file that ``server`` amounts to (for :func:`check_server`)."""
+    entry: dict[str, Any] = {"name": server.name, "type": server.transport}
+    if server.name is None:
+        del entry["name"]
+    if server.transport == "stdio":
+        entry.update(command=server.command, args=list(server.args), env=dict(server.env))
+        if server.cwd is not None:
+            entry["cwd"] = server.cwd
+    else:
+        entry.update(url=server.url, headers=dict(server.headers))
+        if server.oauth is not None:
+            entry["oauth"] = dict(server.oauth)
+    for field in ("timeout_ms", "ready_timeout_ms", "approval", *FILTER_FIELDS):
+        value = getattr(server, field)
+        if value is not None:
+            entry[field] = list(value) if isinstance(value, tuple) else value
+    if server.tool_approvals:
+        entry["tool_approvals"] = dict(server.tool_approvals)
+    entry["enabled"] = server.enabled
+    return entry
+
+
+def check_server(server: McpServer) -> str | None:
+    """Does ``server`` (built from another tool's file) pass the schema of lemon's own files?
+    None when it does, else the field that fails (``"entry"`` for the entry as a whole)."""
+    try:
+        parse_entry(entry_of(server), label="entry", source=server.source)
+    except EntryError as exc:
+        return exc.field or "entry"
+    except ConfigError:
+        return "entry"
+    return None
+
+
 def _no_nul(value: object) -> bool:
     return isinstance(value, str) and "\0" not in value
 
@@ -255,12 +298,15 @@ def _tool_name(value: object) -> bool:
 __all__ = [
     "APPROVALS",
     "FILTER_FIELDS",
+    "EntryError",
     "KEBAB_FIELDS",
     "KNOWN_FIELDS",
     "SPECIFIC_FIELDS",
     "TRANSPORTS",
     "TRANSPORT_FIELDS",
+    "check_server",
     "entry_label",
+    "entry_of",
     "is_env_key",
     "is_header_name",
     "is_header_value",

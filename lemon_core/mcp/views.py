@@ -7,7 +7,8 @@ is meant for debugging only (``lemon mcp list --reveal``).
 
 Stable keys (``lemon mcp list --all --json``)::
 
-    {"effective": [SERVER...], "skipped": [{"name", "provider", "scope", "file", "reason"}],
+    {"effective": [SERVER...],
+     "skipped": [{"name", "provider", "scope", "file", "reason", "index"}],
      "errors": [{"provider", "scope", "file", "kind", "message"}], "scope", "mcp_enabled"}
     SERVER = {"name", "transport", "enabled", "source": {"provider", "scope", "file"},
               "env_count", "header_count", "tool_approval_count", "approval", "state"}
@@ -94,7 +95,7 @@ def effective_view(effective: EffectiveSet, *, reveal: bool = False) -> dict[str
         "effective": servers,
         "skipped": [
             {"name": s.name, "provider": s.provider, "scope": s.scope, "file": s.file,
-             "reason": s.reason}
+             "reason": s.reason, "index": s.index}
             for s in effective.skipped
         ],
         "errors": [

@@ -9,6 +9,8 @@ for a name wins.
   ``{file:path}`` the trimmed contents of that file (relative to the config file, ``~/`` = home);
   values are JSON-escaped and tokens inside comments are left alone. A ``{file:}`` that cannot be
   read fails the whole file (OpenCode refuses such a config too). No ``${VAR}`` expansion.
+  A server name (or ``type``) that holds substituted text is never shown: the entry is skipped
+  as ``substituted_name`` (``substituted_field``), reported by its position in the file.
 - ``type`` ``local`` is stdio and ``remote`` Streamable HTTP (missing: inferred). ``command`` is
   an argv array (program, then arguments; a plain string is accepted as the program, and an
   ``args`` list is appended); the environment key is ``environment`` (``env`` is accepted).
@@ -24,7 +26,7 @@ from typing import Any
 from lemon_core.fsio import read as reading
 from lemon_core.hookspecs import hookimpl
 from lemon_core.mcp.importer_kit import jsonc
-from lemon_core.mcp.importer_kit.expand import SubstitutionError, substitute_opencode
+from lemon_core.mcp.importer_kit.expand import SubstitutionError, mark_opencode
 from lemon_core.mcp.importer_kit.files import STATE_KEYS, FileImporter, server_map
 from lemon_core.records import ImportRequest
 
@@ -78,10 +80,10 @@ class OpenCodeImporter(FileImporter):
 
     def parse(self, text: str, path: Path, request: ImportRequest) -> Any:
         try:
-            text = substitute_opencode(text, request.ctx.env, file_reader(path, request))
+            marked = mark_opencode(text, request.ctx.env, file_reader(path, request))
         except SubstitutionError as exc:
             raise reading.FileProblem("read", str(exc)) from None
-        return jsonc.loads(text)
+        return marked.resolve(jsonc.loads(marked.text))
 
     def entries(self, doc: Any, path: Path, request: ImportRequest) -> Iterable[tuple[str, Any]]:
         return server_map(doc, "mcp")

@@ -295,7 +295,7 @@ def test_list_all_json_contract(
     skipped = {(s["name"], s["reason"]) for s in data["skipped"]}
     assert ("local", "shadowed") in skipped
     for item in data["skipped"]:
-        assert set(item) == {"name", "provider", "scope", "file", "reason"}
+        assert set(item) == {"name", "provider", "scope", "file", "reason", "index"}
     for error in data["errors"]:
         assert set(error) == {"provider", "scope", "file", "kind", "message"}
     assert by_name["cursed"]["source"]["provider"] == "cursor"

@@ -118,7 +118,8 @@ def test_skipped_entries_do_not_claim_the_name(ws: Workspace) -> None:
     outcome = ws.run()
     assert claimed(outcome) == [("dup", "claude", "project")]
     assert outcome.skipped == (
-        SkippedEntry("dup", "omp", "project", str(ws.proj / ".omp/mcp.json"), "command_and_url"),
+        SkippedEntry("dup", "omp", "project", str(ws.proj / ".omp/mcp.json"), "command_and_url",
+                     0),
     )
 
 

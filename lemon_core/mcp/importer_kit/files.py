@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from lemon_core.fsio.read import FileProblem
 from lemon_core.mcp.importer_kit import jsonc
-from lemon_core.mcp.importer_kit.expand import expand_vars
+from lemon_core.mcp.importer_kit.expand import Substituted, expand_vars, plain
 from lemon_core.mcp.importer_kit.normalise import (
     EntrySkipped,
     Expander,
@@ -33,6 +33,8 @@ Chain = tuple[str, ...]
 
 #: An entry's own on/off keys, copied as they are (``normalise`` checks them).
 STATE_KEYS = ("enabled", "disabled")
+#: Raw keys whose value is printed without ``--reveal`` (as the transport), besides the name.
+SHOWN_KEYS = ("type",)
 #: Keys every ``mcpServers``-style tool shares, copied as they are into the canonical fields.
 COMMON_KEYS = ("type", "command", "args", "env", "cwd", "url", "headers", *STATE_KEYS)
 
@@ -152,19 +154,26 @@ class FileImporter:
             return 0
         count = 0
         source = request.source(path)
-        for name, raw in items:
+        for index, (name, raw) in enumerate(items):
+            if isinstance(name, Substituted):  # never shown, not even escaped
+                collector.skip(None, path, "substituted_name", index=index)
+                continue
             try:
                 if not valid_name(name):
                     raise EntrySkipped("invalid_name")
                 if not isinstance(raw, Mapping):
                     raise EntrySkipped("invalid_entry")
-                server = normalise(name, self.translate(name, raw, path, request), source, expand)
+                if any(isinstance(raw.get(key), Substituted) for key in SHOWN_KEYS):
+                    raise EntrySkipped("substituted_field")
+                fields = self.translate(name, plain(raw), path, request)
+                server = normalise(name, fields, source, expand)
             except EntrySkipped as skip:
-                collector.skip(name if isinstance(name, str) else None, path, skip.reason)
+                shown = name if isinstance(name, str) else None
+                collector.skip(shown, path, skip.reason, index=index)
                 continue
             collector.add(server)
             count += 1
         return count
 
 
-__all__ = ["COMMON_KEYS", "STATE_KEYS", "Chain", "FileImporter", "disable_names", "server_map"]
+__all__ = ["COMMON_KEYS", "SHOWN_KEYS", "STATE_KEYS", "Chain", "FileImporter", "disable_names", "server_map"]

@@ -37,7 +37,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from lemon_core.mcp.names import is_valid_name
-from lemon_core.mcp.schema import TRANSPORTS
+from lemon_core.mcp.schema import TRANSPORTS, check_server
 from lemon_core.models import McpServer, ServerSource
 
 #: Why an entry was skipped (a skipped entry never claims its name).
@@ -49,6 +49,9 @@ SKIP_REASONS: dict[str, str] = {
     "unsupported_type": "the entry's transport type is not one lemon supports",
     "type_mismatch": "the entry's type needs a command (stdio) or a URL (http, sse) it lacks",
     "invalid_entry": "a field has the wrong type or an unusable value",
+    "invalid_url": "the URL is not an http:// or https:// URL with a host",
+    "substituted_name": "the name came out of an {env:} or {file:} substitution (never shown)",
+    "substituted_field": "the type came out of an {env:} or {file:} substitution (never shown)",
 }
 
 _BAD_CHARS = re.compile("[\x00\ud800-\udfff]")
@@ -155,7 +158,9 @@ def normalise(
     """Validate a provider's canonical ``fields`` and build the server.
 
     Checks run in this order, so the reported reason is the most telling one: the name, then
-    command/URL presence, then the transport type, then every field's type.
+    command/URL presence, then the transport type, then every field's type, then (after
+    expansion) the schema of lemon's own files (:func:`lemon_core.mcp.schema.check_server`: an
+    http(s) URL with a host, header names and one-line values, environment names…).
 
     :raises EntrySkipped: with the reason the entry cannot be imported.
     """
@@ -183,7 +188,7 @@ def normalise(
     target = ex(command if stdio else url)
     if not target:  # e.g. "${CMD:-}": nothing to run or contact
         raise EntrySkipped("invalid_entry")
-    return McpServer(
+    server = McpServer(
         name=name,
         transport=transport,  # type: ignore[arg-type]
         source=source,
@@ -199,6 +204,10 @@ def normalise(
         block_tools=None if block_tools is None else tuple(block_tools),
         enabled=enabled is not False and not disabled,
     )
+    field = check_server(server)  # the schema of lemon's own files, on the expanded values
+    if field is not None:
+        raise EntrySkipped("invalid_url" if field == "url" else "invalid_entry")
+    return server
 
 
 __all__ = [

@@ -59,11 +59,15 @@ def test_expansion_only_in_values_of_the_named_fields() -> None:
     assert server.env == {"${X}": "1"} and server.allow_tools == ("${X}",)
     remote = normalise(
         "r",
-        {"url": "https://${X}", "headers": {"${X}": "${X}"}},
+        {"url": "https://${X}", "headers": {"H": "${X}"}},
         SOURCE,
         lambda value: expand_vars(value, env),
     )
-    assert (remote.url, dict(remote.headers)) == ("https://1", {"${X}": "1"})
+    assert (remote.url, dict(remote.headers)) == ("https://1", {"H": "1"})
+    # a header *name* is never expanded, and "${X}" is not an HTTP header name: skipped
+    with pytest.raises(EntrySkipped, match="invalid_entry"):
+        normalise("r", {"url": "https://h.test", "headers": {"${X}": "v"}}, SOURCE,
+                  lambda value: expand_vars(value, env))
 
 
 @pytest.mark.parametrize(
@@ -100,7 +104,36 @@ def test_every_reason_is_documented() -> None:
     with pytest.raises(EntrySkipped) as info:
         normalise("bad name", {"command": "x"}, SOURCE)
     reasons.add(info.value.reason)
-    assert reasons == set(SKIP_REASONS)
+    with pytest.raises(EntrySkipped) as info:
+        normalise("n", {"url": "SECRETurl"}, SOURCE)
+    reasons.add(info.value.reason)
+    # the file importer's own reasons (see tests/plugins/mcp_importers/test_opencode.py)
+    assert reasons | {"substituted_name", "substituted_field"} == set(SKIP_REASONS)
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason"),
+    [
+        ({"url": "SECRETurl"}, "invalid_url"),
+        ({"url": "https://"}, "invalid_url"),
+        ({"url": "https://h.test/a b"}, "invalid_url"),
+        ({"url": "ftp://h.test"}, "invalid_url"),
+        ({"url": "https://h.test", "headers": {"Bad Name": "v"}}, "invalid_entry"),
+        ({"url": "https://h.test", "headers": {"X": "line\nbreak"}}, "invalid_entry"),
+        ({"command": "x", "env": {"A=B": "v"}}, "invalid_entry"),
+    ],
+)
+def test_entries_meet_the_schema_of_lemons_own_files(fields: dict, reason: str) -> None:
+    with pytest.raises(EntrySkipped) as info:
+        normalise("n", fields, SOURCE)
+    assert info.value.reason == reason
+
+
+def test_the_schema_is_checked_after_expansion() -> None:
+    expand = lambda value: value.replace("${U}", "https://h.test")
+    assert normalise("n", {"url": "${U}/mcp"}, SOURCE, expand).url == "https://h.test/mcp"
+    with pytest.raises(EntrySkipped, match="invalid_url"):
+        normalise("n", {"url": "${UNSET}"}, SOURCE)
 
 
 @pytest.mark.parametrize("value", [10**400, -(10**400)])

@@ -161,7 +161,8 @@ def test_both_a_command_and_a_url_is_reported_first(ws: Workspace) -> None:
 def test_long_and_control_character_names_are_reported_printably(ws: Workspace) -> None:
     ws.write(".omp/mcp.json", {"mcpServers": {"a\u202eb\nc" + "y" * 500: {"command": "x"}}})
     (entry,) = ws.run().skipped
-    assert entry.name is not None and len(entry.name) <= 101 and "\n" not in entry.name
+    # cut at 100 characters, then escaped the one way (lemon_core.text.escape)
+    assert entry.name == "a\\u202eb\\x0ac" + "y" * 95 + "\u2026"
 
 
 def test_schema_problems_fail_the_file(ws: Workspace) -> None:

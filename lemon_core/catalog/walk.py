@@ -19,7 +19,9 @@ Two layouts, chosen per root (:attr:`SkillRoot.layout <lemon_core.catalog.roots.
 In both, hidden names are skipped, and symlinked skills and groups are followed like copies,
 with loop protection. The walk below one root is bounded: at most :data:`MAX_DIRS_PER_ROOT`
 folders visited and :data:`MAX_SKILLS_PER_ROOT` skill folders found (nested ones included);
-past either it stops with a ``scan_limit`` / ``skill_limit`` warning. It never enters a
+past either it stops with a ``scan_limit`` / ``skill_limit`` warning. It goes breadth first, so
+a link to a huge tree (``/``, home) cannot use up a bound before the root's own skills and
+shallower groups are found; found skills are then put back in sorted path order. It never enters a
 pseudo-filesystem (:data:`PSEUDO_FILESYSTEMS`, told by the folder's device and, for a link or
 a mount point, by its real path). A skill's ``SKILL.md`` must resolve inside the skill
 folder's own real path (:func:`lemon_core.fsio.inside.resolve_inside`), else it is an error
@@ -36,6 +38,7 @@ from __future__ import annotations
 import functools
 import os
 import stat as stat_module
+from collections import deque
 from pathlib import Path
 
 import attrs
@@ -135,6 +138,9 @@ class _Walker:
     diagnostics: list[Diagnostic] = attrs.Factory(list)
     watched: list[tuple[str, int | None]] = attrs.Factory(list)
     nested: list[str] = attrs.Factory(list)
+    #: Folders still to list: (path, stat, depth, ancestors' identities), breadth first.
+    pending: deque = attrs.Factory(deque)
+    stopped: bool = False
     dirs_seen: int = 0
     skills_seen: int = 0
     euid: int = attrs.Factory(lambda: os.geteuid() if hasattr(os, "geteuid") else -1)
@@ -165,10 +171,16 @@ class _Walker:
             self.watched.append((path, st.st_mtime_ns))
             self._pseudo(path, top or "a pseudo-filesystem")
             return
+        self.pending.append((path, st, 0, frozenset()))
         try:
-            self._visit(path, st, 0, frozenset())
+            while self.pending:
+                self._visit(*self.pending.popleft())
         except _Stop:
-            pass
+            self.stopped = True
+        if not self.flat and any(os.path.dirname(f.dir) != path for f in self.found):
+            # breadth first, so the root's own skills come before a huge group's; precedence
+            # inside a root is still sorted path order
+            self.found.sort(key=lambda f: os.path.relpath(f.dir, path).split(os.sep))
         self._report_nested()
 
     def _visit(self, path: str, st: os.stat_result, depth: int, ancestors: frozenset) -> None:
@@ -267,7 +279,7 @@ class _Walker:
                 self.warn(entry.path, "depth_limit",
                           f"groups are searched {MAX_DEPTH} levels deep; this folder was not")
             return
-        self._visit(entry.path, child_stat, depth + 1, ancestors)
+        self.pending.append((entry.path, child_stat, depth + 1, ancestors))
 
     def _count_skill(self) -> None:
         self.skills_seen += 1
@@ -322,9 +334,11 @@ class _Walker:
             return
         root = str(self.root.path)
         count = len(self.nested)
-        examples = ", ".join(os.path.relpath(path, root) for path in self.nested[:NESTED_EXAMPLES])
+        shown = sorted(os.path.relpath(path, root).split(os.sep) for path in self.nested)
+        examples = ", ".join(os.path.join(*parts) for parts in shown[:NESTED_EXAMPLES])
         more = ", …" if count > NESTED_EXAMPLES else ""
         files = "1 SKILL.md is" if count == 1 else f"{count} SKILL.md files are"
+        files = f"at least {files}" if self.stopped else files
         self.warn(root, "nested_skills",
                   f"{files} below a sub-folder of this root, not in <root>/<key>/SKILL.md "
                   f"({examples}{more}); agents do not load skills from sub-folders, so lemon "

@@ -53,7 +53,7 @@ def test_nested_skills_count_towards_the_bound(tmp_path, monkeypatch) -> None:
     result = walk_roots([_root(tmp_path / "r")])
     assert _codes(result) == ["nested_skills", "skill_limit"]
     nested = next(d for d in result.diagnostics if d.code == "nested_skills")
-    assert nested.message.startswith("2 SKILL.md files")
+    assert nested.message.startswith("at least 2 SKILL.md files")
 
 
 def test_folders_are_bounded_with_one_warning(tmp_path, monkeypatch) -> None:
@@ -63,6 +63,31 @@ def test_folders_are_bounded_with_one_warning(tmp_path, monkeypatch) -> None:
     result = walk_roots([_root(tmp_path / "r", GROUPED)])
     assert _codes(result) == ["scan_limit"]
     assert len(result.watched_dirs) == 5
+
+
+def test_a_huge_group_cannot_use_up_the_bound_before_the_roots_own_skills(
+    tmp_path, monkeypatch
+) -> None:
+    """Breadth first: ``a-huge -> /`` sorts before ``valid`` but is searched after it."""
+    monkeypatch.setattr(walk, "MAX_SKILLS_PER_ROOT", 3)
+    for name in "abcdef":
+        _skill(tmp_path / "r" / "a-huge" / name)
+    _skill(tmp_path / "r" / "valid")
+    _skill(tmp_path / "r" / "z-group" / "deep")
+    for layout in ("flat", GROUPED):
+        result = walk_roots([_root(tmp_path / "r", layout)])
+        keys = [f.key for f in result.found]
+        assert "valid" in keys and "skill_limit" in _codes(result)
+    grouped = walk_roots([_root(tmp_path / "r", GROUPED)])
+    assert [f.key for f in grouped.found] == ["a", "b", "valid"]  # sorted path order
+
+
+def test_grouped_skills_keep_sorted_path_order(tmp_path) -> None:
+    _skill(tmp_path / "r" / "b-group" / "inner" / "one")
+    _skill(tmp_path / "r" / "a-group" / "two")
+    _skill(tmp_path / "r" / "c-top")
+    result = walk_roots([_root(tmp_path / "r", GROUPED)])
+    assert [f.key for f in result.found] == ["two", "one", "c-top"]
 
 
 # -- pseudo-filesystems ---------------------------------------------------------------------------

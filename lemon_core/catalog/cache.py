@@ -142,7 +142,9 @@ class CacheStore:
         if [a[0] for a in aux] != [str(p) for p in aux_files]:
             return None
         parsed = []
-        prefixes = [str(root.path) + os.sep for root in roots]
+        sep = os.sep
+        prefixes = [str(root.path) + sep for root in roots]
+        suffix = sep + SKILL_FILE
         for row in doc["skills"]:  # one flat row per SKILL.md: see _row
             key, root_index, folder, skill_md, mtime, size, inode, manifest, diagnostics = row
             if not (type(key) is str and type(folder) is str and type(skill_md) is str
@@ -151,8 +153,8 @@ class CacheStore:
                 raise CacheFormatError("skill row")
             # What a walk guarantees: the key is the folder's name, the folder is below its
             # root, the SKILL.md is in the folder.
-            if (os.path.basename(folder) != key or not folder.startswith(prefixes[root_index])
-                    or skill_md != os.path.join(folder, SKILL_FILE)):
+            if (folder.rpartition(sep)[2] != key or not folder.startswith(prefixes[root_index])
+                    or skill_md != folder + suffix):
                 raise CacheFormatError("skill row")
             found = FoundSkill(key, roots[root_index], folder, skill_md, (mtime, size, inode))
             parsed.append(ParsedSkill(

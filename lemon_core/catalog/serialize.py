@@ -1,7 +1,8 @@
 """Manifests and entries to and from plain data: the JSON contract and the catalog cache.
 
-This runs for every skill on ``lemon skill list``, so it is written out by hand for speed; the
-reading side checks every type, so a tampered or stale cache is rejected, never trusted.
+This runs for every skill on ``lemon skill list``, so it is written out by hand for speed. The
+cache only reaches the reading side once its MAC verifies (:mod:`lemon_core.catalog.cache`);
+the reading side still checks every type, so a file of another shape is rejected, never trusted.
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@ A project directory is untrusted input: a file lemon expects may be huge (or a 3
 file), a FIFO, a device (a link to ``/dev/zero`` or ``/dev/stdin``), a socket or a directory,
 or not UTF-8. Every read here:
 
-- opens without blocking (``O_NONBLOCK | O_CLOEXEC``, and ``O_NOFOLLOW`` when the caller asks
-  that the last component not be a symbolic link), so a FIFO or a device never hangs the open;
+- opens without blocking (``O_NONBLOCK | O_CLOEXEC | O_NOCTTY``, and ``O_NOFOLLOW`` when the
+  caller asks that the last component not be a symbolic link), so a FIFO or a device never
+  hangs the open and a terminal never becomes lemon's controlling terminal;
 - checks with ``fstat`` on the open descriptor that it is a regular file, and reads nothing
   otherwise;
 - is bounded by what is read, not by ``st_size`` (a size over the cap is refused at once, and
@@ -29,6 +30,7 @@ from pathlib import Path
 MAX_FILE_BYTES = 4 * 1024 * 1024
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_OPEN_FLAGS |= getattr(os, "O_BINARY", 0) | getattr(os, "O_NOCTTY", 0)  # a tty never controls us
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CHUNK = 1 << 20
 
@@ -79,9 +81,9 @@ def _kind_of(mode: int) -> str:
     return "not a regular file"
 
 
-def open_regular(path: Path | str, *, nofollow: bool = False) -> int:
-    """A descriptor of the regular file at ``path``, opened without blocking; the caller
-    closes it.
+def open_regular(path: Path | str, *, nofollow: bool = False) -> tuple[int, os.stat_result]:
+    """A descriptor of the regular file at ``path``, opened without blocking, and its
+    ``fstat``; the caller closes the descriptor.
 
     :raises OSError: as ``os.open`` does (``FileNotFoundError`` for a missing file,
         ``OSError`` with ``ELOOP`` for a symbolic link under ``nofollow``).
@@ -90,13 +92,13 @@ def open_regular(path: Path | str, *, nofollow: bool = False) -> int:
     """
     fd = os.open(path, (_OPEN_FLAGS | _NOFOLLOW) if nofollow else _OPEN_FLAGS)
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotRegular(_kind_of(mode))
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegular(_kind_of(info.st_mode))
     except BaseException:
         os.close(fd)
         raise
-    return fd
+    return fd, info
 
 
 def read_up_to(fd: int, size: int, end: int = -1) -> bytes:
@@ -116,7 +118,8 @@ def read_up_to(fd: int, size: int, end: int = -1) -> bytes:
     return b"".join(parts)
 
 
-def _open(path: Path | str, missing_ok: bool, nofollow: bool) -> int | None:
+def _open(path: Path | str, missing_ok: bool,
+          nofollow: bool) -> tuple[int, os.stat_result] | None:
     try:
         return open_regular(path, nofollow=nofollow)
     except FileNotFoundError:
@@ -146,11 +149,12 @@ def read_head(path: Path | str, size: int, *, missing_ok: bool = True,
 
     :raises FileProblem: (kind "read") when it is not a regular file or cannot be read.
     """
-    fd = _open(path, missing_ok, nofollow)
-    if fd is None:
+    opened = _open(path, missing_ok, nofollow)
+    if opened is None:
         return None
+    fd, info = opened
     try:
-        return read_up_to(fd, size)
+        return read_up_to(fd, size, info.st_size)
     except OSError as exc:
         raise FileProblem("read", f"cannot read the file: {describe(exc)}") from None
     finally:
@@ -165,14 +169,14 @@ def read_bytes(path: Path | str, max_bytes: int = MAX_FILE_BYTES, *, missing_ok:
     :raises FileProblem: (kind "read") when it is not a regular file, is larger than
         ``max_bytes`` (:class:`TooLarge`) or cannot be read.
     """
-    fd = _open(path, missing_ok, nofollow)
-    if fd is None:
+    opened = _open(path, missing_ok, nofollow)
+    if opened is None:
         return None
+    fd, info = opened
     try:
-        size = os.fstat(fd).st_size
-        if size > max_bytes:
+        if info.st_size > max_bytes:
             raise TooLarge(max_bytes)
-        data = read_up_to(fd, max_bytes + 1, size)
+        data = read_up_to(fd, max_bytes + 1, info.st_size)
     except OSError as exc:
         raise FileProblem("read", f"cannot read the file: {describe(exc)}") from None
     finally:

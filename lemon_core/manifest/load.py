@@ -20,11 +20,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from stat import S_ISREG
 from typing import Any
 
 import attrs
 
+from lemon_core.fsio.read import NotRegular, open_regular, read_up_to
 from lemon_core.manifest.build_fast import build_manifest
 from lemon_core.manifest.checks import Checker
 from lemon_core.manifest.frontmatter import (
@@ -37,10 +37,8 @@ from lemon_core.manifest.frontmatter import (
 from lemon_core.manifest.parse_full import load_toml, load_yaml
 from lemon_core.models import Diagnostic, SkillManifest
 
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-_OPEN_FLAGS |= getattr(os, "O_BINARY", 0) | getattr(os, "O_NOCTTY", 0)
-
-#: ``read(n, end=-1)``: up to ``n`` bytes, fewer only at the end (``end``: see _read_fully).
+#: ``read(n, end=-1)``: up to ``n`` bytes, fewer only at the end (``end``: see
+#: :func:`~lemon_core.fsio.read.read_up_to`).
 Reader = Callable[..., bytes]
 
 #: Every diagnostic code these modules emit, with its severity.
@@ -106,18 +104,16 @@ def load_manifest(path: Path | str, *, key: str) -> ManifestResult:
     or a device is an error diagnostic (``read_failed``, ``not_a_file``).
     """
     label = str(path)
-    try:
-        fd = os.open(path, _OPEN_FLAGS)
+    try:  # the safe reader's open: non-blocking, regular files only
+        fd, info = open_regular(path)
+    except NotRegular:
+        return _failed(label, "not_a_file", "not a regular file; a SKILL.md must be a file")
     except OSError as exc:
         return _failed(label, "read_failed", f"cannot read the file: {_os_reason(exc)}")
     except ValueError:  # a NUL character in the path
         return _failed(label, "read_failed", "cannot read the file: invalid path")
     try:
-        info = os.fstat(fd)
-        if not S_ISREG(info.st_mode):
-            return _failed(label, "not_a_file", "not a regular file; a SKILL.md must be a file")
-        size = info.st_size
-        return _parse(lambda n, end=-1: _read_fully(fd, n, end), key, label, size)
+        return _parse(lambda n, end=-1: read_up_to(fd, n, end), key, label, info.st_size)
     except OSError as exc:
         return _failed(label, "read_failed", f"cannot read the file: {_os_reason(exc)}")
     finally:
@@ -214,23 +210,6 @@ def _parse_unguarded(read: Reader, label: str, size: int) -> ManifestResult:
         check.error(exc.code, exc.message)
         manifest = None
     return ManifestResult(manifest, check.diagnostics)
-
-
-def _read_fully(fd: int, size: int, end: int = -1) -> bytes:
-    """Up to ``size`` bytes from ``fd``; fewer only at the end of the file. ``end``: the file's
-    size when reading from its start, so that reading it all needs no second read."""
-    chunk = os.read(fd, size)
-    if len(chunk) in (0, size, end):
-        return chunk
-    parts = [chunk]
-    got = len(chunk)
-    while got < size:
-        more = os.read(fd, size - got)
-        if not more:
-            break
-        parts.append(more)
-        got += len(more)
-    return b"".join(parts)
 
 
 def _failed(label: str, code: str, message: str) -> ManifestResult:

@@ -123,5 +123,9 @@ def test_open_regular_closes_what_it_refuses(tmp_path: Path) -> None:
     for _ in range(50):
         with pytest.raises(NotRegular):
             open_regular(tmp_path / "fifo")
+    (tmp_path / "f").write_text("abc")
+    fd, info = open_regular(tmp_path / "f")
+    os.close(fd)
+    assert info.st_size == 3
     if before:
         assert len(os.listdir("/proc/self/fd")) == before

@@ -142,24 +142,32 @@ def list_cmd(
     ctx = _context(cwd)
     if reveal:
         say(_REVEAL_WARNING, err=True)
+    from lemon_core.mcp.lenient import problems
+
     if all_:
         from lemon_core.mcp.effective import effective_servers
 
         effective = effective_servers(ctx, scope=_scope(global_))  # type: ignore[arg-type]
         data = views.effective_view(effective, reveal=reveal)
-        if as_json:
-            emit_json(data)
-        else:
-            say(mcp_render.effective_text(data, reveal=reveal))
-        return
-    from lemon_core.mcp.manage import list_servers
+        text = None if as_json else mcp_render.effective_text(data, reveal=reveal)
+        failed = problems([e for e in effective.errors if e.provider in ("lemon", "env")])
+    else:
+        from lemon_core.mcp.config import McpFile
+        from lemon_core.mcp.lenient import read_lenient
 
-    mcp_file = list_servers(ctx, _scope(global_))  # type: ignore[arg-type]
-    data = views.file_view(mcp_file, reveal=reveal)
-    if as_json:
+        # The same reading as the effective set: the same file gets the same verdict.
+        lenient = read_lenient(ctx, _scope(global_))  # type: ignore[arg-type]
+        usable = lenient.file or McpFile(lenient.path, lenient.scope, exists=True, data={})
+        data = views.file_view(usable, reveal=reveal, positions=lenient.positions,
+                               errors=lenient.errors)  # fmt: skip
+        text = None if as_json else mcp_render.file_text(data, reveal=reveal)
+        failed = problems(lenient.errors)
+    if text is None:
         emit_json(data)
     else:
-        say(mcp_render.file_text(data, reveal=reveal))
+        say(text)
+    if failed is not None:  # what can be shown was shown; the broken file fails the command
+        raise failed
 
 
 def _state_command(name: str, enable: bool, global_: bool, cwd: Path | None, as_json: bool) -> None:

@@ -61,6 +61,10 @@ def file_text(data: Mapping[str, Any], *, reveal: bool = False) -> Escaped:
     """``lemon mcp list [--global]``: one file's entries as a table."""
     label = "Project" if data["scope"] == "project" else "Global"
     lines = [f"{label} MCP file: {escape(data['file'])}"]
+    errors = data.get("errors", [])
+    if any(e["kind"] != ENTRY_KIND for e in errors):
+        lines.append("This file cannot be used (see the error below); every MCP server is "
+                     "disabled until it is fixed.")  # fmt: skip
     if not data["exists"]:
         lines.append("No MCP servers (the file does not exist).")
     elif not data["servers"]:
@@ -79,6 +83,8 @@ def file_text(data: Mapping[str, Any], *, reveal: bool = False) -> Escaped:
         lines.append(f"Enabled by name: {_names(data['enabled_servers'])}")
     if data["disabled_servers"]:
         lines.append(f"Disabled by name: {_names(data['disabled_servers'])}")
+    for error in errors:
+        lines.append(f"error ({escape(error['kind'])}): {escape(error['message'])}")
     if reveal:
         lines.extend(_revealed(data["servers"]))
     return Escaped("\n".join(lines))

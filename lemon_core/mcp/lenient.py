@@ -22,6 +22,7 @@ Messages name the file, the entry and the field, never a value.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -59,6 +60,8 @@ class LenientFile:
     file: McpFile | None
     reserved: frozenset[str] = frozenset()
     errors: tuple[McpConfigError, ...] = ()
+    #: The position in the file's ``servers`` list of each server of ``file.servers``.
+    positions: tuple[int, ...] = ()
 
 
 def read_lenient(ctx: LemonContext, scope: LemonScope) -> LenientFile:
@@ -79,8 +82,12 @@ def parse_lenient(content: bytes | None, path: Path, scope: LemonScope) -> Lenie
         mcp_file, raw = file_fields(load_json(content, str(path)), path, scope)
     except McpConfigError as exc:
         return _unusable(exc, path, scope)
-    servers, reserved, errors = _entries(raw, str(path), ServerSource("lemon", scope, str(path)))
-    return LenientFile(scope, path, attrs.evolve(mcp_file, servers=servers), reserved, errors)
+    servers, reserved, errors, positions = _entries(
+        raw, str(path), ServerSource("lemon", scope, str(path))
+    )
+    return LenientFile(
+        scope, path, attrs.evolve(mcp_file, servers=servers), reserved, errors, positions
+    )
 
 
 def _unusable(exc: McpConfigError, path: Path, scope: LemonScope) -> LenientFile:
@@ -90,9 +97,10 @@ def _unusable(exc: McpConfigError, path: Path, scope: LemonScope) -> LenientFile
 
 def _entries(
     raw: list[object], where: str, source: ServerSource
-) -> tuple[tuple[McpServer, ...], frozenset[str], tuple[McpConfigError, ...]]:
-    """(valid servers, reserved names, errors) of a ``servers`` list, in entry order."""
-    parsed: list[McpServer] = []
+) -> tuple[tuple[McpServer, ...], frozenset[str], tuple[McpConfigError, ...], tuple[int, ...]]:
+    """(valid servers, reserved names, errors, the servers' positions) of a ``servers`` list,
+    in entry order."""
+    parsed: list[tuple[int, McpServer]] = []
     errors: list[McpConfigError] = []
     reserved: set[str] = set()
     positions: dict[str, list[int]] = {}
@@ -102,8 +110,8 @@ def _entries(
         if name is not None:
             positions.setdefault(name, []).append(index)
         try:
-            parsed.append(parse_entry(entry, label=entry_label("servers", index, entry),
-                                      source=source))  # fmt: skip
+            parsed.append((index, parse_entry(entry, label=entry_label("servers", index, entry),
+                                              source=source)))  # fmt: skip
         except ConfigError as exc:
             message = f"{where}: {exc}; the entry is skipped"
             if name is not None:
@@ -120,8 +128,21 @@ def _entries(
                 f"rename or remove one; no server named {show(name)} is used until then",
                 ENTRY_KIND,
             ))  # fmt: skip
-    servers = tuple(s for s in parsed if s.name is None or s.name not in reserved)
-    return servers, frozenset(reserved), tuple(errors)
+    kept = [(i, s) for i, s in parsed if s.name is None or s.name not in reserved]
+    return (tuple(s for _, s in kept), frozenset(reserved), tuple(errors),
+            tuple(i for i, _ in kept))  # fmt: skip
 
 
-__all__ = ["ENTRY_KIND", "LenientFile", "parse_lenient", "read_lenient"]
+def problems(errors: Any) -> McpConfigError | None:
+    """The one error ``lemon mcp list`` and ``list --all`` exit 1 with when lemon's own
+    configuration has problems (``errors``: :class:`McpConfigError` or records with
+    ``message``), or None. Both commands print what they can first."""
+    messages = [str(getattr(e, "message", e)) for e in errors]
+    if not messages:
+        return None
+    more = len(messages) - 1
+    tail = f" (and {more} more problem{'s' if more > 1 else ''}; see the listing)" if more else ""
+    return McpConfigError(messages[0] + tail)
+
+
+__all__ = ["ENTRY_KIND", "LenientFile", "parse_lenient", "problems", "read_lenient"]

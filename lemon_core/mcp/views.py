@@ -66,10 +66,22 @@ def file_state(mcp_file: McpFile, server: McpServer) -> bool:
     return server.enabled if state is None else state
 
 
-def file_view(mcp_file: McpFile, *, reveal: bool = False) -> dict[str, Any]:
-    """``lemon mcp list [--global] --json``: one file, unnamed legacy entries included."""
+def file_view(
+    mcp_file: McpFile,
+    *,
+    reveal: bool = False,
+    positions: tuple[int, ...] | None = None,
+    errors: tuple[Any, ...] = (),
+) -> dict[str, Any]:
+    """``lemon mcp list [--global] --json``: one file, unnamed legacy entries included.
+
+    ``positions`` are the servers' places in the file (when invalid entries were left out);
+    ``errors`` the file's problems (:class:`~lemon_core.mcp.config.McpConfigError`), listed as
+    ``{"kind", "message"}`` with the same messages as ``list --all``.
+    """
     servers = []
-    for index, server in enumerate(mcp_file.servers):
+    places = positions if positions is not None else range(len(mcp_file.servers))
+    for index, server in zip(places, mcp_file.servers):
         view = server_view(server, enabled=file_state(mcp_file, server), reveal=reveal)
         view.pop("source")
         servers.append({"index": index, **view})
@@ -81,6 +93,7 @@ def file_view(mcp_file: McpFile, *, reveal: bool = False) -> dict[str, Any]:
         "servers": servers,
         "enabled_servers": list(mcp_file.enabled_servers),
         "disabled_servers": list(mcp_file.disabled_servers),
+        "errors": [{"kind": e.kind, "message": str(e)} for e in errors],
     }
 
 

@@ -436,8 +436,8 @@ def test_list_invalid_file_is_one_clean_error(lemon: Env) -> None:
                                   + '}, "args": "' + ARG_SECRET + '"}]}')  # fmt: skip
     r = lemon.run("list").clean()
     one_line_error(r, 1, str(lemon.project_file), '"args"')
-    r = lemon.run("list", "--all", "--json").clean()
-    assert r.code == 0 and r.json()["errors"][0]["provider"] == "lemon"
+    r = lemon.run("list", "--all", "--json").clean()  # the same verdict, the same status
+    assert r.code == 1 and r.json()["errors"][0]["provider"] == "lemon"
 
 
 def _cursor_servers(project: Path, *names: str) -> None:
@@ -469,7 +469,7 @@ def test_list_all_skips_only_the_invalid_entry_and_keeps_the_lists(lemon: Env) -
     ]
     assert 'servers[1] "broken": field "timeout_ms"' in data["errors"][0]["message"]
     human = lemon.run("list", "--all").clean()
-    assert human.code == 0 and "invalid_entry" in human.out and "cannot be used" not in human.out
+    assert human.code == 1 and "invalid_entry" in human.out and "cannot be used" not in human.out
     assert lemon.run("disable", "free").code == 1  # writers still refuse the invalid file
 
 
@@ -501,7 +501,7 @@ def test_list_all_fails_closed_on_an_unusable_file(
                                                                  "invalid_json")  # fmt: skip
     assert "invalid JSON at line 1" in error["message"] and "fixed" in error["message"]
     human = lemon.run(*argv).clean()
-    assert human.code == 0 and "cannot be used" in human.out
+    assert human.code == 1 and "cannot be used" in human.out
     assert '("enabled": false' not in human.out
     scope = ["--global"] if global_ else []
     one_line_error(lemon.run("enable", "cur", *scope).clean(), 1, str(broken))

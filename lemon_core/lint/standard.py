@@ -24,7 +24,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-import stat
 import unicodedata
 from pathlib import Path
 from typing import Any, Union
@@ -51,7 +50,6 @@ _NODE_INDICATOR = re.compile(
     r"(?:^|(?<=\s))-(?=\s|$)|:(?=\s|$)|(?:^|(?<=\s))\?(?=\s|$)", re.MULTILINE
 )
 
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 PathLike = Union[str, "os.PathLike[str]"]
 Issue = tuple[str, str]
 
@@ -152,15 +150,16 @@ def _locate(skill_dir: Path) -> Path:
 def read_bounded(path: Path, limit: int) -> bytes:
     """Up to ``limit + 1`` bytes of the regular file at ``path`` (so a caller can tell that it
     is larger), never blocking on a FIFO or a device. Raises :class:`Problem`."""
-    try:
-        fd = os.open(path, _OPEN_FLAGS)
-    except OSError as exc:
+    from lemon_core.fsio.read import NotRegular, open_regular, read_up_to
+
+    try:  # the safe reader: non-blocking, regular files only, bounded by what is read
+        fd, _ = open_regular(path)
+    except NotRegular:
+        raise Problem("not_a_file", "not a regular file") from None
+    except (OSError, ValueError) as exc:
         raise Problem("read_failed", _reason(exc)) from None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise Problem("not_a_file", "not a regular file")
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read(limit + 1)
+        return read_up_to(fd, limit + 1)
     except OSError as exc:
         raise Problem("read_failed", _reason(exc)) from None
     finally:

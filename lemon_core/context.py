@@ -137,8 +137,10 @@ class LemonContext:
 
     @property
     def usable_agent_dir(self) -> Path | None:
-        """:attr:`agent_dir`, or None when it derives from a home with a :attr:`home_problem`."""
-        if self.getenv("LEMON_AGENT_DIR") or self.home_problem is None:
+        """:attr:`agent_dir`, or None when it derives from a home with a :attr:`home_problem`
+        (``~/.lemon/agent``, or a ``LEMON_AGENT_DIR`` starting with ``~``)."""
+        override = self.getenv("LEMON_AGENT_DIR")
+        if (override and not override.startswith("~")) or self.home_problem is None:
             return self.agent_dir
         return None
 

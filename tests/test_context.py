@@ -41,6 +41,7 @@ def test_a_relative_home_stays_relative(tmp_path: Path) -> None:
 def test_an_agent_dir_override_stays_usable_without_home(tmp_path: Path) -> None:
     ctx = _ctx(tmp_path, "relhome", LEMON_AGENT_DIR=str(tmp_path / "agent"))
     assert ctx.usable_agent_dir == tmp_path / "agent"
+    assert _ctx(tmp_path, "relhome", LEMON_AGENT_DIR="~/agent").usable_agent_dir is None
 
 
 def test_home_problem_creates_nothing(tmp_path: Path) -> None:
@@ -57,6 +58,8 @@ def test_global_roots_below_an_unusable_home_are_absent(tmp_path: Path) -> None:
     assert global_roots(_ctx(tmp_path, "relhome")) == []
     named = _ctx(tmp_path, tmp_path / "missing", LEMON_CLAUDE_SKILLS_DIR=str(tmp_path / "c"))
     assert [(r.id, r.path) for r in global_roots(named)] == [("claude", tmp_path / "c")]
+    below_home = _ctx(tmp_path, "relhome", LEMON_CLAUDE_SKILLS_DIR="~/claude")
+    assert global_roots(below_home) == []
 
 
 # -- the CLI under an unusable home: a diagnostic, the rest listed, nothing created ----------

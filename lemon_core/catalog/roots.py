@@ -115,6 +115,8 @@ def global_roots(ctx: LemonContext) -> list[SkillRoot]:
     roots: list[SkillRoot] = []
     for root_id, override, below_home in GLOBAL_SKILL_ROOTS:
         value = ctx.getenv(override)
+        if value and value.startswith("~") and home_unusable:
+            continue
         if value:
             path = ctx.expand_path(value)
         elif below_home is None:  # lemon's own root follows the agent dir

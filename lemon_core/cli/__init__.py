@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -66,7 +66,7 @@ def _install_completion(ctx: typer.Context, param: Any, value: bool) -> None:
 def _root(
     version: bool = typer.Option(False, "--version", "-V", is_eager=True,
                                  callback=_print_version, help="Print lemon's version and exit."),
-    show_completion: Optional[str] = typer.Option(
+    show_completion: str | None = typer.Option(
         None, "--show-completion", metavar="SHELL", is_eager=True, expose_value=False,
         callback=_show_completion,
         help="Print the completion script for SHELL (bash, zsh, fish, powershell), to source "

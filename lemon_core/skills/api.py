@@ -268,10 +268,15 @@ def _invalid_skills(snapshot: CatalogSnapshot
     keys: dict[str, str] = {}
     invalid: list[InvalidSkill] = []
     walk_paths = {d.path for d in snapshot.walk_diagnostics}  # lookalike keys, …
-    for parsed in snapshot.parsed:
+    if walk_paths:
+        for parsed in snapshot.parsed:
+            found = parsed.found
+            if found.dir in walk_paths or found.skill_md in walk_paths:
+                keys[found.skill_md] = keys[found.dir] = found.key
+    # this runs once per snapshot over every SKILL.md: the few with diagnostics first
+    for parsed in [p for p in snapshot.parsed if p.diagnostics or p.manifest is None]:
         found = parsed.found
-        if parsed.diagnostics or found.dir in walk_paths or found.skill_md in walk_paths:
-            keys[found.skill_md] = keys[found.dir] = found.key
+        keys[found.skill_md] = keys[found.dir] = found.key
         if parsed.manifest is None:
             errors = sorted(parsed.diagnostics, key=lambda d: d.severity != "error")
             invalid.append(InvalidSkill(found.key, found.root.scope, found.dir,

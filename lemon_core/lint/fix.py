@@ -33,7 +33,7 @@ from typing import Any
 
 import attrs
 
-from lemon_core.lint.runner import MAX_SKILL_MD_BYTES, LintIssue
+from lemon_core.lint.issue import MAX_SKILL_MD_BYTES, LintIssue
 
 #: Runs of whitespace that folding turns into one space (not NBSP or other Unicode spaces).
 _FOLD = re.compile("[ \t\r\n\x85\u2028\u2029]+")

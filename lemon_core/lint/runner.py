@@ -21,23 +21,14 @@ from typing import Any
 
 import attrs
 
+from lemon_core.lint.issue import MAX_SKILL_MD_BYTES, LintIssue
 from lemon_core.manifest.build_full import KNOWN_KEYS
 
-#: The largest SKILL.md lint reads; a larger one is an error (its head is still checked).
-MAX_SKILL_MD_BYTES = 1024 * 1024
 #: The six top-level keys of the Agent Skills standard.
 STANDARD_KEYS = frozenset(
     {"name", "description", "license", "allowed-tools", "metadata", "compatibility"}
 )
 _STANDARD_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-
-
-@attrs.frozen
-class LintIssue:
-    """One problem: a stable ``code`` and a message saying what is wrong and what to do."""
-
-    code: str
-    message: str
 
 
 @attrs.frozen

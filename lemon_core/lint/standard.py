@@ -62,8 +62,19 @@ class Problem(Exception):
     def __init__(self, code: str, message: str, cause: BaseException | None = None) -> None:
         super().__init__(message)
         self.code = code
-        self.message = message
-        self.cause = cause  # the YAML parser's exception, for lemon's own wording
+        self.message = message if cause is None else Said(message, cause)
+
+
+class Said(str):
+    """A reference message that keeps the YAML parser's exception (``cause``), so that
+    :mod:`lemon_core.lint.standard_messages` can word it without parsing again."""
+
+    cause: BaseException
+
+    def __new__(cls, message: str, cause: BaseException) -> Said:  # noqa: PYI034
+        said = super().__new__(cls, message)
+        said.cause = cause
+        return said
 
 
 def standard_target(path: PathLike) -> Path:
@@ -80,7 +91,7 @@ def standard_target(path: PathLike) -> Path:
 
 def validate_standard(path: PathLike) -> list[str]:
     """The messages ``skills_ref.validator.validate(path)`` returns (empty means valid)."""
-    return [message for _, message in check_standard(path)]
+    return [str(message) for _, message in check_standard(path)]
 
 
 def check_standard(path: PathLike) -> list[Issue]:
@@ -116,16 +127,6 @@ def check_content(content: str, skill_dir: Path) -> list[Issue]:
     except Problem as fail:
         return [(fail.code, fail.message)]
     return check_metadata(metadata, skill_dir)
-
-
-def frontmatter_problem(content: str) -> Problem | None:
-    """Why skills-ref cannot read the frontmatter of the SKILL.md text ``content``, with the
-    YAML parser's exception as ``cause`` where it has one; None when it can."""
-    try:
-        _parse_frontmatter(content.replace("\r\n", "\n").replace("\r", "\n"))
-    except Problem as fail:
-        return fail
-    return None
 
 
 def _exists(p: Path) -> bool:
@@ -306,6 +307,6 @@ def _compatibility_messages(raw: Any) -> list[str]:
 
 __all__ = [
     "ALLOWED_FIELDS", "MAX_FILE_BYTES", "MAX_FRONTMATTER_CHARS", "MAX_YAML_INDICATORS",
-    "Problem", "check_content", "check_metadata", "check_standard", "frontmatter_problem",
-    "read_bounded", "standard_frontmatter", "standard_target", "validate_standard",
+    "Problem", "Said", "check_content", "check_metadata", "check_standard", "read_bounded",
+    "standard_frontmatter", "standard_target", "validate_standard",
 ]  # fmt: skip

@@ -95,15 +95,6 @@ def explain(code: str, message: str, text: str | None) -> Issue:
     return code, message
 
 
-def yaml_problem(text: str) -> Issue | None:
-    """Why the standard's YAML cannot read the frontmatter of ``text``, in lemon's words;
-    None when it can (``lemon skill lint`` warns with it)."""
-    from lemon_core.lint.standard import frontmatter_problem
-
-    problem = frontmatter_problem(text)
-    return None if problem is None else explain(problem.code, problem.message, text)
-
-
 def _skill_text(folder: Path) -> str | None:
     from lemon_core.fsio.read import FileProblem, read_bytes
 
@@ -135,12 +126,9 @@ def _no_start(text: str) -> Issue:
 
 
 def _yaml(message: str, text: str | None) -> Issue:
-    from lemon_core.lint.standard import frontmatter_problem
-
-    detail = message.removeprefix("Invalid YAML in frontmatter: ")
-    problem = frontmatter_problem(text) if text is not None else None
-    cause = problem.cause if problem is not None else None
-    if cause is None or getattr(cause, "problem_mark", None) is None:
+    detail = str(message).removeprefix("Invalid YAML in frontmatter: ")
+    cause = getattr(message, "cause", None)  # a Said keeps the parser's exception
+    if cause is None or text is None or getattr(cause, "problem_mark", None) is None:
         return "standard_yaml", f"the standard's YAML cannot read the frontmatter: {detail}"
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n") if text else []
     kind = type(cause).__name__
@@ -203,4 +191,4 @@ def _token(line: str, column: int) -> str:
     return match.group() if match else "?"
 
 
-__all__ = ["explain", "explain_standard", "yaml_problem"]
+__all__ = ["explain", "explain_standard"]

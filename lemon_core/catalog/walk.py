@@ -11,7 +11,8 @@ Two layouts, chosen per root (:attr:`SkillRoot.layout <lemon_core.catalog.roots.
 
 ``"grouped"`` — checkouts: ``lemon skill lint`` of a folder now; the lazy server's
     ``--skills-dir`` and install from a repository are to use it too
-    (``SkillRoot(path, scope, id, layout=GROUPED)``, or :func:`walk_checkout` for one folder).
+    (:func:`walk_checkout` for one folder, which by default follows no link out of it; or
+    ``SkillRoot(path, scope, id, layout=GROUPED)`` in :func:`walk_roots`).
     A folder holding ``SKILL.md`` is a skill (its name is the key, and it is not searched
     further); any other folder is a group, searched up to :data:`MAX_DEPTH` levels below the
     root.
@@ -144,6 +145,8 @@ class _Walker:
     dirs_seen: int = 0
     skills_seen: int = 0
     euid: int = attrs.Factory(lambda: os.geteuid() if hasattr(os, "geteuid") else -1)
+    #: Links are followed only while they stay inside this real path (None: anywhere).
+    contained_in: str | None = None
 
     @property
     def flat(self) -> bool:
@@ -242,6 +245,10 @@ class _Walker:
             child_stat = entry.stat()
         except OSError:
             return
+        if self.contained_in is not None and entry.is_symlink() and not self._inside(entry.path):
+            self.warn(entry.path, "link_outside_checkout",
+                      "a link that leads out of the folder being read; not followed")
+            return
         if child_stat.st_dev in _pseudo_devices() or (
             (entry.is_symlink() or child_stat.st_dev != parent_dev) and _pseudo_top(entry.path)
         ):
@@ -280,6 +287,14 @@ class _Walker:
                           f"groups are searched {MAX_DEPTH} levels deep; this folder was not")
             return
         self.pending.append((entry.path, child_stat, depth + 1, ancestors))
+
+    def _inside(self, path: str) -> bool:
+        try:
+            real = os.path.realpath(path)
+        except (OSError, ValueError):
+            return False
+        top = self.contained_in or ""
+        return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
     def _count_skill(self) -> None:
         self.skills_seen += 1
@@ -381,13 +396,15 @@ def _lookalikes(found: list[FoundSkill]) -> list[Diagnostic]:
     return out
 
 
-def walk_roots(roots: list[SkillRoot]) -> WalkResult:
+def walk_roots(roots: list[SkillRoot], *, contained: bool = False) -> WalkResult:
     """Walk every root in order; found skills keep root order, then sorted walk order."""
     found: list[FoundSkill] = []
     diagnostics: list[Diagnostic] = []
     watched: list[tuple[str, int | None]] = []
     for root in roots:
         walker = _Walker(root)
+        if contained:
+            walker.contained_in = os.path.realpath(root.path)
         walker.run()
         found.extend(walker.found)
         diagnostics.extend(walker.diagnostics)
@@ -396,9 +413,19 @@ def walk_roots(roots: list[SkillRoot]) -> WalkResult:
     return WalkResult(tuple(found), tuple(diagnostics), tuple(watched))
 
 
-def walk_checkout(path: Path, *, scope: str = "project", root_id: str = "checkout") -> WalkResult:
-    """The skills of one checkout folder, in the grouped layout (see the module docstring)."""
-    return walk_roots([SkillRoot(Path(path), scope, root_id, GROUPED)])  # type: ignore[arg-type]
+def walk_checkout(
+    path: Path, *, scope: str = "project", root_id: str = "checkout", contained: bool = True
+) -> WalkResult:
+    """The skills of one checkout folder, in the grouped layout (see the module docstring).
+
+    ``contained`` (the default: a repository, a folder given to lint) follows a link only when
+    its real path stays inside the folder's real path; one leading out is reported
+    (``link_outside_checkout``) and not followed, so ``ln -s / skills/root`` in a repository
+    makes nobody walk the machine. Pass ``contained=False`` for a folder of the user's own
+    where linking skills in from elsewhere is expected.
+    """
+    root = SkillRoot(Path(path), scope, root_id, GROUPED)  # type: ignore[arg-type]
+    return walk_roots([root], contained=contained)
 
 
 __all__ = [

@@ -131,7 +131,8 @@ def _targets(path: Path) -> list[Path | _Unresolved]:
     A SKILL.md (any case) names its folder; a folder holding one, or anything that is not a
     folder, is linted as given (so lint says what it is). Any other folder is walked as
     discovery walks checkouts (:func:`~lemon_core.catalog.walk.walk_checkout`: groups
-    searched, the same bounds, links and rules): every skill folder found is linted, and each
+    searched, the same bounds and rules, no link followed out of the folder): every skill
+    folder found is linted, and each
     place the walk reported becomes a result of its own. A folder lint cannot list or enter is
     an ``unreadable_directory`` error, never "no SKILL.md"; a readable folder with no skill
     anywhere below it is linted as given (``missing_skill_md``).

@@ -61,6 +61,13 @@ def test_symlinked_skill_and_group_are_followed(tmp_path: Path) -> None:
     os.symlink(tmp_path / "groups" / "g", tmp_path / "r" / "g")
     keys = [f.key for f in walk_roots([_grouped(tmp_path / "r")]).found]
     assert keys == ["deep", "linked"]
+    contained = walk_checkout(tmp_path / "r")  # a checkout follows no link out of it
+    assert contained.found == ()
+    assert _codes(contained) == ["link_outside_checkout", "link_outside_checkout"]
+    _skill(tmp_path / "r" / "real-group" / "inner")
+    os.symlink(tmp_path / "r" / "real-group", tmp_path / "r" / "alias")  # stays inside: followed
+    assert [f.dir for f in walk_checkout(tmp_path / "r").found] == [
+        str(tmp_path / "r" / "alias" / "inner"), str(tmp_path / "r" / "real-group" / "inner")]
     flat = walk_roots([_root(tmp_path / "r")])
     assert [f.key for f in flat.found] == ["linked"]
     assert [d.code for d in flat.diagnostics] == ["nested_skills"]

@@ -62,6 +62,7 @@ MAX_KEY_BYTES = 255
 NESTED_EXAMPLES = 3
 #: Never searched, wherever a link or a mount point leads.
 PSEUDO_FILESYSTEMS = ("/proc", "/sys", "/dev")
+_SEP_SKILL_FILE = os.sep + SKILL_FILE
 
 
 @attrs.frozen
@@ -148,9 +149,11 @@ class _Walker:
     #: Links are followed only while they stay inside this real path (None: anywhere).
     contained_in: str | None = None
 
-    @property
-    def flat(self) -> bool:
-        return self.root.layout != GROUPED
+    flat: bool = attrs.field(init=False, default=True)
+    pseudo_devices: frozenset[int] = attrs.Factory(lambda: _pseudo_devices())
+
+    def __attrs_post_init__(self) -> None:
+        self.flat = self.root.layout != GROUPED
 
     def warn(self, path: str, code: str, message: str) -> None:
         self.diagnostics.append(Diagnostic(path, "warning", code, message))
@@ -228,7 +231,7 @@ class _Walker:
 
     def _consider(self, entry: os.DirEntry, parent_dev: int, depth: int,
                   ancestors: frozenset) -> None:
-        loud = self._loud(depth)
+        loud = not self.flat or depth <= 0
         try:
             is_dir = entry.is_dir()
         except OSError:
@@ -241,25 +244,10 @@ class _Walker:
             elif entry.name.lower() == "skill.md" and self._loud(depth - 1):
                 self._stray_skill_file(entry, depth)  # a would-be skill, not loaded: say why
             return
-        try:
-            child_stat = entry.stat()
-        except OSError:
+        linked = entry.is_symlink()
+        if linked and not self._may_follow(entry.path, loud):
             return
-        if self.contained_in is not None and entry.is_symlink() and not self._inside(entry.path):
-            self.warn(entry.path, "link_outside_checkout",
-                      "a link that leads out of the folder being read; not followed")
-            return
-        if child_stat.st_dev in _pseudo_devices() or (
-            (entry.is_symlink() or child_stat.st_dev != parent_dev) and _pseudo_top(entry.path)
-        ):
-            if loud:
-                self._pseudo(entry.path, _pseudo_top(entry.path) or "a pseudo-filesystem")
-            return
-        if not self._can_enter(child_stat):
-            if loud:
-                self.warn(entry.path, "unreadable_directory", _NO_SEARCH)
-            return
-        skill_md = os.path.join(entry.path, SKILL_FILE)
+        skill_md = entry.path + _SEP_SKILL_FILE
         try:
             link_stat = os.lstat(skill_md)
         except PermissionError:
@@ -270,13 +258,32 @@ class _Walker:
         except OSError:
             link_stat = None
         if link_stat is not None:
+            # Anyone but root was refused the lstat above if the folder is not searchable;
+            # root is not, so its mode decides (one more stat, as root only).
+            if self.euid == 0 and not self._can_enter(entry.stat()):
+                if loud:
+                    self.warn(entry.path, "unreadable_directory", _NO_SEARCH)
+                return
             self._count_skill()
             if self.flat and depth > 0:
                 self.nested.append(skill_md)
             else:
                 self._add_skill(entry, skill_md, link_stat)
             return
-        if (child_stat.st_dev, child_stat.st_ino) in ancestors:
+        try:
+            child_stat = entry.stat()
+        except OSError:
+            return
+        dev = child_stat.st_dev
+        if dev in self.pseudo_devices or (dev != parent_dev and _pseudo_top(entry.path)):
+            if loud:  # a mount point reached on the way (/proc below a link to /)
+                self._pseudo(entry.path, _pseudo_top(entry.path) or "a pseudo-filesystem")
+            return
+        if not self._can_enter(child_stat):
+            if loud:
+                self.warn(entry.path, "unreadable_directory", _NO_SEARCH)
+            return
+        if (dev, child_stat.st_ino) in ancestors:
             if loud:
                 self.warn(entry.path, "symlink_loop",
                           "a link back to a folder above it; not followed")
@@ -287,6 +294,20 @@ class _Walker:
                           f"groups are searched {MAX_DEPTH} levels deep; this folder was not")
             return
         self.pending.append((entry.path, child_stat, depth + 1, ancestors))
+
+    def _may_follow(self, path: str, loud: bool) -> bool:
+        """Whether a link to a folder may be followed: not out of a checkout, not into a
+        pseudo-filesystem (both judged by its real path)."""
+        if self.contained_in is not None and not self._inside(path):
+            self.warn(path, "link_outside_checkout",
+                      "a link that leads out of the folder being read; not followed")
+            return False
+        top = _pseudo_top(path)
+        if top is not None:
+            if loud:
+                self._pseudo(path, top)
+            return False
+        return True
 
     def _inside(self, path: str) -> bool:
         try:
@@ -367,6 +388,8 @@ _NO_SEARCH = ("this folder has no search (execute) permission, so nothing in it 
 def _key_problem(name: str) -> str | None:
     """Why a folder name cannot be a key (undecodable, control, bidi or invisible characters,
     too long)."""
+    if name.isascii() and name.isprintable() and len(name) <= MAX_KEY_BYTES:
+        return None  # the common case, in two C-level scans
     unsafe = identifier_reason(name)
     if unsafe is not None:
         return unsafe[1]
@@ -385,7 +408,8 @@ def _lookalikes(found: list[FoundSkill]) -> list[Diagnostic]:
         if skill.key in keys:  # the same key again: shadowing, reported as such
             continue
         keys.add(skill.key)
-        form = lookalike_form(skill.key)
+        key = skill.key
+        form = key.lower() if key.isascii() else lookalike_form(key)
         earlier = first.setdefault(form, skill)
         if earlier.key != skill.key:
             out.append(Diagnostic(

@@ -90,19 +90,38 @@ def measure(attack: str, base: Path, lemon: list[str], extra_env: dict[str, str]
     return rows
 
 
-def compare(before_file: str, after_file: str) -> None:
+def compare(before_file: str, after_file: str, rows: bool = False) -> None:
+    """A Markdown table of two ``--out`` files: per attack (slowest run, largest peak, the
+    statuses seen) or, with ``rows``, per attack and command."""
+
     def load(name: str) -> dict[tuple[str, str], dict[str, object]]:
         return {(r["attack"], r["command"]): r for r in json.loads(Path(name).read_text())}
 
     before, after = load(before_file), load(after_file)
-    print("| attack | command | before s | before MB | before status | after s | after MB "
-          "| after status |")
-    print("|---|---|---:|---:|---|---:|---:|---|")
-    for key in [*before, *(k for k in after if k not in before)]:
-        b, a = before.get(key, {}), after.get(key, {})
-        print(f"| {key[0]} | {key[1]} | {b.get('wall_s', '')} | {b.get('peak_mb', '')} | "
-              f"{b.get('status', '')} | {a.get('wall_s', '')} | {a.get('peak_mb', '')} | "
-              f"{a.get('status', '')} |")
+    keys = [*before, *(k for k in after if k not in before)]
+    if rows:
+        print("| attack | command | before s | before MB | before | after s | after MB | after |")
+        print("|---|---|---:|---:|---|---:|---:|---|")
+        for key in keys:
+            b, a = before.get(key, {}), after.get(key, {})
+            print(f"| {key[0]} | {key[1]} | {b.get('wall_s', '')} | {b.get('peak_mb', '')} | "
+                  f"{b.get('status', '')} | {a.get('wall_s', '')} | {a.get('peak_mb', '')} | "
+                  f"{a.get('status', '')} |")
+        return
+
+    def worst(table: dict[tuple[str, str], dict[str, object]], attack: str) -> str:
+        runs = [r for (name, _), r in table.items() if name == attack]
+        if not runs:
+            return "| | |"
+        statuses = sorted({str(r["status"]) for r in runs})
+        return (f"{max(float(r['wall_s']) for r in runs):.2f} | "
+                f"{max(int(r['peak_mb']) for r in runs)} | {', '.join(statuses)}")
+
+    print("| attack | before: slowest s | peak MB | statuses | after: slowest s | peak MB "
+          "| statuses |")
+    print("|---|---:|---:|---|---:|---:|---|")
+    for attack in dict.fromkeys(name for name, _ in keys):
+        print(f"| {attack} | {worst(before, attack)} | {worst(after, attack)} |")
 
 
 def main() -> None:
@@ -124,10 +143,12 @@ def main() -> None:
     parser.add_argument("--out", help="also write the rows as JSON to this file")
     parser.add_argument("--keep", help="build the trees in this folder and keep them")
     parser.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"),
-                        help="print a Markdown table of two --out files and exit")
+                        help="print a Markdown table of two --out files (per attack) and exit")
+    parser.add_argument("--rows", action="store_true",
+                        help="with --compare: one line per attack and command")
     args = parser.parse_args()
     if args.compare:
-        compare(*args.compare)
+        compare(*args.compare, rows=args.rows)
         return
     lemon, extra_env = lemon_command(args.lemon)
     attacks = args.attack or ["none", *ht.ATTACKS]

@@ -34,4 +34,9 @@ def test_hostile_script_measures_and_compares(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=60, check=False,
     )
     assert table.returncode == 0, table.stderr
-    assert "| none | skill list |" in table.stdout
+    assert "| none | " in table.stdout and "| project_settings_fifo | " in table.stdout
+    full = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "hostile.py"), "--compare", str(out), str(out),
+         "--rows"], capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert "| none | skill list |" in full.stdout

@@ -56,11 +56,15 @@ def discovery_enabled(ctx: LemonContext) -> bool:
 
 def discovery_home(ctx: LemonContext) -> Path | None:
     """Where user files are read: ``LEMON_MCP_DISCOVERY_HOME``, else the home directory, or
-    None (no user file at all) when the runtime is isolated and no discovery home is set."""
+    None (no user file at all) when the runtime is isolated and no discovery home is set, or
+    when the home it would be is unusable (:attr:`~lemon_core.context.LemonContext.home_problem`:
+    relative, missing or not a folder; a relative home would read the project as home)."""
     configured = ctx.getenv("LEMON_MCP_DISCOVERY_HOME")
     if configured:
+        if configured.startswith("~") and ctx.home_problem is not None:
+            return None
         return ctx.expand_path(configured)
-    return None if ctx.is_isolated else ctx.home
+    return None if ctx.is_isolated or ctx.home_problem is not None else ctx.home
 
 
 def user_opted_in(ctx: LemonContext, importer: McpImporter) -> bool:

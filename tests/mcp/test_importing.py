@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from lemon_core.fsio import read as reading
 from lemon_core.hookspecs import hookimpl
+from lemon_core.context import LemonContext
 from lemon_core.mcp.importing import import_servers
 from lemon_core.models import McpServer, ServerSource
 from lemon_core.plugin_registry import Plugins
@@ -246,6 +247,21 @@ def test_a_discovery_home_brings_user_files_back_when_isolated(
     ws.write(".omp/agent/mcp.json", servers(("real-home", stdio("x"))), user=True)
     outcome = ws.run(LEMON_AGENT_DIR=str(tmp_path / "agent"), LEMON_MCP_DISCOVERY_HOME=str(other))
     assert claimed(outcome) == [("o", "omp", "user")]
+
+
+def test_a_relative_home_reads_no_user_file(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # HOME=relhome, run inside the project: "user" files would be the project's own files.
+    monkeypatch.chdir(ws.proj)
+    planted = ws.proj / "relhome/.omp/agent"
+    planted.mkdir(parents=True)
+    (planted / "mcp.json").write_text('{"mcpServers": {"planted": {"command": "x"}}}')
+    ws.write(".claude/.mcp.json", servers(("project", stdio("x"))))
+    ctx = LemonContext(cwd=ws.proj, home=Path("relhome"), env=ALL_USER, platform="linux")
+    assert claimed(import_servers(ctx, ws.plugins)) == [("project", "claude", "project")]
+    tilde = ctx.evolve(env={**ALL_USER, "LEMON_MCP_DISCOVERY_HOME": "~"})
+    assert claimed(import_servers(tilde, ws.plugins)) == [("project", "claude", "project")]
 
 
 def test_launching_from_home_does_not_make_user_files_project_files(

@@ -57,7 +57,7 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--skills", type=int, default=10_000, help="corpus size (default 10000)")
     parser.add_argument("--repeat", type=int, default=5, help="runs per figure (median)")
-    parser.add_argument("--layout", choices=corpus_module.LAYOUTS, default="mixed")
+    parser.add_argument("--layout", choices=corpus_module.LAYOUTS, default="flat")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--corpus", type=Path,
                         help="use (or generate and keep) the corpus in this folder")

@@ -11,8 +11,10 @@ Writes ``N`` SKILL.md files (duplicates and invalid ones included) below ``DEST`
     DEST/home/.agents/skills/
     DEST/corpus.json                        what was generated (counts, invalid, duplicates)
 
-Layouts: ``flat`` (``root/<key>/SKILL.md``), ``grouped``
-(``root/<category>/<sub>/<key>/SKILL.md``) or ``mixed`` (each skill picks one, half and half).
+Layouts: ``flat`` (``root/<key>/SKILL.md``, the default: the spec's layout, the one agent roots
+load), ``grouped`` (``root/<category>/<sub>/<key>/SKILL.md``: agent roots report these as one
+``nested_skills`` diagnostic per root instead of loading them, so this measures that report) or
+``mixed`` (each skill picks one, half and half).
 Mostly YAML frontmatter, about 10% TOML; descriptions of 50–600 characters, some tags, keywords
 and requires blocks, bodies of 1–20 KiB, a few supporting files. About 3% of the skills reuse a
 key from another root (shadowing) and about 1% are invalid (broken YAML or TOML, wrong types,
@@ -346,7 +348,7 @@ def _age(dest: Path, seconds: int) -> None:
     os.utime(dest, (when, when))
 
 
-def generate(dest: Path, skills: int = 10_000, *, layout: str = "mixed", seed: int = 0,
+def generate(dest: Path, skills: int = 10_000, *, layout: str = "flat", seed: int = 0,
              age_seconds: int = AGE_SECONDS) -> dict[str, object]:
     """Write the corpus below ``dest`` (which must be empty or missing); returns its summary."""
     dest = Path(dest)
@@ -402,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dest", type=Path, help="an empty or new folder")
     parser.add_argument("--skills", type=int, default=10_000, help="SKILL.md files to write")
-    parser.add_argument("--layout", choices=LAYOUTS, default="mixed")
+    parser.add_argument("--layout", choices=LAYOUTS, default="flat")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.skills < 1:

@@ -135,8 +135,13 @@ def cli_second_phases(ctx: Any, repeat: int) -> None:
     catalog = api.catalog_for(ctx, persistent=True)
     catalog.snapshot()  # writes the persistent cache
     store = CacheStore(ctx.cache_dir)
-    raw = cache_file(ctx.cache_dir, catalog.roots).read_bytes()
-    print(f"  cache file: {len(raw) / 1e6:.1f} MB")
+    from lemon_core.catalog.cache import MAGIC
+    from lemon_core.catalog.cache_folder import read_key, unseal
+
+    sealed = cache_file(ctx.cache_dir, catalog.roots).read_bytes()
+    print(f"  cache file: {len(sealed) / 1e6:.1f} MB")
+    key = read_key(ctx.cache_dir)
+    raw = _time("unseal (HMAC-SHA256 check)", lambda: unseal(key, MAGIC, sealed), repeat)
     _time("json.loads(cache)", lambda: json.loads(raw), repeat)
     _time("json.loads(cache), gc off", lambda: json.loads(raw), repeat, gc_off=True)
     snapshot = _time("CacheStore.load (loads + decode + entries)",

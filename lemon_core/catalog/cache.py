@@ -50,7 +50,7 @@ MAX_CACHE_BYTES = 512 * 1024 * 1024
 
 
 def _roots_data(roots: tuple[SkillRoot, ...]) -> list[list[str]]:
-    return [[str(r.path), r.scope, r.id] for r in roots]
+    return [[str(r.path), r.scope, r.id, r.layout] for r in roots]
 
 
 def cache_file(cache_dir: Path, roots: tuple[SkillRoot, ...]) -> Path:

@@ -98,3 +98,17 @@ def test_bench_script_runs_end_to_end(tmp_path: Path, monkeypatch: pytest.Monkey
     assert "cpus" in done.stdout and "Python" in done.stdout
     assert "not measured" not in done.stdout, done.stdout
     assert not list(tmp_path.glob("lemon-bench-*")), "the temporary folder is removed"
+
+
+def test_phases_script_runs_end_to_end(corpus: ModuleType, tmp_path: Path) -> None:
+    corpus.generate(tmp_path / "corpus", 40, seed=1)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEMON_")}
+    env.update(HOME=str(tmp_path / "home"), TMPDIR=str(tmp_path))
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "phases.py"), "--corpus", str(tmp_path / "corpus"),
+         "--repeat", "1"],
+        env=env, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    for phase in ("(a)", "(b)", "(c)", "unseal (HMAC-SHA256 check)", "CacheStore.load"):
+        assert phase in done.stdout, phase

@@ -17,7 +17,7 @@ import grimp
 #: Top first, as docs/architecture.md draws them.
 PACKAGES = (
     "cli testing skills lint mcp install audit search state catalog manifest plugins "
-    "plugin_registry hookspecs protocols records models errors context fsio text"
+    "plugin_registry hookspecs protocols records models errors context fsio jsondata text"
 ).split()
 
 

@@ -1,7 +1,12 @@
 """Run one ``lemon`` subprocess and measure it: exit code, output, wall time, peak RSS.
 
-Standard library only (``benchmarks/hostile.py`` measures any lemon checkout with it). The
-peak RSS is that one child's own (``os.wait4``), not the maximum over every child so far.
+Standard library only (``benchmarks/hostile.py`` measures any lemon checkout with it).
+
+The peak RSS is lemon's own. A forked child starts with a copy of its parent's memory, and
+Linux keeps that peak across ``exec`` (``ru_maxrss``), so a child forked straight from pytest
+or from a benchmark that has read large outputs would report the parent's size. lemon is
+therefore started by a small launcher (a fresh interpreter, about 10 MB) that forks it, waits
+for it with ``wait4`` and reports its exit status, wall time and peak on a private pipe.
 """
 
 from __future__ import annotations
@@ -49,8 +54,27 @@ def default_lemon() -> list[str]:
 
 
 MAX_CAPTURE = 32 * 1024 * 1024
-_LIMITED = ("import os, resource, sys; cap = int(sys.argv[1]); "
-            "resource.setrlimit(resource.RLIMIT_AS, (cap, cap)); os.execv(sys.argv[2], sys.argv[2:])")
+#: argv: report fd, address-space cap (0: none), then lemon's argv.
+_LAUNCHER = """
+import os, resource, sys, time
+fd, cap, argv = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.close(fd)
+    try:
+        if cap:
+            resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+        os.execv(argv[0], argv)
+    finally:
+        os._exit(127)
+os.write(fd, b"%d\\n" % pid)
+_, status, usage = os.wait4(pid, 0)
+wall = time.perf_counter() - start
+code = os.waitstatus_to_exitcode(status)
+os.write(fd, f"{code} {wall!r} {usage.ru_maxrss}".encode())
+os._exit(code if code >= 0 else 128 - code)
+"""
 
 
 def _drain(stream: object, sink: bytearray) -> None:
@@ -66,19 +90,25 @@ def _drain(stream: object, sink: bytearray) -> None:
 def run(lemon: Sequence[str], args: Sequence[str], cwd: Path, env: Mapping[str, str], *,
         timeout: float = 20, memory_cap: int | None = None) -> Run:
     """Run ``lemon *args`` in ``cwd`` with exactly ``env`` and stdin closed: exit code, output,
-    wall time and this child's own peak RSS (``wait4``). Past ``timeout`` the process group is
-    killed. ``memory_cap`` (bytes) limits its address space."""
-    argv = [*lemon, *args]
-    if memory_cap:  # set in the child just before it becomes lemon (exec keeps the limit)
-        argv = [sys.executable, "-c", _LIMITED, str(memory_cap), *argv]
+    wall time and lemon's own peak RSS (through the launcher). Past ``timeout`` lemon is killed
+    (its peak so far still reported), then its process group. ``memory_cap`` (bytes) limits
+    lemon's address space."""
+    report_r, report_w = os.pipe()
+    argv = [sys.executable, "-S", "-c", _LAUNCHER, str(report_w), str(memory_cap or 0),
+            *lemon, *args]
     start = time.perf_counter()
-    proc = subprocess.Popen(
-        argv, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, start_new_session=True,
-    )
-    out, err = bytearray(), bytearray()
+    try:
+        proc = subprocess.Popen(
+            argv, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, start_new_session=True, pass_fds=(report_w,),
+        )
+    finally:
+        os.close(report_w)
+    out, err, report = bytearray(), bytearray(), bytearray()
     readers = [threading.Thread(target=_drain, args=(proc.stdout, out), daemon=True),
-               threading.Thread(target=_drain, args=(proc.stderr, err), daemon=True)]
+               threading.Thread(target=_drain, args=(proc.stderr, err), daemon=True),
+               threading.Thread(target=_drain, args=(os.fdopen(report_r, "rb", 0), report),
+                                daemon=True)]
     for reader in readers:
         reader.start()
     deadline = start + timeout
@@ -89,16 +119,12 @@ def run(lemon: Sequence[str], args: Sequence[str], cwd: Path, env: Mapping[str, 
             break
         if time.perf_counter() > deadline:
             timed_out = True
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            _kill_lemon(report, proc.pid)
             pid, status, usage = os.wait4(proc.pid, 0)
             break
         time.sleep(0.005)
     wall = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    proc.returncode = code  # reaped here: Popen must not wait for it again
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped: Popen must not wait again
     try:  # a grandchild may still hold the pipes: it is in the same (killed) group
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -107,12 +133,40 @@ def run(lemon: Sequence[str], args: Sequence[str], cwd: Path, env: Mapping[str, 
         reader.join(5)
     for stream in (proc.stdout, proc.stderr):
         stream.close()  # type: ignore[union-attr]
+    code: int | None = proc.returncode
+    peak_kb = usage.ru_maxrss  # the launcher's own figure, if it could not report lemon's
+    try:
+        _pid, text_code, text_wall, text_peak = report.decode().split()
+        code, peak_kb = int(text_code), int(text_peak)
+        if not timed_out:
+            wall = float(text_wall)
+    except ValueError:  # the launcher itself failed, or was killed
+        pass
+    if timed_out:
+        code = None
     return Run(
-        args=list(args), code=None if timed_out else code,
+        args=list(args), code=code,
         stdout=out.decode("utf-8", "surrogateescape"),
         stderr=err.decode("utf-8", "surrogateescape"),
-        wall=wall, peak_rss_mb=usage.ru_maxrss / 1024, timed_out=timed_out,
+        wall=wall, peak_rss_mb=peak_kb / 1024, timed_out=timed_out,
     )
+
+
+def _kill_lemon(report: bytearray, launcher: int) -> None:
+    """Kill lemon itself so the launcher still reports its peak; then, after a grace second,
+    the whole process group."""
+    try:
+        os.kill(int(bytes(report).split(b"\n", 1)[0]), signal.SIGKILL)
+        for _ in range(200):
+            if b" " in report:  # the final line: the launcher reaped lemon and is leaving
+                return
+            time.sleep(0.005)
+    except (ValueError, ProcessLookupError):
+        pass
+    try:  # the launcher and lemon share the launcher's new process group
+        os.killpg(launcher, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def tree_entries(root: Path) -> set[str]:

@@ -6,8 +6,9 @@ Two layouts, chosen per root (:attr:`SkillRoot.layout <lemon_core.catalog.roots.
     The spec's layout, as the agents read it: a skill is a direct child folder of the root
     holding ``SKILL.md`` (``<root>/<key>/SKILL.md``). A ``SKILL.md`` further down is not a
     skill, since agents do not load it; the walk still searches the other folders (quietly,
-    within the same bounds) and reports what it found there in one ``nested_skills`` warning
-    per root: how many, a few example paths, and that agents do not load them.
+    within :data:`NESTED_SEARCH_DIRS` folders) and reports what it found there in one
+    ``nested_skills`` warning per root: how many, a few example paths, and that agents do not
+    load them.
 
 ``"grouped"`` — checkouts: ``lemon skill lint`` of a folder now; the lazy server's
     ``--skills-dir`` and install from a repository are to use it too
@@ -58,6 +59,10 @@ MAX_DIRS_PER_ROOT = 50_000
 #: The most skill folders one root's walk finds (loaded, rejected or nested).
 MAX_SKILLS_PER_ROOT = 10_000
 MAX_KEY_BYTES = 255
+#: In a flat root, how many folders below the root's own children are searched for the
+#: ``nested_skills`` report; past it the report says "at least". Nothing down there is loaded,
+#: so a link to a huge tree (``/``, home) costs at most this many listings.
+NESTED_SEARCH_DIRS = 2_000
 #: How many example paths the ``nested_skills`` warning names.
 NESTED_EXAMPLES = 3
 #: Never searched, wherever a link or a mount point leads.
@@ -191,6 +196,8 @@ class _Walker:
 
     def _visit(self, path: str, st: os.stat_result, depth: int, ancestors: frozenset) -> None:
         self.dirs_seen += 1
+        if self.flat and self.dirs_seen > NESTED_SEARCH_DIRS:
+            raise _Stop  # only the nested report is left to gather: it says "at least"
         if self.dirs_seen > MAX_DIRS_PER_ROOT:
             self.warn(str(self.root.path), "scan_limit",
                       f"the walk below this root stopped at {MAX_DIRS_PER_ROOT} folders; the "
@@ -458,6 +465,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_DIRS_PER_ROOT",
     "MAX_SKILLS_PER_ROOT",
+    "NESTED_SEARCH_DIRS",
     "PSEUDO_FILESYSTEMS",
     "SKILL_FILE",
     "FoundSkill",

@@ -200,3 +200,19 @@ def test_a_group_without_the_execute_bit_is_reported(tmp_path: Path) -> None:
     finally:
         os.chmod(tmp_path / "r" / "g", 0o755)
     assert result.found == () and _codes(result) == ["unreadable_directory"]
+
+
+def test_the_nested_search_of_a_flat_root_has_a_small_budget(tmp_path, monkeypatch) -> None:
+    """Nothing below a flat root's children is loaded, so a link to a huge tree costs at most
+    NESTED_SEARCH_DIRS listings, quietly, and the report says "at least"."""
+    monkeypatch.setattr(walk, "NESTED_SEARCH_DIRS", 4)
+    _skill(tmp_path / "r" / "valid")
+    for i in range(6):
+        _skill(tmp_path / "r" / f"group{i}" / "inner")
+    result = walk_roots([_root(tmp_path / "r")])
+    assert [f.key for f in result.found] == ["valid"]
+    assert _codes(result) == ["nested_skills"]
+    assert result.diagnostics[0].message.startswith("at least ")
+    assert len(result.watched_dirs) <= 4
+    grouped = walk_roots([_root(tmp_path / "r", GROUPED)])  # checkouts keep the big bounds
+    assert len(grouped.found) == 7

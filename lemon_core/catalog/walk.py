@@ -398,8 +398,8 @@ def _key_problem(name: str) -> str | None:
     if name.isascii() and name.isprintable() and len(name) <= MAX_KEY_BYTES:
         return None  # the common case, in two C-level scans
     unsafe = identifier_reason(name)
-    if unsafe is not None:
-        return unsafe[1]
+    if unsafe is not None:  # the caller says what to do: rename the folder
+        return unsafe[1].removesuffix("; remove it")
     if len(name.encode("utf-8")) > MAX_KEY_BYTES:
         return f"is longer than {MAX_KEY_BYTES} bytes"
     return None

@@ -21,6 +21,7 @@ from lemon_core.manifest.build_full import (
     MAX_NAME_BYTES,
     PLATFORM_ALIASES,
     PLATFORMS,
+    EnvNames,
     combine_requirements,
     rules_manifest,
 )

@@ -28,6 +28,10 @@ GLOBAL_SKILL_ROOTS: tuple[tuple[str, str, tuple[str, ...] | None], ...] = (
 _PLATFORM_NAMES = {"linux": "linux", "darwin": "darwin", "win32": "win32", "cygwin": "win32"}
 
 
+#: What lemon says when the process's working directory was deleted under it.
+CWD_GONE = "the current directory no longer exists; cd to an existing folder or pass --cwd DIR"
+
+
 def normalise_platform(name: str) -> str:
     """Map a ``sys.platform`` value onto the manifest vocabulary (linux, darwin, win32)."""
     for prefix, canonical in _PLATFORM_NAMES.items():
@@ -59,8 +63,7 @@ class LemonContext:
             except FileNotFoundError:  # the process's folder was deleted under it
                 from lemon_core.errors import LemonError
 
-                raise LemonError("the current directory no longer exists; cd to an existing "
-                                 "folder or pass --cwd DIR") from None
+                raise LemonError(CWD_GONE) from None
         return cls(cwd=Path(cwd), home=Path(home), env=environ)
 
     def evolve(self, **changes: object) -> LemonContext:

@@ -4,12 +4,16 @@ Python's ``json`` module recurses once per nesting level (100,000 nested ``[`` e
 ``RecursionError``), turns a 5,000-digit integer into a ``ValueError`` (the interpreter's digit
 limit, which the environment may lift, making a long integer cost quadratic time), accepts
 ``NaN`` and ``Infinity`` and keeps the last of two equal keys. Every JSON file lemon reads, its
-own (``skills.json``, ``skills.lock.json``, the cache, ``mcp.json``) or another tool's, is parsed
-here instead, with these rules:
+own (``skills.json``, ``skills.lock.json``, ``mcp.json``) or another tool's (through
+:mod:`lemon_core.mcp.importer_kit.jsonc`), is parsed here instead, with these rules (the cache
+is sealed: only a file lemon wrote itself is ever parsed). A caller may loosen a bound or the
+duplicate-key rule, and words the problem its own way from a :class:`JsonProblem`'s fields:
 
 - **Depth** is checked before parsing: strings are set aside and the brackets counted, so a
   document nested deeper than ``max_depth`` (default :data:`MAX_DEPTH`) is refused without ever
-  recursing (code ``too_deep``). The check costs a few passes over the bytes in C.
+  recursing (code ``too_deep``). The check costs a few passes over the bytes in C;
+  ``max_depth=None`` (:data:`PYTHON_DEPTH`) skips it and reports the parser's own recursion
+  limit as ``too_deep`` instead.
 - **Integers** longer than ``max_int_digits`` (default :data:`MAX_INT_DIGITS`, sign not counted)
   are refused (``int_too_long``) before any conversion, whatever the interpreter's own limit.
 - **NaN, Infinity and -Infinity** are not JSON and are refused (``not_json``).
@@ -40,6 +44,13 @@ MAX_DEPTH = 64
 #: How many digits an integer may have (a nanosecond timestamp has 19).
 MAX_INT_DIGITS = 100
 
+#: Bounds as loose as Python's own parser, for files whose rules predate this module
+#: (``mcp.json``, other tools' JSON and JSONC, which can be tens of MB): no depth pre-check (the
+#: parser's own recursion guard reports ``too_deep``, at no extra pass over the text) and its
+#: default limit on integer digits.
+PYTHON_DEPTH = None
+PYTHON_INT_DIGITS = 4300
+
 Duplicates = Literal["error", "last"]
 
 _STRING = re.compile(r'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
@@ -48,15 +59,27 @@ _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _OPEN = ord("[")
 
 
+class JsonProblem(FileProblem):
+    """A parse problem, with what a caller needs to word it its own way: ``line``, ``column``
+    and the parser's ``reason`` for ``invalid_json``; the ``key`` for ``duplicate_key``."""
+
+    def __init__(self, code: str, message: str, *, line: int | None = None,
+                 column: int | None = None, reason: str | None = None,
+                 key: str | None = None) -> None:
+        super().__init__("parse", message, code)
+        self.line, self.column, self.reason, self.key = line, column, reason, key
+
+
 class _Refused(Exception):
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, key: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.key = key
 
 
-def _problem(code: str, message: str) -> FileProblem:
-    return FileProblem("parse", message, code)
+def _problem(code: str, message: str) -> JsonProblem:
+    return JsonProblem(code, message)
 
 
 def nesting_exceeds(text: str, max_depth: int) -> bool:
@@ -112,19 +135,20 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         for key, _ in pairs:
             if key in seen:
                 shown = key if len(key) <= 40 else key[:40] + "…"
-                raise _Refused("duplicate_key", f"an object holds the key {shown!r} twice")
+                raise _Refused("duplicate_key", f"an object holds the key {shown!r} twice", key)
             seen.add(key)
     return document
 
 
-def loads(data: bytes | str, *, max_depth: int = MAX_DEPTH,
+def loads(data: bytes | str, *, max_depth: int | None = MAX_DEPTH,
           max_int_digits: int = MAX_INT_DIGITS, duplicates: Duplicates = "error") -> Any:
     """The JSON value in ``data`` (bytes are decoded as UTF-8).
 
-    :raises FileProblem: kind "parse", with a code from the module docstring.
+    :raises FileProblem: kind "parse", with a code from the module docstring (a
+        :class:`JsonProblem`, except ``invalid_utf8``).
     """
     text = decode_utf8(data) if isinstance(data, bytes) else data
-    if nesting_exceeds(text, max_depth):
+    if max_depth is not None and nesting_exceeds(text, max_depth):
         raise _problem("too_deep", f"nested deeper than {max_depth} levels; not parsed")
     try:
         return json.loads(
@@ -134,11 +158,12 @@ def loads(data: bytes | str, *, max_depth: int = MAX_DEPTH,
             object_pairs_hook=_unique_pairs if duplicates == "error" else None,
         )
     except _Refused as refused:
-        raise _problem(refused.code, refused.message) from None
+        raise JsonProblem(refused.code, refused.message, key=refused.key) from None
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}"
-        raise _problem("invalid_json", f"not valid JSON ({exc.msg}: {where})") from None
-    except RecursionError:  # not reached past the depth check; kept as a last guard
+        raise JsonProblem("invalid_json", f"not valid JSON ({exc.msg}: {where})",
+                          line=exc.lineno, column=exc.colno, reason=exc.msg) from None
+    except RecursionError:  # only without the depth check (max_depth=None)
         raise _problem("too_deep", "nested too deeply; not parsed") from None
     except ValueError as exc:  # any other refusal inside the decoder
         raise _problem("invalid_json", f"not valid JSON ({type(exc).__name__})") from None
@@ -160,4 +185,13 @@ def load_file(path: Path | str, max_bytes: int = MAX_FILE_BYTES, *, missing_ok: 
     return loads(data, **options)
 
 
-__all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "load_file", "loads", "nesting_exceeds"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_INT_DIGITS",
+    "PYTHON_DEPTH",
+    "PYTHON_INT_DIGITS",
+    "JsonProblem",
+    "load_file",
+    "loads",
+    "nesting_exceeds",
+]

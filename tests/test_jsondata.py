@@ -11,7 +11,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lemon_core.fsio import FileProblem
-from lemon_core.jsondata import MAX_DEPTH, load_file, loads, nesting_exceeds
+from lemon_core.jsondata import (
+    MAX_DEPTH,
+    PYTHON_DEPTH,
+    PYTHON_INT_DIGITS,
+    JsonProblem,
+    load_file,
+    loads,
+    nesting_exceeds,
+)
 
 
 def _code(data: str | bytes, **options: object) -> str:
@@ -137,3 +145,23 @@ def test_any_input_is_a_value_or_a_problem(data: bytes | str) -> None:
         loads(data)
     except FileProblem:
         pass
+
+
+def test_a_problem_carries_what_a_caller_words_its_own_way() -> None:
+    with pytest.raises(JsonProblem) as syntax:
+        loads(b'{"a": 1,\n "b" 2}')
+    assert (syntax.value.code, syntax.value.line, syntax.value.column) == ("invalid_json", 2, 6)
+    assert syntax.value.reason == "Expecting ':' delimiter"
+    with pytest.raises(JsonProblem) as twice:
+        loads(b'{"disabled": [], "disabled": ["x"]}')
+    assert (twice.value.code, twice.value.key, twice.value.line) == ("duplicate_key", "disabled", None)
+
+
+def test_pythons_own_bounds_skip_the_depth_pass_and_still_refuse_recursion() -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    assert loads("[" * 100 + "]" * 100, max_depth=PYTHON_DEPTH) == loads("[" * 100 + "]" * 100,
+                                                                        max_depth=200)
+    with pytest.raises(JsonProblem) as refused:
+        loads(deep, max_depth=PYTHON_DEPTH)
+    assert refused.value.code == "too_deep"
+    assert loads("1" * PYTHON_INT_DIGITS, max_int_digits=PYTHON_INT_DIGITS) == int("1" * 4300)

@@ -117,6 +117,8 @@ def main(argv: list[str] | None = None) -> None:
         if isinstance(exc, LemonError):
             _fail(str(exc), exc.exit_code)
         if exc.filename is None and _cwd_is_gone():
+            from lemon_core.context import CWD_GONE
+
             _fail(CWD_GONE, 1)
         where = f"{exc.filename}: " if exc.filename is not None else ""
         _fail(f"{where}{exc.strerror or exc}", 1)  # an I/O failure no library call expected
@@ -136,11 +138,6 @@ def _click_errors() -> tuple[type[Exception], type[Exception], type[Exception]]:
         """Raised by nothing (Click before 8.2 has no NoArgsIsHelpError)."""
 
     return usage, base, no_args or _Never
-
-
-#: What a command run in a deleted folder says (``os.getcwd()`` fails with a bare ENOENT).
-CWD_GONE = ("the current directory no longer exists; cd to an existing folder or pass "
-            "--cwd DIR")
 
 
 def _cwd_is_gone() -> bool:

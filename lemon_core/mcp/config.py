@@ -14,15 +14,16 @@ entry by entry instead, failing closed: see :mod:`lemon_core.mcp.lenient`.)
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
 import attrs
 
+from lemon_core import jsondata
 from lemon_core.context import LemonContext
 from lemon_core.errors import ConfigError, UsageError
 from lemon_core.fsio import read as reading
+from lemon_core.jsondata import JsonProblem
 from lemon_core.mcp.names import show
 from lemon_core.mcp.schema import entry_label, parse_entry
 from lemon_core.models import McpServer, ServerSource
@@ -55,25 +56,6 @@ def mcp_path(ctx: LemonContext, scope: str) -> Path:
     raise UsageError(f"unknown scope {show(scope)}: use project or global")
 
 
-class _DuplicateKey(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKey(key)
-        out[key] = value
-    return out
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def _too_large(where: str) -> McpConfigError:
     return McpConfigError(
         f"{where} is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB; lemon does not read it",
@@ -87,20 +69,23 @@ def load_json(content: bytes, where: str) -> Any:
     if len(content) > MAX_CONFIG_BYTES:
         raise _too_large(where)
     try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError:
+        return jsondata.loads(content, max_depth=jsondata.PYTHON_DEPTH,
+                              max_int_digits=jsondata.PYTHON_INT_DIGITS)
+    except JsonProblem as problem:
+        raise McpConfigError(f"{where}: invalid JSON{_json_reason(problem)}",
+                             "invalid_json") from None
+    except reading.FileProblem:  # not UTF-8
         raise McpConfigError(f"{where} is not UTF-8 text", "invalid_json") from None
-    try:
-        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
-        message = f"{where}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-    except _DuplicateKey as exc:
-        message = f"{where}: invalid JSON: key {show(exc.key)} appears twice in one object"
-    except ValueError:
-        message = f"{where}: invalid JSON: a number or constant is out of range"
-    except RecursionError:
-        message = f"{where}: invalid JSON: nested too deeply"
-    raise McpConfigError(message, "invalid_json")
+
+
+def _json_reason(problem: JsonProblem) -> str:
+    if problem.line is not None:
+        return f" at line {problem.line} column {problem.column}: {problem.reason}"
+    if problem.key is not None:
+        return f": key {show(problem.key)} appears twice in one object"
+    if problem.code == "too_deep":
+        return ": nested too deeply"
+    return ": a number or constant is out of range"
 
 
 @attrs.frozen

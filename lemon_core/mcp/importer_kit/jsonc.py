@@ -11,10 +11,14 @@ regular expressions without nested repetition, so its cost is linear in the text
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from typing import Any, Literal
+
+from lemon_core import jsondata
+from lemon_core.jsondata import JsonProblem
+
+_REASONS = {"too_deep": "nested too deeply", "not_json": "NaN or Infinity is not valid JSON"}
 
 SegmentKind = Literal["code", "string", "comment"]
 
@@ -85,10 +89,6 @@ def strip(text: str) -> str:
     return "".join(out)
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
 def loads(text: str) -> Any:
     """Parse a JSONC text (a strict JSON text parses the same as with :func:`json.loads`).
 
@@ -105,19 +105,15 @@ def loads_json(text: str) -> Any:
     :raises JsoncError: when the text is not valid JSON, nests too deeply, or holds a number
         Python refuses (the message holds no file content).
     """
-    try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise JsoncError(exc.msg, exc.lineno, exc.colno) from None
-    except RecursionError:
-        raise JsoncError("nested too deeply", 1, 1) from None
-    except ValueError as exc:  # NaN/Infinity, integers beyond Python's digit limit
-        message = (
-            "NaN or Infinity is not valid JSON"
-            if "not valid JSON" in str(exc)
-            else ("a number is too large")
-        )
-        raise JsoncError(message, 1, 1) from None
+    try:  # other tools' parsers keep the last of two equal keys, and so does lemon here
+        return jsondata.loads(text, max_depth=jsondata.PYTHON_DEPTH,
+                              max_int_digits=jsondata.PYTHON_INT_DIGITS,
+                              duplicates="last")
+    except JsonProblem as problem:
+        if problem.line is not None:
+            raise JsoncError(problem.reason or "invalid JSON", problem.line,
+                             problem.column or 1) from None
+        raise JsoncError(_REASONS.get(problem.code, "a number is too large"), 1, 1) from None
 
 
 __all__ = ["JsoncError", "SegmentKind", "loads", "loads_json", "segments", "strip"]

@@ -2,6 +2,7 @@
 
 - :mod:`~lemon_core.catalog.roots`: the skill roots, in precedence order.
 - :mod:`~lemon_core.catalog.walk`: the layout rule and the bounded walk below each root.
+- :mod:`~lemon_core.catalog.keys`: which folder names can be keys; lookalike keys.
 - :mod:`~lemon_core.catalog.snapshot`: the snapshot of every discovered skill and its identity
   check (what to stat to notice a change).
 - :mod:`~lemon_core.catalog.cache`: the snapshot persisted between processes (trusted for

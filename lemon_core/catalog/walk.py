@@ -45,11 +45,11 @@ from pathlib import Path
 
 import attrs
 
+from lemon_core.catalog.keys import key_problem, lookalike_warnings
 from lemon_core.catalog.roots import FLAT, GROUPED, SkillRoot
 from lemon_core.fsio.inside import resolve_inside
 from lemon_core.fsio.read import FileProblem
 from lemon_core.models import Diagnostic
-from lemon_core.text import identifier_reason, lookalike_form
 
 SKILL_FILE = "SKILL.md"
 #: How many group levels below a root the walk searches.
@@ -58,7 +58,6 @@ MAX_DEPTH = 8
 MAX_DIRS_PER_ROOT = 50_000
 #: The most skill folders one root's walk finds (loaded, rejected or nested).
 MAX_SKILLS_PER_ROOT = 10_000
-MAX_KEY_BYTES = 255
 #: In a flat root, how many folders below the root's own children are searched for the
 #: ``nested_skills`` report; past it the report says "at least". Nothing down there is loaded,
 #: so a link to a huge tree (``/``, home) costs at most this many listings.
@@ -362,7 +361,7 @@ class _Walker:
         if not stat_module.S_ISREG(st.st_mode):
             self.error(skill_md, "not_a_file", "SKILL.md must be a regular file")
             return
-        reason = _key_problem(entry.name)
+        reason = key_problem(entry.name)
         if reason:
             self.error(entry.path, "invalid_key",
                        f"the folder name cannot be a skill key: it {reason}; rename it")
@@ -392,41 +391,6 @@ _NO_SEARCH = ("this folder has no search (execute) permission, so nothing in it 
               "opened; make it searchable (chmod u+x) or remove it")
 
 
-def _key_problem(name: str) -> str | None:
-    """Why a folder name cannot be a key (undecodable, control, bidi or invisible characters,
-    too long)."""
-    if name.isascii() and name.isprintable() and len(name) <= MAX_KEY_BYTES:
-        return None  # the common case, in two C-level scans
-    unsafe = identifier_reason(name)
-    if unsafe is not None:  # the caller says what to do: rename the folder
-        return unsafe[1].removesuffix("; remove it")
-    if len(name.encode("utf-8")) > MAX_KEY_BYTES:
-        return f"is longer than {MAX_KEY_BYTES} bytes"
-    return None
-
-
-def _lookalikes(found: list[FoundSkill]) -> list[Diagnostic]:
-    """A warning for each key that differs from an earlier one only in what a reader cannot
-    see or tell apart (case, invisible characters, compatibility forms)."""
-    first: dict[str, FoundSkill] = {}
-    keys: set[str] = set()
-    out = []
-    for skill in found:
-        if skill.key in keys:  # the same key again: shadowing, reported as such
-            continue
-        keys.add(skill.key)
-        key = skill.key
-        form = key.lower() if key.isascii() else lookalike_form(key)
-        earlier = first.setdefault(form, skill)
-        if earlier.key != skill.key:
-            out.append(Diagnostic(
-                skill.dir, "warning", "lookalike_keys",
-                f"the key '{skill.key}' looks like the key '{earlier.key}' ({earlier.dir}): "
-                "they differ only by letter case, invisible characters or Unicode "
-                "compatibility forms; rename one so people and agents can tell them apart"))
-    return out
-
-
 def walk_roots(roots: list[SkillRoot], *, contained: bool = False) -> WalkResult:
     """Walk every root in order; found skills keep root order, then sorted walk order."""
     found: list[FoundSkill] = []
@@ -440,7 +404,7 @@ def walk_roots(roots: list[SkillRoot], *, contained: bool = False) -> WalkResult
         found.extend(walker.found)
         diagnostics.extend(walker.diagnostics)
         watched.extend(walker.watched)
-    diagnostics.extend(_lookalikes(found))
+    diagnostics.extend(lookalike_warnings(found))
     return WalkResult(tuple(found), tuple(diagnostics), tuple(watched))
 
 

@@ -47,6 +47,16 @@ class SearchHit:
     score: float = 0.0
 
 
+@attrs.frozen
+class FetchResult:
+    """What a source may return from :meth:`SkillSource.fetch` (returning None is allowed):
+    ``revision`` the exact thing fetched (a full commit id, a registry version), and
+    ``notes`` for the user (LFS pointers found, submodules left out), already plain text."""
+
+    revision: str | None = None
+    notes: tuple[str, ...] = ()
+
+
 @runtime_checkable
 class SkillSource(Protocol):
     """Where skills are installed from (``local``, ``git``, ``gh``, ``hermes``, ``registry``).
@@ -66,8 +76,11 @@ class SkillSource(Protocol):
 
     def fetch(
         self, ref: SourceRef, dest: Path, ctx: LemonContext, progress: ProgressCallback | None
-    ) -> None:
-        """Place the skill folder named by ``ref`` at ``dest`` (a fresh staging directory)."""
+    ) -> FetchResult | None:
+        """Place the tree named by ``ref`` at ``dest`` (a fresh, empty staging directory):
+        one skill folder, or a folder of several that the installer lets the user pick from.
+        Never run anything fetched. Optional member ``forms: tuple[str, ...]`` lists the
+        identifier forms the source accepts, for the router's error message."""
 
     def upstream_hash(self, ref: SourceRef, ctx: LemonContext) -> str | None:
         """An identity of the upstream content (commit, blob sha, bundle hash), if knowable."""
@@ -118,24 +131,57 @@ class McpImporter(Protocol):
 
 @attrs.frozen
 class AuditFile:
-    """One file of a skill bundle handed to auditors (text is None for binary files)."""
+    """One entry of a skill bundle handed to auditors, read once by the host.
+
+    ``text`` is the file decoded as UTF-8 (or UTF-16 when it has a BOM or looks like it),
+    None when it decodes as neither; ``encoding`` names the decoding used (``latin-1`` is the
+    last resort, for pattern search only) and ``texts`` holds every decoding worth searching,
+    ``text`` first. ``kind`` is ``file``, ``symlink``, ``fifo``, ``device``, ``socket`` or
+    ``other`` (folders are not listed); ``mode`` the permission bits; ``nlink`` the link count;
+    ``link_target`` the text of a link and ``link_inside`` whether it resolves inside the skill.
+    ``truncated`` says the host read only the first part of a file over its read cap.
+    """
 
     path: str
     text: str | None
     size: int
+    kind: str = "file"
+    mode: int = 0o644
+    nlink: int = 1
+    link_target: str | None = None
+    link_inside: bool | None = None
+    encoding: str | None = None
+    texts: tuple[str, ...] = ()
+    truncated: bool = False
 
 
 @attrs.frozen
 class AuditBundle:
+    """A skill folder as the auditors see it: every entry, read once by the host.
+
+    ``problems`` are the host's own findings about the tree (caps, unreadable files) as
+    :class:`~lemon_core.fsio.tree.TreeProblem` records; ``manifest`` the parsed
+    :class:`~lemon_core.models.SkillManifest` when SKILL.md parsed, else None.
+    """
+
     key: str
     dir: Path
     files: tuple[AuditFile, ...]
     manifest: Any = None
+    bundle_hash: str | None = None
+    problems: tuple[Any, ...] = ()
 
 
 @attrs.frozen
 class Finding:
-    """One thing an auditor flagged. ``rule`` is a stable id users can suppress by name."""
+    """One thing an auditor flagged. ``rule`` is a stable id (``code.pipe-to-shell``).
+
+    Optional fields (added after the first release; an auditor may leave them unset):
+    ``family`` (``structure``, ``unicode``, ``instructions``, ``code``, ``manifest``),
+    ``line`` (1-based, in ``path``) and ``excerpt`` (a short piece of the matched text; the
+    host bounds and escapes it before anyone sees it). ``match`` is the older name of
+    ``excerpt`` and is still honoured.
+    """
 
     rule: str
     severity: AuditSeverity
@@ -143,6 +189,9 @@ class Finding:
     path: str | None = None
     match: str | None = None
     auditor: str = ""
+    family: str = ""
+    line: int | None = None
+    excerpt: str | None = None
 
     @property
     def summary(self) -> str:
@@ -154,6 +203,10 @@ class Auditor(Protocol):
     """Inspects a skill bundle before it is activated. Every auditor runs; findings combine."""
 
     name: str
+
+    #: Optional: a version string of the auditor's rules; a change invalidates cached
+    #: verdicts. Looked up with ``getattr``; an auditor without it is never cached.
+    # rules_version: str
 
     def audit(self, bundle: AuditBundle) -> Iterable[Finding]:
         """Findings for ``bundle`` (none means nothing to report)."""
@@ -194,6 +247,7 @@ __all__ = [
     "AuditFile",
     "AuditSeverity",
     "Auditor",
+    "FetchResult",
     "Finding",
     "McpImporter",
     "ProgressCallback",

@@ -219,15 +219,15 @@ def test_disabling_an_unknown_qualified_name_is_a_warning(site):
 
 
 def test_builtins_only_switch(site):
-    fake(site, fake_git_source=("lemon.sources:git", SOURCE_MODULE.format(name="git")))
+    fake(site, fake_s3_source=("lemon.sources:s3", SOURCE_MODULE.format(name="s3")))
     both = {FAKE, "lemon-core"}
     on = ctx(LEMON_BUILTIN_PLUGINS_ONLY="1")
     assert all(info.builtin for info in load(on, distributions=both).infos)
-    assert "sources.git" not in names(load(on, distributions=both))
-    assert "sources.git" not in names(load(distributions=both, builtins_only=True))
+    assert "sources.s3" not in names(load(on, distributions=both))
+    assert "sources.s3" not in names(load(distributions=both, builtins_only=True))
     # The library argument overrides the environment.
-    assert "sources.git" in names(load(on, distributions=both, builtins_only=False))
-    assert "sources.git" in names(load(ctx(LEMON_BUILTIN_PLUGINS_ONLY="0"), distributions=both))
+    assert "sources.s3" in names(load(on, distributions=both, builtins_only=False))
+    assert "sources.s3" in names(load(ctx(LEMON_BUILTIN_PLUGINS_ONLY="0"), distributions=both))
     with pytest.raises(PluginError, match="LEMON_BUILTIN_PLUGINS_ONLY must be 1 or 0"):
         load(ctx(LEMON_BUILTIN_PLUGINS_ONLY="maybe"))
 

@@ -16,7 +16,15 @@ import typer
 
 from lemon_core.cli import mcp as mcp_cli
 from lemon_core.cli import plugins as plugins_cli
-from lemon_core.cli import skill as skill_cli
+from lemon_core.cli import skill_app
+from lemon_core.cli import (  # noqa: F401  (each registers its ``lemon skill`` commands)
+    skill,
+    skill_audit,
+    skill_install,
+    skill_search,
+    skill_serve,
+    skill_sources,
+)
 
 app = typer.Typer(
     name="lemon",
@@ -27,7 +35,7 @@ app = typer.Typer(
     add_completion=False,  # lemon's own --show-completion SHELL / --install-completion below
     context_settings={"help_option_names": ["-h", "--help"]},  # every subcommand inherits it
 )
-app.add_typer(skill_cli.app, name="skill", short_help="Discover, check and manage skills.")
+app.add_typer(skill_app.app, name="skill", short_help="Discover, check and manage skills.")
 app.add_typer(mcp_cli.app, name="mcp", short_help="Manage MCP servers.")
 app.add_typer(plugins_cli.app, name="plugins", short_help="Inspect lemon's plugins.")
 

@@ -8,12 +8,11 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 from lemon_core.cli.params import cwd_option, json_option, key_argument
+from lemon_core.cli.skill_app import app
 
 if TYPE_CHECKING:
     from lemon_core.skills.api import ListedSkill
 
-app = typer.Typer(help="Discover, check and manage skills.", no_args_is_help=True,
-                  rich_markup_mode=None)
 
 CWD = cwd_option()
 JSON = json_option()
@@ -256,3 +255,4 @@ def lint_command(
                 say(*r.diff.splitlines())
     if not all(r.ok for r in results) or (diff and any(r.fixed for r in results)):
         raise typer.Exit(1)
+

@@ -111,7 +111,7 @@ def inspect_command(key: str = KEY, cwd: Optional[Path] = CWD, as_json: bool = J
     record = lock_record(key, ctx, persistent=True)
     view = entry_view(item.entry, item.status, item.scope)
     view["manifest"] = manifest_view(item.entry.manifest)
-    view["provenance"] = dict(record) if record is not None else None
+    view["provenance"] = record.to_json() if record is not None else None
     view["files"] = _skill_files(Path(item.entry.dir))
     if as_json:
         emit_json(view)
@@ -140,8 +140,8 @@ def inspect_command(key: str = KEY, cwd: Optional[Path] = CWD, as_json: bool = J
     for path in view["shadowed"]:
         lines.append(f"  shadows:      {path}")
     if record is not None:
-        lines.append(f"  source:       {record.get('source_kind', '?')} "
-                     f"{record.get('source_id') or ''}".rstrip())
+        lines.append(f"  source:       {record.source_kind} "
+                     f"{record.source_id or ''}".rstrip())
     lines.append(f"  files:        {len(view['files'])}")
     lines.extend(f"    {name}" for name in view["files"])
     say_lines(lines)

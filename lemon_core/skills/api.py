@@ -22,6 +22,7 @@ from lemon_core.errors import InvalidSkillError, NotFoundError, UsageError
 from lemon_core.models import Diagnostic, SkillEntry, SkillStatus
 from lemon_core.state.lockfile import lockfile_path, read_lock_records
 from lemon_core.state.readiness import compute_status
+from lemon_core.state.records import LockRecord
 from lemon_core.state.settings import (
     SkillSettings,
     is_disabled,
@@ -153,7 +154,7 @@ class _State:
 
     project_settings: Any
     global_settings: Any
-    locks: Mapping[str, Mapping[str, Mapping[str, Any]]]
+    locks: Mapping[str, Mapping[str, LockRecord]]
     diagnostics: tuple[Diagnostic, ...]
 
     @classmethod
@@ -172,12 +173,12 @@ class _State:
         return cls(project, global_, {"project": project_lock, "global": global_lock},
                    diagnostics)
 
-    def lock_record(self, entry: SkillEntry) -> Mapping[str, Any] | None:
+    def lock_record(self, entry: SkillEntry) -> LockRecord | None:
         return self.locks[entry.scope].get(entry.key)
 
     def scope_of(self, entry: SkillEntry) -> str:
         record = self.lock_record(entry)
-        if entry.scope == "global" and record and record.get("source_kind") == "builtin":
+        if entry.scope == "global" and record and record.source_kind == "builtin":
             return "builtin"
         return entry.scope
 
@@ -344,7 +345,7 @@ def skill_status(key: str, ctx: LemonContext | None = None, *, cwd: str | Path |
 
 
 def lock_record(key: str, ctx: LemonContext | None = None, *, cwd: str | Path | None = None,
-                persistent: bool = False) -> Mapping[str, Any] | None:
+                persistent: bool = False) -> LockRecord | None:
     """The lockfile record (install provenance) of the entry that wins ``key``."""
     ctx = _context(ctx, cwd)
     return _State.read(ctx).lock_record(_require(key, ctx, persistent))

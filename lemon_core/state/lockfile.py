@@ -1,21 +1,31 @@
-"""Reading ``skills.lock.json``: install provenance and audit status per skill key.
+"""``skills.lock.json``: install provenance and audit status per skill key.
 
-Global ``<agent dir>/skills.lock.json`` and project ``<cwd>/.lemon/skills.lock.json``, shaped
-``{"version": 1, "skills": {key: record}}``. A record carries ``source_kind``, ``source_id``,
-``trust_level``, hashes, timestamps and ``audit_status`` (``pending|pass|warn|block``).
+Global ``<agent dir>/skills.lock.json`` and project ``<cwd>/.lemon/skills.lock.json`` (meant to
+be committed), shaped ``{"version": 1, "skills": {key: record}}``; a record is a
+:class:`~lemon_core.state.records.LockRecord`.
+
+Reading never raises: a broken file is a diagnostic and no records. Writing
+(:func:`write_records`) goes through :func:`lemon_core.fsio.update_file`: under the sibling
+``skills.lock.json.lock`` directory, re-reading the file inside the lock and changing only the
+keys given, so installs running in several processes at once each keep their record, and every
+other record (even one this lemon cannot read) and every unknown field stays as it was.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from lemon_core.context import LemonContext
-from lemon_core.fsio import FileProblem, read_bytes
+from lemon_core.errors import ConfigError
+from lemon_core.fsio import FileProblem, Snapshot, dump_json, read_bytes, update_file
 from lemon_core.jsondata import loads
 from lemon_core.models import Diagnostic
+from lemon_core.state.records import LockRecord, RecordError, structure_record
 
 LOCK_FILE = "skills.lock.json"
+LOCK_VERSION = 1
 MAX_LOCK_BYTES = 16 * 1024 * 1024
 
 
@@ -23,33 +33,102 @@ def lockfile_path(ctx: LemonContext, *, local: bool) -> Path:
     return (ctx.project_lemon_dir if local else ctx.agent_dir) / LOCK_FILE
 
 
-def _records(data: bytes) -> dict[str, dict[str, Any]]:
+def _document(data: bytes) -> dict[str, Any]:
     document = loads(data)
     if not isinstance(document, dict):
         raise FileProblem("schema", "not a JSON object")
     skills = document.get("skills", {})
     if not isinstance(skills, dict):
         raise FileProblem("schema", "'skills' is not an object")
-    return {k: v for k, v in skills.items() if isinstance(v, dict)}
+    version = document.get("version", LOCK_VERSION)
+    if version != LOCK_VERSION:
+        raise FileProblem("schema", f"version {version!r} is not one this lemon reads "
+                                    f"({LOCK_VERSION}); upgrade lemon")
+    return document
 
 
-def read_lock_records(path: Path) -> tuple[dict[str, dict[str, Any]], Diagnostic | None]:
+def _records(data: bytes) -> tuple[dict[str, LockRecord], str | None]:
+    """The records that are of the right shape, and the reason the first other one is not."""
+    records: dict[str, LockRecord] = {}
+    first_problem = None
+    for key, raw in _document(data).get("skills", {}).items():
+        try:
+            records[key] = structure_record(key, raw)
+        except RecordError as problem:
+            first_problem = first_problem or str(problem)
+    return records, first_problem
+
+
+def read_lock_records(path: Path) -> tuple[dict[str, LockRecord], Diagnostic | None]:
     """The records by key; a missing file has none, a broken one none plus a diagnostic.
 
     Read through the safe reader (at most :data:`MAX_LOCK_BYTES`, regular files only) and
     parsed by :mod:`lemon_core.jsondata`: ``unreadable_lockfile`` when it cannot be read (a
     FIFO, a device, a folder, too large, a folder on its path that is a file),
-    ``invalid_lockfile`` when it is not JSON of the right shape. The message never repeats
-    the path: the diagnostic carries it.
+    ``invalid_lockfile`` when it is not JSON of the right shape. A single malformed record is
+    left out with an ``invalid_lockfile`` diagnostic naming it; the others are kept. The
+    message never repeats the path: the diagnostic carries it.
     """
     try:
         data = read_bytes(path, MAX_LOCK_BYTES)
-        return ({}, None) if data is None else (_records(data), None)
+        if data is None:
+            return {}, None
+        records, problem = _records(data)
     except FileProblem as problem:
         code = "unreadable_lockfile" if problem.kind == "read" else "invalid_lockfile"
         return {}, Diagnostic(str(path), "error", code,
                               f"{problem.message}; its records are ignored until it is fixed "
                               "or removed")
+    if problem is None:
+        return records, None
+    return records, Diagnostic(str(path), "error", "invalid_lockfile",
+                               f"{problem}; that record is ignored until it is fixed or "
+                               "removed")
 
 
-__all__ = ["LOCK_FILE", "lockfile_path", "read_lock_records"]
+def _editable(snapshot: Snapshot) -> dict[str, Any]:
+    if snapshot.content is None:
+        return {"version": LOCK_VERSION, "skills": {}}
+    try:
+        return _document(snapshot.content)
+    except FileProblem as problem:
+        raise ConfigError(
+            f"cannot record the install in {snapshot.path}: {problem.message}; fix the file "
+            f"or move it away, then run the command again"
+        ) from None
+
+
+def write_records(path: Path, changes: Mapping[str, LockRecord | dict[str, Any] | None], *,
+                  timeout: float = 10.0) -> dict[str, Any]:
+    """Set (a record or raw JSON data) or delete (None) the records of ``changes`` in the
+    lockfile at ``path``, atomically under its lock; every other key is left exactly as it is.
+
+    Returns what each changed key held before (its raw JSON data, or None when absent), which
+    is what :func:`write_records` needs to undo the change.
+
+    :raises ConfigError: when the file is not a lockfile this lemon can edit.
+    :raises lemon_core.errors.BusyError: when another writer holds the lock too long.
+    """
+    before: dict[str, Any] = {}
+
+    def transform(snapshot: Snapshot) -> bytes:
+        document = _editable(snapshot)
+        skills = document.setdefault("skills", {})
+        document.setdefault("version", LOCK_VERSION)
+        before.clear()
+        for key, value in changes.items():
+            before[key] = skills.get(key)
+            if value is None:
+                skills.pop(key, None)
+            else:
+                skills[key] = value.to_json() if isinstance(value, LockRecord) else value
+        document["skills"] = dict(sorted(skills.items()))
+        return dump_json(document)
+
+    if not changes:
+        return {}
+    update_file(path, transform, timeout=timeout)
+    return dict(before)
+
+
+__all__ = ["LOCK_FILE", "LOCK_VERSION", "lockfile_path", "read_lock_records", "write_records"]

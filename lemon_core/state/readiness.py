@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Mapping
-from typing import Any
 
 import attrs
 
 from lemon_core.context import LemonContext
 from lemon_core.models import SkillEntry, SkillStatus, Verification, VerificationResult
+from lemon_core.state.records import LockRecord
 
 VERIFY_TIMEOUT_SECONDS = 30.0
 MAX_VERIFY_OUTPUT = 64 * 1024
@@ -88,7 +87,7 @@ def compute_status(
     ctx: LemonContext,
     *,
     disabled: bool,
-    lock_record: Mapping[str, Any] | None = None,
+    lock_record: LockRecord | None = None,
     verify: bool = False,
     verify_timeout: float = VERIFY_TIMEOUT_SECONDS,
 ) -> SkillStatus:
@@ -115,7 +114,7 @@ def compute_status(
         state = "disabled"
     elif not on_platform:
         state = "platform_incompatible"
-    elif lock_record is not None and lock_record.get("audit_status") == "block":
+    elif lock_record is not None and lock_record.audit_status == "block":
         state = "blocked"
     elif missing_bins or missing_config or missing_env or missing_tools or (
         verification is not None and not verification.passed

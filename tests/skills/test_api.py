@@ -66,7 +66,7 @@ def test_blocked_and_builtin_come_from_the_lockfiles(tree, home: Path) -> None:
     skills.refresh(tree)
     item = skills.list(tree).get("global-only")
     assert item.scope == "builtin" and item.status.state == "blocked"
-    assert skills.lock_record("global-only", tree)["source_kind"] == "builtin"
+    assert skills.lock_record("global-only", tree).source_kind == "builtin"
 
 
 def test_a_new_skill_is_seen_after_refresh(tree, project: Path) -> None:

@@ -10,6 +10,7 @@ import pytest
 from lemon_core.manifest.load import load_manifest
 from lemon_core.models import SkillEntry, SkillManifest, Verification
 from lemon_core.state.readiness import compute_status
+from lemon_core.state.records import LockRecord
 
 
 def _entry(tmp_path: Path, **fields) -> SkillEntry:
@@ -74,14 +75,15 @@ def test_missing_lists_use_the_contexts_path_and_environment(make_ctx, tmp_path:
 def test_state_precedence(make_ctx, tmp_path: Path) -> None:
     entry = _entry(tmp_path, platforms=("darwin",), requires_bins=("definitely-absent-bin",))
     ctx = make_ctx()
-    block = {"audit_status": "block"}
+    block = LockRecord("k", "git", audit_status="block")
     assert compute_status(entry, ctx, disabled=True, lock_record=block).state == "disabled"
     assert compute_status(entry, ctx, disabled=False, lock_record=block).state == \
         "platform_incompatible"
     on_linux = _entry(tmp_path, platforms=("linux",), requires_bins=("definitely-absent-bin",))
     assert compute_status(on_linux, ctx, disabled=False, lock_record=block).state == "blocked"
     assert compute_status(on_linux, ctx, disabled=False,
-                          lock_record={"audit_status": "warn"}).state == "not_ready"
+                          lock_record=LockRecord("k", "git", audit_status="warn")
+                          ).state == "not_ready"
     anywhere = _entry(tmp_path, platforms=("any",))
     assert compute_status(anywhere, ctx.evolve(platform="win32"), disabled=False).platform_ok
 

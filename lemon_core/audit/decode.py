@@ -9,6 +9,10 @@ A scanner that only reads UTF-8 is bypassed by saving the payload as UTF-16 (``c
 - a file that is none of those has ``text`` None and is searched as Latin-1 (every byte is a
   character), and, when it holds NULs, as Latin-1 with the NULs dropped (text interleaved with
   NULs to hide it).
+
+A UTF-16 or UTF-32 reading is searched together with that Latin-1 view: two bytes ``FF FE``
+in front of an ASCII script make it "valid UTF-16" that reads as CJK, and the script must
+still be seen.
 """
 
 from __future__ import annotations
@@ -61,6 +65,15 @@ def _strict(data: bytes, encoding: str) -> str | None:
         return None
 
 
+def _latin(data: bytes) -> tuple[str, ...]:
+    latin = data.decode("latin-1")
+    return (latin, latin.replace("\0", "")) if "\0" in latin else (latin,)
+
+
+def _wide(text: str, encoding: str, data: bytes) -> Decoded:
+    return Decoded(text, encoding, (text, *_latin(data)))
+
+
 def decode(data: bytes) -> Decoded:
     """The text of ``data`` and every decoding worth searching (see the module)."""
     if data.isascii() and b"\0" not in data:  # the common case: ASCII is UTF-8
@@ -70,21 +83,20 @@ def decode(data: bytes) -> Decoded:
         if data.startswith(bom):
             text = _strict(data[len(bom):], encoding)
             if text is not None:
-                return Decoded(text, encoding, (text,))
+                return (Decoded(text, encoding, (text,)) if encoding == "utf-8"
+                        else _wide(text, encoding, data))
             break
     guess = _utf16_guess(data)
     if guess is not None:
         text = _strict(data[: len(data) - len(data) % 2], guess)
         if text is not None:
-            return Decoded(text, guess, (text,))
+            return _wide(text, guess, data)
     text = _strict(data, "utf-8")
     if text is not None:
         if "\0" in text:  # NULs between the characters of a hidden word: search without them
             return Decoded(text, "utf-8", (text, text.replace("\0", "")))
         return Decoded(text, "utf-8", (text,))
-    latin = data.decode("latin-1")
-    texts = (latin, latin.replace("\0", "")) if "\0" in latin else (latin,)
-    return Decoded(None, "latin-1", texts)
+    return Decoded(None, "latin-1", _latin(data))
 
 
 __all__ = ["Decoded", "decode"]

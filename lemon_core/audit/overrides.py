@@ -8,7 +8,8 @@ It allows a report only when the report's bundle hash is known and equal to the 
 (so one changed byte, or a bundle the host could not read whole, needs a new approval) and
 every rule that fired is among the approved ``rules`` (so a rule added or changed since the
 approval, firing on the same bytes, needs a new approval too). An override without a ``rules``
-list is bound to the hash alone. The install pipeline checks it again immediately before it
+list (or with an empty one: a record written before rules were recorded) is bound to the hash
+alone; :func:`make_override` always records the rules. The install pipeline checks it again immediately before it
 activates a skill, against a fresh audit of the staged bytes.
 """
 
@@ -40,7 +41,7 @@ def override_allows(report: AuditReport, override: Any) -> bool:
             report.bundle_hash.encode("utf-8", "surrogatepass")):
         return False
     rules = _field(override, "rules")
-    if rules is None:
+    if rules is None or (not isinstance(rules, str) and len(rules) == 0):
         return True
     if isinstance(rules, str) or not all(isinstance(r, str) for r in rules):
         return False  # a malformed record approves nothing

@@ -1,0 +1,43 @@
+"""Line numbers and bounded excerpts of a file's text."""
+
+from __future__ import annotations
+
+import bisect
+
+from lemon_core.text import escape
+
+#: The longest excerpt a finding carries (characters, before escaping).
+EXCERPT_CHARS = 160
+
+
+class LineIndex:
+    """Maps a character offset of ``text`` to its 1-based line number."""
+
+    def __init__(self, text: str) -> None:
+        self._starts = [0]
+        find = text.find
+        at = find("\n")
+        while at != -1:
+            self._starts.append(at + 1)
+            at = find("\n", at + 1)
+
+    def line_of(self, offset: int) -> int:
+        return bisect.bisect_right(self._starts, offset)
+
+    def start_of(self, line: int) -> int:
+        return self._starts[line - 1]
+
+
+def excerpt(text: str, start: int = 0, end: int | None = None, *,
+            limit: int = EXCERPT_CHARS) -> str:
+    """The piece ``text[start:end]`` on one line, at most ``limit`` characters (cut pieces end
+    in ``…``), with control, bidi and invisible characters escaped: safe to print or to hand
+    to an agent."""
+    piece = text[start:end] if end is not None else text[start:]
+    piece = " ".join(piece.split()) if ("\n" in piece or "\t" in piece or "\r" in piece) else piece.strip()
+    if len(piece) > limit:
+        piece = piece[: limit - 1] + "…"
+    return escape(piece)
+
+
+__all__ = ["EXCERPT_CHARS", "LineIndex", "excerpt"]

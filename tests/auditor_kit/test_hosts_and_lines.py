@@ -1,0 +1,47 @@
+"""auditor_kit.hosts and .lines."""
+
+from __future__ import annotations
+
+import pytest
+
+from lemon_core.auditor_kit import LineIndex, excerpt, host_class, names_host, urls
+
+
+@pytest.mark.parametrize(("url", "expected"), [
+    ("https://sh.rustup.rs", "vendor"),
+    ("https://raw.githubusercontent.com/Homebrew/install/HEAD/install.sh", "vendor"),
+    ("https://astral.sh/uv/install.sh", "vendor"),
+    ("https://raw.githubusercontent.com/someone/repo/main/install.sh", "unknown"),
+    ("http://127.0.0.1:8080/x", "loopback"),
+    ("http://[::1]/x", "loopback"),
+    ("http://localhost/x", "loopback"),
+    ("https://docs.python.org/3/", "docs"),
+    ("https://api.example.com/v1", "docs"),
+    ("https://api.openai.com/v1/chat", "api"),
+    ("https://webhook.site/abc", "collector"),
+    ("https://attacker.invalid/x", "unknown"),
+    ("https://$HOST/x", "unknown"),
+    ("https://evilsh.rustup.rs.attacker.invalid/", "unknown"),
+])  # fmt: skip
+def test_host_class(url: str, expected: str) -> None:
+    assert host_class(url) == expected
+
+
+def test_names_host() -> None:
+    assert names_host("ACME_API_KEY", "https://api.acme.io/v1")
+    assert names_host("GH_TOKEN", "https://api.github.com/user")
+    assert not names_host("OPENAI_API_KEY", "https://collect.example/")
+
+
+def test_urls_and_lines() -> None:
+    text = "see https://a.example/x.\nand (http://b.example/y)"
+    assert [u for _, _, u in urls(text)] == ["https://a.example/x", "http://b.example/y"]
+    index = LineIndex(text)
+    assert index.line_of(0) == 1 and index.line_of(text.index("and")) == 2
+
+
+def test_excerpt_is_bounded_and_escaped() -> None:
+    assert excerpt("a\u202eb\x1b[31m") == "a\\u202eb\\x1b[31m"
+    long = excerpt("x" * 500)
+    assert len(long) == 160 and long.endswith("…")
+    assert excerpt("one\ntwo\tthree") == "one two three"

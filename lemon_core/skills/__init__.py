@@ -26,20 +26,29 @@ _ALIASES = {
     "disable": "disable_skill",
     "refresh": "refresh",
     "lock_record": "lock_record",
+    "install": "installing:install",
+    "remove": "installing:remove",
+    "uninstall": "installing:remove",
     "list_skills": "list_skills",
     "get_skill": "get_skill",
     "skill_status": "skill_status",
     "enable_skill": "enable_skill",
     "disable_skill": "disable_skill",
+    # "<module>:<name>": a function of another module of this package
+    "find_relevant": "agent:find_relevant",
+    "prompt_listing": "agent:prompt_listing",
+    "read_skill": "agent:read_skill",
+    "resolve_skill_uri": "agent:resolve_skill_uri",
 }
 
 
 def __getattr__(name: str) -> Any:
     # Deferred: importing a submodule (e.g. the manifest parser) must not pull in the API.
     if name in _ALIASES:
-        from lemon_core.skills import api
+        import importlib
 
-        return getattr(api, _ALIASES[name])
+        module, _, attr = _ALIASES[name].rpartition(":")
+        return getattr(importlib.import_module(f"lemon_core.skills.{module or 'api'}"), attr)
     raise AttributeError(f"module 'lemon_core.skills' has no attribute {name!r}")
 
 

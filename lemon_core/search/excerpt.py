@@ -1,0 +1,42 @@
+"""The bounded excerpt of a skill's body that relevance reads.
+
+Only the head of the SKILL.md is read (:data:`READ_BYTES`, through the safe reader); the
+frontmatter is skipped, fenced code is dropped (commands and sample data say little about what
+a skill is for), and at most :data:`EXCERPT_CHARS` characters of the rest are kept. A file that
+cannot be read or split gives the empty excerpt: relevance then uses the metadata alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lemon_core.fsio.read import FileProblem, read_head
+from lemon_core.manifest.frontmatter import FrontmatterError, split_frontmatter
+
+READ_BYTES = 16 * 1024
+EXCERPT_CHARS = 4000
+
+_FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)[^\n]*\n.*?(?:^[ \t]{0,3}\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
+
+
+def body_excerpt_of_text(text: str) -> str:
+    """The excerpt of a SKILL.md's text (see the module docstring)."""
+    try:
+        body = split_frontmatter(text).body
+    except FrontmatterError:
+        return ""  # a frontmatter longer than what was read: no body in sight
+    return _FENCE.sub(" ", body)[:EXCERPT_CHARS]
+
+
+def body_excerpt(path: str) -> str:
+    """The excerpt of the SKILL.md at ``path``; empty when it cannot be read."""
+    try:
+        data = read_head(path, READ_BYTES)
+    except (FileProblem, OSError, ValueError):
+        return ""
+    if not data:
+        return ""
+    return body_excerpt_of_text(data.decode("utf-8", "replace"))
+
+
+__all__ = ["EXCERPT_CHARS", "READ_BYTES", "body_excerpt", "body_excerpt_of_text"]

@@ -1,0 +1,85 @@
+"""Words of a text, as the relevance index and its queries both see them.
+
+Case-, accent-width- and hyphen-insensitive: text is NFKC-folded and lower-cased, split on
+anything that is not a letter or digit (so ``bun-file-io``, ``bun_file_io`` and ``Bun File IO``
+give the same words), common English function words are dropped, and a light suffix rule
+folds plurals and ``-ing``/``-ed`` forms (``migrations`` and ``migrating`` meet ``migrate``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_WORD = re.compile(r"[^\W_]+")
+
+#: Words that say nothing about which skill is meant (requests are full of them).
+_STOPWORDS_TEXT = """
+a about above after again all also am an and any are as at be been being both but by can
+could did do does doing done each even every few for from get got had has have having he her
+here him his how i if in into is it its just let like make me might more most much must my
+need needs no nor not now of off on once one only or other our out over own please same she
+should so some such than that the their them then there these they this those through to too
+under until up us use used uses using very want wants was way we were what when where which
+while who whom why will with would you your yours help
+"""
+STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
+
+_SUFFIXES = (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A light, deterministic suffix fold (no dictionary): ``policies`` -> ``policy``,
+    ``tests``/``testing``/``tested`` -> ``test``; words of 4 characters or fewer stay."""
+    if len(word) <= 4 or word.isdigit():
+        return word
+    for suffix, replacement in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix == "s" and word.endswith(("ss", "us", "is")):
+                return word
+            if suffix == "es" and not word.endswith(("ches", "shes", "xes", "zes", "sses")):
+                continue  # "images" -> "image" (the "s" rule), "boxes" -> "box"
+            base = word[: -len(suffix)] + replacement
+            if suffix in ("ing", "ed") and len(base) > 3 and base[-1] == base[-2]:
+                base = base[:-1]  # "running" -> "run", "mapped" -> "map"
+            if suffix in ("ing", "ed") and base.endswith(("at", "iz", "bl", "rs", "v")):
+                base += "e"  # "migrating" -> "migrate", "parsing" -> "parse"
+            elif (suffix in ("ing", "ed") and len(base) <= 4 and base[-1] not in "aeiouwxy"
+                  and base[-2] in "aeiou" and base[-3] not in "aeiou"):
+                base += "e"  # "writing" -> "write", "coding" -> "code"
+            return base
+    return word
+
+
+def fold(text: str) -> str:
+    """``text`` NFKC-normalised and case-folded."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    return text.lower()
+
+
+def words(text: str) -> list[str]:
+    """Every word of ``text`` in order, folded and stemmed, stopwords and 1-character words
+    dropped (digits kept: ``s3``, ``k8s``, ``2fa``)."""
+    result = []
+    for raw in _WORD.findall(fold(text)):
+        if raw in STOPWORDS or (len(raw) < 2 and not raw.isdigit()):
+            continue
+        result.append(stem(raw))
+    return result
+
+
+def compact(text: str) -> str:
+    """``text`` without case or separators: ``Bun-File IO`` -> ``bunfileio`` (how a key or a
+    name is matched whole)."""
+    return "".join(_WORD.findall(fold(text)))
+
+
+def query_words(text: str) -> list[str]:
+    """The distinct words of a query, in order."""
+    return list(dict.fromkeys(words(text)))
+
+
+__all__ = ["STOPWORDS", "compact", "fold", "query_words", "stem", "words"]

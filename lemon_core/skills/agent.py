@@ -1,0 +1,363 @@
+"""What agents call: ``find_relevant``, ``prompt_listing``, ``read_skill`` and ``skill://``.
+
+::
+
+    from lemon_core import skills
+    hits = skills.find_relevant("I need to read and write files", max_results=3)
+    block = skills.prompt_listing(max_chars=8000)    # for the system prompt
+    text = skills.read_skill("bun-file-io").content  # when the model asks for it
+
+Relevance and the listing leave out disabled, platform-incompatible and audit-blocked skills
+and hidden ones (``hide: true``); a hidden skill stays loadable by name. Every
+:func:`read_skill` (and :func:`resolve_skill_uri`), found or not, sends the
+``lemon_skill_loaded`` observer event, which never carries the body.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from lemon_core.context import LemonContext
+from lemon_core.errors import LemonError, NotFoundError, UsageError
+from lemon_core.fsio.inside import read_inside_text
+from lemon_core.fsio.read import FileProblem
+from lemon_core.models import SkillEntry
+from lemon_core.skills import api
+
+_log = logging.getLogger(__name__)
+
+#: The largest SKILL.md or supporting file read_skill returns.
+MAX_READ_BYTES = 4 * 1024 * 1024
+#: States in which a skill is never suggested (relevance, listing) nor loaded.
+_REFUSED_STATES = ("disabled", "blocked")
+_UNSUGGESTED_STATES = ("disabled", "blocked", "platform_incompatible")
+
+
+class UnknownSkillError(NotFoundError):
+    """No loadable skill has that key; ``close_names`` holds up to three keys that are close
+    (never a hidden or disabled one)."""
+
+    def __init__(self, message: str, *, key: str, close_names: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.key = key
+        self.close_names = close_names
+
+
+class SkillUnavailableError(UnknownSkillError):
+    """The skill exists but may not be loaded: it is disabled or its audit blocked it
+    (``state``)."""
+
+    def __init__(self, message: str, *, key: str, state: str) -> None:
+        super().__init__(message, key=key)
+        self.state = state
+
+
+class SkillFileError(LemonError):
+    """A file of the skill could not be read (missing, outside the skill, not text…)."""
+
+
+@attrs.frozen
+class RelevantSkill:
+    key: str
+    name: str
+    description: str
+    score: float
+
+
+@attrs.frozen
+class SkillRead:
+    """One load of a skill. ``content`` is the view's text (cut to ``max_chars`` when asked:
+    ``truncated``), ``size`` the UTF-8 size in bytes of the whole view before any cut.
+    ``source`` and ``trust_level`` come from the lockfile record when lemon installed the
+    skill (``source`` is then ``<kind>:<id>``), else ``source`` is ``"<scope> folder"`` and
+    ``trust_level`` None. ``status`` and ``manifest`` are plain data, present when asked."""
+
+    key: str
+    name: str
+    view: str
+    content: str
+    path: str
+    size: int
+    source: str
+    trust_level: str | None
+    status: Mapping[str, Any] | None = None
+    manifest: Mapping[str, Any] | None = None
+    dir: str = ""
+    scope: str = ""
+    file: str | None = None
+    section: str | None = None
+    truncated: bool = False
+    #: The skill's other files (relative paths, bounded), for the summary and for agents.
+    files: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return attrs.asdict(self, recurse=False) | {"files": list(self.files)}
+
+
+# -- relevance ----------------------------------------------------------------------------------
+
+
+def find_relevant(query: str, ctx: LemonContext | None = None, *, max_results: int = 10,
+                  cwd: str | Path | None = None, persistent: bool = False
+                  ) -> list[RelevantSkill]:
+    """The skills that best answer ``query``, best first (equal scores by key), at most
+    ``max_results``; disabled, platform-incompatible, blocked and hidden skills never
+    appear."""
+    from lemon_core.search.snapshot_index import index_for
+
+    if max_results < 0:
+        raise UsageError("max_results must be 0 or more")
+    ctx = api._context(ctx, cwd)
+    catalog = api.catalog_for(ctx, persistent=persistent)
+    listing = api.list_skills(ctx, persistent=persistent)
+    snapshot = catalog.snapshot()
+    index = index_for(catalog, snapshot)
+    suggestable = _suggestable(listing, catalog.derived)
+    hits = index.search(query, max_results, suggestable.__contains__)
+    by_key = {key: suggestable[key] for key, _ in hits}
+    return [RelevantSkill(key, by_key[key].name, by_key[key].description, round(score, 4))
+            for key, score in hits]
+
+
+def _suggestable(listing: api.SkillListing, derived: dict[str, Any]) -> dict[str, SkillEntry]:
+    """Key -> entry of every skill that may be suggested, computed once per listing."""
+    kept = derived.get("suggestable")
+    if kept is not None and kept[0] is listing.skills:
+        return kept[1]
+    result = {item.entry.key: item.entry for item in listing.skills
+              if item.status.state not in _UNSUGGESTED_STATES and not item.entry.hidden}
+    derived["suggestable"] = (listing.skills, result)
+    return result
+
+
+# -- the prompt listing -------------------------------------------------------------------------
+
+
+def prompt_view(ctx: LemonContext | None = None, *, max_chars: int | None = None,
+                cwd: str | Path | None = None, persistent: bool = False) -> Any:
+    """:func:`prompt_listing` with its counts (a
+    :class:`~lemon_core.search.prompt.PromptListing`: ``text``, ``shown``, ``omitted``)."""
+    from lemon_core.search.prompt import PromptItem, render
+
+    if max_chars is not None and max_chars < 0:
+        raise UsageError("max_chars must be 0 or more")
+    listing = api.list_skills(api._context(ctx, cwd), persistent=persistent)
+    items = [PromptItem(item.entry.key, item.entry.description,
+                        item.status.state == "active")
+             for item in listing.skills
+             if item.status.state in ("active", "not_ready") and not item.entry.hidden]
+    return render(items, max_chars)
+
+
+def prompt_listing(ctx: LemonContext | None = None, *, max_chars: int | None = None,
+                   cwd: str | Path | None = None) -> str:
+    """The ``<available_skills>`` block for a system prompt: every active or not-ready skill
+    that is not hidden, by key, as its key and a one-line description (not-ready ones marked
+    ``unavailable="true"``); the empty string when there is none. ``max_chars`` bounds its
+    length: descriptions get shorter first, then only a count of the skills left out."""
+    return prompt_view(ctx, max_chars=max_chars, cwd=cwd).text
+
+
+# -- read_skill ---------------------------------------------------------------------------------
+
+_plugins_lock = threading.Lock()
+_plugins_cache: dict[tuple[str | None, str | None], Any] = {}
+
+
+def _observers(ctx: LemonContext) -> Any:
+    """This process's loaded plugins for ``ctx``'s plugin switches (loaded once), or None when
+    they cannot be loaded (the load is still served; the failure is logged)."""
+    from lemon_core.errors import PluginError
+    from lemon_core.plugins import BUILTINS_ONLY_ENV, DISABLE_ENV, load_plugins
+
+    switches = (ctx.getenv(DISABLE_ENV), ctx.getenv(BUILTINS_ONLY_ENV))
+    with _plugins_lock:
+        if switches not in _plugins_cache:
+            try:
+                _plugins_cache[switches] = load_plugins(ctx)
+            except PluginError as exc:
+                _log.warning("skill load events are not sent: %s", exc)
+                _plugins_cache[switches] = None
+        return _plugins_cache[switches]
+
+
+def _emit(ctx: LemonContext, plugins: Any, key: str, found: bool, view: str,
+          entry: SkillEntry | None, tool_call_id: str | None, file: str | None) -> None:
+    from lemon_core.protocols import SkillLoadEvent
+
+    plugins = _observers(ctx) if plugins is None else plugins
+    if plugins is None:
+        return
+    metadata = {"file": file} if file is not None else {}
+    plugins.notify_skill_loaded(SkillLoadEvent(
+        key, found, view, entry.scope if entry else None, entry.path if entry else None,
+        tool_call_id, metadata))
+
+
+def _field(record: Any, name: str) -> Any:
+    if record is None:
+        return None
+    if isinstance(record, Mapping):
+        return record.get(name)
+    return getattr(record, name, None)
+
+
+def _provenance(record: Any, entry: SkillEntry) -> tuple[str, str | None]:
+    if record is None:
+        return f"{entry.scope} folder", None
+    kind = _field(record, "source_kind") or "unknown"
+    ident = _field(record, "source_id") or _field(record, "identifier")
+    return (f"{kind}:{ident}" if ident else kind), _field(record, "trust_level")
+
+
+def _close_names(key: str, listing: api.SkillListing) -> tuple[str, ...]:
+    keys = [item.entry.key for item in listing.skills
+            if not item.entry.hidden and item.status.state != "disabled"]
+    return tuple(difflib.get_close_matches(key, keys, n=3, cutoff=0.6))
+
+
+def _unknown(key: str, ctx: LemonContext, listing: api.SkillListing) -> UnknownSkillError:
+    close = _close_names(key, listing)
+    hint = (f"did you mean {', '.join(repr(c) for c in close)}?" if close
+            else "run 'lemon skill list' to see the keys")
+    return UnknownSkillError(f"no skill with key {key!r} is discovered from {ctx.cwd}; {hint}",
+                             key=key, close_names=close)
+
+
+def _read_text(folder: str, relative: str, key: str) -> str:
+    try:
+        text = read_inside_text(folder, relative, MAX_READ_BYTES)
+    except FileProblem as exc:
+        raise SkillFileError(f"cannot read {relative!r} of skill {key!r}: {exc.message}") \
+            from None
+    if text is None:
+        raise SkillFileError(f"skill {key!r} has no file {relative!r}; use the summary view "
+                             f"to see its files")
+    return text
+
+
+def _pick_view(view: str, section: str | None, file: str | None) -> str:
+    from lemon_core.search.views import VIEWS
+
+    if view == "full" and section is not None and file is None:
+        view = "section"
+    elif view == "full" and file is not None and section is None:
+        view = "file"
+    if view not in VIEWS:
+        raise UsageError(f"unknown view {view!r}; use one of {', '.join(VIEWS)}")
+    if view == "section" and not section:
+        raise UsageError("the section view needs a section (a heading of the skill)")
+    if view == "file" and not file:
+        raise UsageError("the file view needs a file (a path relative to the skill folder)")
+    if section is not None and view != "section" or file is not None and view != "file":
+        raise UsageError("pass a section only with the section view, a file only with the "
+                         "file view")
+    return view
+
+
+def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
+               section: str | None = None, file: str | None = None,
+               include_status: bool = False, include_manifest: bool = False,
+               max_chars: int | None = None, tool_call_id: str | None = None,
+               cwd: str | Path | None = None, persistent: bool = False,
+               plugins: Any = None) -> SkillRead:
+    """Load skill ``key`` in one view:
+
+    - ``full`` (default): the whole SKILL.md;
+    - ``summary``: name, description, the outline of its headings and its other files;
+    - ``section``: the part under the heading ``section`` (case and punctuation ignored);
+    - ``file``: the file ``file``, a path relative to the skill folder. Nothing whose real
+      path (links resolved) leaves the skill folder is ever read.
+
+    ``max_chars`` cuts the content (saying so); ``include_status`` / ``include_manifest`` add
+    the readiness and the parsed manifest. ``plugins`` receives the ``lemon_skill_loaded``
+    event (default: this process's plugins). Raises :class:`UnknownSkillError` (with
+    ``close_names``), :class:`SkillUnavailableError` (disabled or blocked), an
+    ``InvalidSkillError`` (its SKILL.md failed to load), :class:`SkillFileError` or a
+    ``UsageError`` for bad arguments.
+    """
+    view = _pick_view(view, section, file)
+    if max_chars is not None and max_chars < 0:
+        raise UsageError("max_chars must be 0 or more")
+    ctx = api._context(ctx, cwd)
+    listing = api.list_skills(ctx, persistent=persistent)
+    item = listing.get(key)
+    if item is None or item.status.state in _REFUSED_STATES:
+        _emit(ctx, plugins, key, False, view, None, tool_call_id, file)
+        if item is not None:
+            what = ("is disabled; enable it with 'lemon skill enable " + key + "'"
+                    if item.status.state == "disabled" else
+                    "is blocked by its audit; see 'lemon skill inspect " + key + "'")
+            raise SkillUnavailableError(f"skill {key!r} {what}", key=key,
+                                        state=item.status.state)
+        failed = listing.get_invalid(key)
+        if failed is not None:
+            raise api.invalid_skill_error(failed)
+        raise _unknown(key, ctx, listing)
+    entry = item.entry
+    try:
+        read = _load(entry, item, view, section, file, include_status, include_manifest,
+                     max_chars, ctx)
+    except LemonError:
+        _emit(ctx, plugins, key, False, view, entry, tool_call_id, file)
+        raise
+    _emit(ctx, plugins, key, True, view, entry, tool_call_id, file)
+    return read
+
+
+def _load(entry: SkillEntry, item: api.ListedSkill, view: str, section: str | None,
+          file: str | None, include_status: bool, include_manifest: bool,
+          max_chars: int | None, ctx: LemonContext) -> SkillRead:
+    from lemon_core.catalog.serialize import manifest_view, status_view
+    from lemon_core.search import views
+
+    files = views.skill_files(entry.dir)
+    if view == "file":
+        assert file is not None
+        content = _read_text(entry.dir, file, entry.key)
+    else:
+        text = _read_text(entry.dir, "SKILL.md", entry.key)
+        if view == "summary":
+            content = views.summary(entry.key, entry.name, entry.description, text, files)
+        elif view == "section":
+            assert section is not None
+            content = views.section(text, section, key=entry.key)
+        else:
+            content = text
+    size = len(content.encode("utf-8", "surrogatepass"))
+    content, truncated = views.clamp(content, max_chars)
+    record = api.lock_record(entry.key, ctx)
+    source, trust = _provenance(record, entry)
+    return SkillRead(
+        entry.key, entry.name, view, content, entry.path, size, source, trust,
+        status=status_view(item.status) if include_status else None,
+        manifest=manifest_view(entry.manifest) if include_manifest else None,
+        dir=entry.dir, scope=item.scope, file=file, section=section, truncated=truncated,
+        files=files,
+    )
+
+
+def resolve_skill_uri(uri: str, ctx: LemonContext | None = None, *,
+                      cwd: str | Path | None = None, max_chars: int | None = None,
+                      tool_call_id: str | None = None, persistent: bool = False,
+                      plugins: Any = None) -> SkillRead:
+    """Read ``skill://<key>`` (the SKILL.md) or ``skill://<key>/<relative path>`` (a file of
+    the skill), read-only, as :func:`read_skill` does."""
+    from lemon_core.search.uri import parse_skill_uri
+
+    key, path = parse_skill_uri(uri)
+    return read_skill(key, ctx, view="file" if path else "full", file=path,
+                      max_chars=max_chars, tool_call_id=tool_call_id, cwd=cwd,
+                      persistent=persistent, plugins=plugins)
+
+
+__all__ = ["RelevantSkill", "SkillFileError", "SkillRead", "SkillUnavailableError",
+           "UnknownSkillError", "find_relevant", "prompt_listing", "prompt_view",
+           "read_skill", "resolve_skill_uri"]

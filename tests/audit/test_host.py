@@ -210,7 +210,7 @@ def test_a_fifo_is_never_opened(skill: Skill) -> None:
 
 def test_registered_auditors_are_used_by_default(skill: Skill, make_ctx: Callable[..., object],
                                                  monkeypatch: object) -> None:
-    import lemon_core.audit.host as host
+    from lemon_core.audit import host
 
     auditor = PatternAuditor()
     monkeypatch.setattr(host, "_auditors", lambda ctx: [auditor])  # type: ignore[attr-defined]

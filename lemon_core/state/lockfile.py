@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from lemon_core.context import LemonContext
-from lemon_core.errors import ConfigError
+from lemon_core.errors import ConfigError, LemonError
 from lemon_core.fsio import FileProblem, Snapshot, dump_json, read_bytes, update_file
 from lemon_core.jsondata import loads
 from lemon_core.models import Diagnostic
@@ -98,6 +98,21 @@ def _editable(snapshot: Snapshot) -> dict[str, Any]:
         ) from None
 
 
+def editable_records(path: Path) -> dict[str, LockRecord]:
+    """The readable records of a lockfile that :func:`write_records` can edit.
+
+    :raises ConfigError: when the file cannot be read or is not a lockfile (an install
+        refuses before it changes anything, rather than fail at the end).
+    """
+    try:
+        snapshot = Snapshot.read(path, MAX_LOCK_BYTES)
+    except LemonError as exc:
+        raise ConfigError(f"{exc}; fix or move the lockfile, then run the command again"
+                          ) from None
+    _editable(snapshot)
+    return read_lock_records(path)[0] if snapshot.exists else {}
+
+
 def write_records(path: Path, changes: Mapping[str, LockRecord | dict[str, Any] | None], *,
                   timeout: float = 10.0) -> dict[str, Any]:
     """Set (a record or raw JSON data) or delete (None) the records of ``changes`` in the
@@ -131,4 +146,4 @@ def write_records(path: Path, changes: Mapping[str, LockRecord | dict[str, Any] 
     return dict(before)
 
 
-__all__ = ["LOCK_FILE", "LOCK_VERSION", "lockfile_path", "read_lock_records", "write_records"]
+__all__ = ["LOCK_FILE", "LOCK_VERSION", "editable_records", "lockfile_path", "read_lock_records", "write_records"]

@@ -1,0 +1,82 @@
+"""Atomic activation: staged folders become skills, or nothing changes.
+
+:class:`Activation` renames an existing skill folder to a hidden backup
+(``.<name>.backup-<random>``), renames the staged folder into its place and fsyncs the
+skills folder; :meth:`Activation.rollback` puts every backup back (removing what was
+activated), :meth:`Activation.commit` deletes the backups. The pipeline commits only after the
+lockfile record and the catalog refresh succeeded, and rolls back on any failure or Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from pathlib import Path
+
+from lemon_core.install.staging import remove_tree
+
+
+def fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _exists(path: Path) -> bool:
+    return os.path.lexists(path)
+
+
+def aside(path: Path, label: str) -> Path:
+    """A hidden sibling name for ``path`` that does not exist yet."""
+    while True:
+        candidate = path.with_name(f".{path.name}.{label}-{secrets.token_hex(4)}")
+        if not _exists(candidate):
+            return candidate
+
+
+class Activation:
+    """The folders activated so far in one install, and how to undo them."""
+
+    def __init__(self) -> None:
+        self.done: list[tuple[Path, Path | None]] = []
+
+    def activate(self, staged: Path, target: Path) -> None:
+        backup = None
+        os.chmod(staged, 0o755)  # the staging folder was private (0700); a skill is not
+        if _exists(target):
+            backup = aside(target, "backup")
+            os.rename(target, backup)
+        try:
+            os.rename(staged, target)
+        except BaseException:
+            if backup is not None:
+                os.rename(backup, target)
+            raise
+        self.done.append((target, backup))
+        fsync_dir(target.parent)
+
+    def rollback(self) -> None:
+        """Undo every activation, newest first (best effort: every step is tried)."""
+        while self.done:
+            target, backup = self.done.pop()
+            with contextlib.suppress(OSError):
+                remove_tree(target)
+            if backup is not None:
+                with contextlib.suppress(OSError):
+                    os.rename(backup, target)
+            fsync_dir(target.parent)
+
+    def commit(self) -> None:
+        """Keep the activated folders; delete the backups."""
+        done, self.done = self.done, []
+        for _, backup in done:
+            if backup is not None:
+                with contextlib.suppress(OSError):
+                    remove_tree(backup)
+
+
+__all__ = ["Activation", "aside", "fsync_dir"]

@@ -1,0 +1,94 @@
+"""The checks a staged skill folder passes before anyone is asked to install it.
+
+:func:`check_tree` refuses what the safe scan found (links leaving the skill, hard links,
+devices and FIFOs, the caps, unsafe or colliding names); :func:`check_manifest` validates
+SKILL.md with :mod:`lemon_core.manifest` and decides the key (a skill's folder name must equal
+its ``name``); :func:`hash_bundle` and :func:`rehash` give the bundle's identity now and check
+it did not change since.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from lemon_core.errors import LemonError
+from lemon_core.fsio.read import FileProblem, read_bytes
+from lemon_core.fsio.tree import TreeScan, bundle_hash, scan_tree
+from lemon_core.install.targets import check_key
+from lemon_core.manifest.load import load_manifest
+
+SKILL_FILE = "SKILL.md"
+MAX_SHOWN_PROBLEMS = 5
+
+
+class UnsafeBundle(LemonError):
+    """The staged folder is not a bundle lemon installs; ``problems`` says why."""
+
+    def __init__(self, message: str, problems: tuple[object, ...] = ()) -> None:
+        super().__init__(message)
+        self.problems = problems
+
+
+def check_tree(folder: Path, label: str) -> TreeScan:
+    """The scan of ``folder``; :raises UnsafeBundle: listing its first problems."""
+    scan = scan_tree(folder)
+    if scan.problems or not scan.complete:
+        shown = "; ".join(f"{p.path}: {p.message} [{p.code}]"
+                          for p in scan.problems[:MAX_SHOWN_PROBLEMS])
+        more = len(scan.problems) - MAX_SHOWN_PROBLEMS
+        extra = f" (and {more} more)" if more > 0 else ""
+        raise UnsafeBundle(f"{label} is not installed: {shown}{extra}; nothing was changed",
+                           scan.problems)
+    return scan
+
+
+def check_manifest(folder: Path, *, folder_name: str | None, fallback: str) -> str:
+    """The key ``folder`` installs as. A skill in a subfolder of the fetched tree
+    (``folder_name``) must have that name when its SKILL.md names one; a skill at the root of
+    the tree takes its SKILL.md's name, else ``fallback`` (the name the identifier gives).
+
+    :raises LemonError: the SKILL.md does not load (its first error), or names differ.
+    """
+    key = folder_name or fallback
+    result = load_manifest(folder / SKILL_FILE, key=key)
+    if result.manifest is None:
+        first = result.errors[0] if result.errors else None
+        why = f"{first.message} [{first.code}]" if first is not None else "it does not load"
+        raise LemonError(f"the SKILL.md of {key!r} is invalid: {why}; nothing was installed")
+    name = result.manifest.name
+    if name is not None and folder_name is not None and name != folder_name:
+        raise LemonError(f"the skill in folder {folder_name!r} is named {name!r}; a skill's "
+                         f"folder must have its name, so it is not installed (rename one)")
+    return check_key(name or key)
+
+
+def content_hash(folder: Path) -> str:
+    """``sha256:<hex>`` of the SKILL.md bytes."""
+    try:
+        data = read_bytes(folder / SKILL_FILE, 16 * 1024 * 1024, missing_ok=False) or b""
+    except FileProblem as problem:
+        raise LemonError(f"cannot read the SKILL.md of {folder.name}: {problem.message}"
+                         ) from None
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def hash_bundle(folder: Path, scan: TreeScan) -> str:
+    try:
+        return bundle_hash(folder, scan.entries)
+    except FileProblem as problem:
+        raise LemonError(f"cannot hash {folder.name}: {problem.message}; nothing was "
+                         f"installed") from None
+
+
+def rehash(folder: Path, expected: str, key: str) -> None:
+    """Refuse when the staged bundle is not exactly what was checked and approved."""
+    scan = scan_tree(folder)
+    now = None if scan.problems else hash_bundle(folder, scan)
+    if now != expected:
+        raise LemonError(f"the staged files of {key!r} changed after they were checked; "
+                         f"nothing was installed, run the command again")
+
+
+__all__ = ["UnsafeBundle", "check_manifest", "check_tree", "content_hash", "hash_bundle",
+           "rehash"]

@@ -1,0 +1,337 @@
+"""The staged install: a fully installed, audited skill with its provenance, or no change.
+
+resolve → target → refuse an existing skill unless ``force`` → approval (``fetch``; skipped
+for builtin or ``approve=True``) → fetch into a private staging folder beside the target →
+pick the skills of the tree → safe-tree checks → manifest → bundle hash → audit → approval
+(``install``; ``warn`` needs its own, ``block`` needs an override bound to this bundle) →
+re-hash → atomic activation → lockfile records → catalog refresh → the
+``lemon_skill_written`` event. Each step is a module-level function, so a test can make any
+one of them fail; whatever fails (or Ctrl-C), the skills folders and the lockfile are left
+exactly as they were. Nothing from the skill is ever run.
+
+For ``sync`` (later): ``revision`` pins what is fetched and ``expected_bundle_hash`` refuses a
+bundle that is not exactly the recorded one; one fetched tree installs several skills.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from lemon_core.errors import LemonError
+from lemon_core.fsio.write import file_lock
+from lemon_core.install import approval, checks, gate, router, select, staging, targets
+from lemon_core.install.activate import Activation
+from lemon_core.protocols import FetchResult, Finding, SkillWriteEvent
+from lemon_core.state.lockfile import editable_records, write_records
+from lemon_core.state.records import AuditOverride, LockRecord
+
+if TYPE_CHECKING:
+    from lemon_core.audit.host import AuditReport
+    from lemon_core.context import LemonContext
+    from lemon_core.fsio.tree import TreeScan
+    from lemon_core.plugin_registry import Plugins
+    from lemon_core.protocols import ProgressCallback, SkillSource, SourceRef
+
+
+class Blocked(LemonError):
+    """The audit blocked the skill and no override for exactly this bundle was approved."""
+
+
+@attrs.frozen
+class InstallResult:
+    """One installed skill. ``more`` holds the others when one tree installed several."""
+
+    key: str
+    path: str
+    scope: str
+    source: str
+    identifier: str
+    revision: str | None
+    trust: str
+    bundle_hash: str
+    verdict: str
+    findings: tuple[Finding, ...] = ()
+    notes: tuple[str, ...] = ()
+    replaced: bool = False
+    more: tuple[InstallResult, ...] = ()
+
+    @property
+    def all(self) -> tuple[InstallResult, ...]:
+        return (self, *self.more)
+
+
+@attrs.frozen
+class Staged:
+    """One skill of the fetched tree, checked and audited, waiting for activation."""
+
+    key: str
+    folder: Path
+    subdir: str
+    target: Path
+    scan: TreeScan
+    bundle_hash: str
+    content_hash: str
+    report: AuditReport
+    override: AuditOverride | None = None
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# -- the steps (module-level so tests can make each one fail) --------------------------------
+
+
+def resolve_source(identifier: str, ctx: LemonContext,
+                   plugins: Plugins) -> tuple[SkillSource, SourceRef]:
+    return router.resolve(identifier, ctx, plugins=plugins)
+
+
+def pick_scope(ctx: LemonContext, local: bool) -> targets.Scope:
+    return targets.scope_for(ctx, local=local)
+
+
+def refuse_existing(target: Path, force: bool) -> bool:
+    """Whether ``target`` exists; :raises LemonError: when it does and ``force`` is off."""
+    exists = os.path.lexists(target)
+    if exists and not force:
+        raise LemonError(f"a skill is already installed at {target}; pass force=True "
+                         f"(--force) to replace it")
+    return exists
+
+
+def ask(approve: approval.Approver, request: approval.ApprovalRequest) -> None:
+    approval.require(approve, request)
+
+
+def fetch(source: SkillSource, ref: SourceRef, tree: Path, ctx: LemonContext,
+          progress: ProgressCallback | None) -> FetchResult:
+    return source.fetch(ref, tree, ctx, progress) or FetchResult()
+
+
+def pick_skills(tree: Path, skills: Sequence[str], all_skills: bool,
+                choose: select.Selector | None) -> list[str]:
+    return select.choose(select.find_skills(tree), skills=skills, all_skills=all_skills,
+                         select=choose)
+
+
+def audit_skill(folder: Path, ctx: LemonContext, key: str, scan: TreeScan,
+                plugins: Plugins) -> AuditReport:
+    return gate.audit(folder, ctx, key=key, scan=scan, auditors=plugins.auditors())
+
+
+def activate(activation: Activation, staged: Staged) -> None:
+    activation.activate(staged.folder, staged.target)
+
+
+def record(lockfile: Path, changes: dict[str, Any]) -> dict[str, Any]:
+    return write_records(lockfile, changes)
+
+
+def refresh_catalog(refresh: Callable[[], None] | None) -> None:
+    if refresh is not None:
+        refresh()
+
+
+def notify(plugins: Plugins, event: SkillWriteEvent) -> None:
+    plugins.notify_skill_written(event)
+
+
+# -- the pipeline ---------------------------------------------------------------------------
+
+
+@attrs.frozen
+class _Job:
+    identifier: str
+    source: Any
+    ref: Any
+    trust: str
+    scope: targets.Scope
+    ctx: Any
+    plugins: Any
+
+    def request(self, stage: str, staged: Sequence[Staged] = (), keys: Sequence[str] = (),
+                **more: Any) -> approval.ApprovalRequest:
+        findings = tuple(f for s in staged for f in s.report.findings)
+        return approval.ApprovalRequest(
+            stage=stage, identifier=self.identifier, source=self.source.name,
+            trust=self.trust, scope=self.scope.name,
+            keys=tuple(s.key for s in staged) or tuple(keys),
+            targets=tuple(str(s.target) for s in staged) or tuple(
+                str(self.scope.target(k)) for k in keys),
+            canonical_id=self.ref.canonical_id, findings=findings,
+            files=tuple(f"{s.key}/{e.path}" if len(staged) > 1 else e.path
+                        for s in staged for e in s.scan.files),
+            bundle_hashes=tuple(s.bundle_hash for s in staged), **more)
+
+
+def _stage(job: _Job, tree: Path, subdir: str, force: bool,
+           existing: dict[str, LockRecord]) -> Staged:
+    folder = tree / subdir if subdir else tree
+    label = repr(subdir or job.ref.name or job.identifier)
+    scan = checks.check_tree(folder, label)
+    key = checks.check_manifest(folder, folder_name=subdir.rsplit("/", 1)[-1] or None,
+                                fallback=job.ref.name or "")
+    target = job.scope.target(key)
+    refuse_existing(target, force)
+    digest = checks.hash_bundle(folder, scan)
+    report = audit_skill(folder, job.ctx, key, scan, job.plugins)
+    if report.bundle_hash is not None and report.bundle_hash != digest:
+        raise LemonError(f"the staged files of {key!r} changed while they were audited; "
+                         f"nothing was installed, run the command again")
+    previous = existing.get(key)
+    kept = previous.audit_override if previous is not None else None
+    return Staged(key, folder, subdir, target, scan, digest, checks.content_hash(folder),
+                  report, kept)
+
+
+def _judge(job: _Job, staged: list[Staged], approve: approval.Approver, override: bool,
+           fetched: FetchResult) -> list[Staged]:
+    """Ask what must be asked; returns the staged skills with any new override."""
+    out = []
+    for item in staged:
+        if item.report.verdict != "block" or gate.allowed(item.report, item.override):
+            out.append(item)
+            continue
+        findings = "; ".join(f.summary for f in item.report.findings[:3])
+        if not override or item.report.bundle_hash is None:
+            raise Blocked(f"{item.key} is blocked by the security audit: {findings}; nothing "
+                          f"was installed (an override must name this exact bundle: "
+                          f"{item.bundle_hash})")
+        ask(approve if approve is not True else None,  # approve=True never overrides a block
+            job.request("override", [item], revision=fetched.revision, verdict="block"))
+        from lemon_core.audit.overrides import make_override
+
+        made = make_override(item.report, now())
+        out.append(attrs.evolve(item, override=AuditOverride(**made)))
+    verdicts = {s.report.verdict for s in out}
+    revision, notes = fetched.revision, tuple(fetched.notes)
+    if "warn" in verdicts:
+        ask(approve, job.request("warn", out, revision=revision, verdict="warn", notes=notes))
+    elif job.trust != "builtin":
+        verdict = "block" if "block" in verdicts else "pass"
+        ask(approve, job.request("install", out, revision=revision, verdict=verdict,
+                                 notes=notes))
+    return out
+
+
+def _record_of(job: _Job, item: Staged, fetched: FetchResult,
+               previous: LockRecord | None) -> LockRecord:
+    when = now()
+    subdirectory = "/".join(p for p in (job.ref.subpath, item.subdir) if p) or None
+    return LockRecord(
+        key=item.key, source_kind=job.source.name,
+        source_id=job.ref.canonical_id or job.ref.identifier, identifier=job.identifier,
+        requested_ref=job.ref.revision, resolved_commit=fetched.revision,
+        subdirectory=subdirectory, trust_level=job.trust, content_hash=item.content_hash,
+        bundle_hash=item.bundle_hash, upstream_hash=fetched.revision or item.bundle_hash,
+        installed_at=previous.installed_at if previous and previous.installed_at else when,
+        updated_at=when, audit_status=item.report.verdict,
+        audit_findings=gate.finding_lines(item.report), audit_override=item.override,
+        extra=previous.extra if previous is not None else {})
+
+
+def _activate_all(job: _Job, staged: list[Staged], fetched: FetchResult, force: bool,
+                  refresh: Callable[[], None] | None) -> list[bool]:
+    """Activate every staged skill, record them and refresh the catalog, or undo it all."""
+    with contextlib.ExitStack() as locks:
+        for item in sorted(staged, key=lambda s: s.key):
+            locks.enter_context(file_lock(job.scope.skills_dir / f".{item.key}"))
+        replaced = [refuse_existing(item.target, force) for item in staged]
+        existing = editable_records(job.scope.lockfile)
+        for item in staged:
+            checks.rehash(item.folder, item.bundle_hash, item.key)
+        activation = Activation()
+        previous: dict[str, Any] | None = None
+        try:
+            for item in staged:
+                activate(activation, item)
+            changes = {s.key: _record_of(job, s, fetched, existing.get(s.key)) for s in staged}
+            previous = record(job.scope.lockfile, changes)
+            refresh_catalog(refresh)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                if previous is not None:
+                    write_records(job.scope.lockfile, previous)
+            activation.rollback()
+            raise
+        activation.commit()
+    return replaced
+
+
+def install(identifier: str, ctx: LemonContext, *, plugins: Plugins, local: bool = False,
+            force: bool = False, approve: approval.Approver = None, skills: Sequence[str] = (),
+            all_skills: bool = False, progress: ProgressCallback | None = None,
+            choose: select.Selector | None = None, revision: str | None = None,
+            expected_bundle_hash: str | None = None, override: bool = False,
+            refresh: Callable[[], None] | None = None) -> InstallResult:
+    """Install the skill(s) ``identifier`` names; see the module docstring for the steps."""
+    keys: list[str] = []
+    scope_name = "project" if local else "global"
+    try:
+        source, ref = resolve_source(identifier, ctx, plugins)
+        if revision is not None:
+            ref = attrs.evolve(ref, revision=revision)
+        scope = pick_scope(ctx, local)
+        scope_name = scope.name
+        job = _Job(identifier, source, ref, source.trust_level(ref), scope, ctx, plugins)
+        early = list(skills) or ([ref.name] if ref.name and not all_skills else [])
+        keys = [k.rsplit("/", 1)[-1] for k in early]
+        for key in keys:
+            refuse_existing(scope.target(key), force)
+        existing = editable_records(scope.lockfile)
+        if job.trust != "builtin":
+            ask(approve, job.request("fetch", keys=keys, revision=ref.revision))
+        result = _run(job, approve, force, skills, all_skills, progress, choose,
+                      expected_bundle_hash, override, refresh, existing)
+    except Exception as exc:
+        for key in keys or [identifier]:
+            notify(plugins, SkillWriteEvent(key, "install", False, scope=scope_name,
+                                            reason=str(exc)))
+        raise
+    for item in result.all:
+        notify(plugins, SkillWriteEvent(item.key, "install", True, scope=item.scope,
+                                        path=item.path, metadata={"source": item.source,
+                                                                  "verdict": item.verdict}))
+    return result
+
+
+def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[str],
+         all_skills: bool, progress: ProgressCallback | None, choose: select.Selector | None,
+         expected_bundle_hash: str | None, override: bool, refresh: Callable[[], None] | None,
+         existing: dict[str, LockRecord]) -> InstallResult:
+    folder = staging.make_staging(job.scope.skills_dir, job.ref.name or "skill")
+    try:
+        tree = folder / staging.TREE
+        fetched = fetch(job.source, job.ref, tree, job.ctx, progress)
+        chosen = pick_skills(tree, skills, all_skills, choose)
+        staged = [_stage(job, tree, subdir, force, existing) for subdir in chosen]
+        seen = [s.key for s in staged]
+        if len(set(seen)) != len(seen):
+            raise LemonError(f"two skills of the tree have one name ({', '.join(seen)}); "
+                             f"nothing was installed")
+        if expected_bundle_hash is not None and any(s.bundle_hash != expected_bundle_hash
+                                                    for s in staged):
+            raise LemonError(f"the fetched bundle of {seen[0]!r} is not the expected "
+                             f"{expected_bundle_hash}; nothing was installed")
+        staged = _judge(job, staged, approve, override, fetched)
+        replaced = _activate_all(job, staged, fetched, force, refresh)
+    finally:
+        staging.remove_tree(folder)
+    results = [InstallResult(
+        key=s.key, path=str(s.target), scope=job.scope.name, source=job.source.name,
+        identifier=job.identifier, revision=fetched.revision, trust=job.trust,
+        bundle_hash=s.bundle_hash, verdict=s.report.verdict, findings=s.report.findings,
+        notes=tuple(fetched.notes) + tuple(s.report.notes), replaced=was)
+        for s, was in zip(staged, replaced)]
+    return attrs.evolve(results[0], more=tuple(results[1:]))
+
+
+__all__ = ["Blocked", "InstallResult", "Staged", "install"]

@@ -1,0 +1,75 @@
+"""Where an install goes: the scope's skills folder, its lockfile, and the skill's folder.
+
+Global: lemon's own global root (``$LEMON_AGENT_SKILLS_DIR``, else ``<agent dir>/skill``) and
+``<agent dir>/skills.lock.json``. Project (``--local``): ``<cwd>/.lemon/skill`` and
+``<cwd>/.lemon/skills.lock.json``. Installs never write into another tool's root.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+
+from lemon_core.catalog.keys import key_problem
+from lemon_core.catalog.roots import is_project_dir
+from lemon_core.context import LemonContext
+from lemon_core.errors import LemonError, UsageError
+from lemon_core.state.lockfile import lockfile_path
+
+
+@attrs.frozen
+class Scope:
+    """``name`` is ``global`` or ``project``; ``skills_dir`` holds the skill folders."""
+
+    name: str
+    skills_dir: Path
+    lockfile: Path
+
+    @property
+    def local(self) -> bool:
+        return self.name == "project"
+
+    def target(self, key: str) -> Path:
+        return self.skills_dir / key
+
+
+def scope_for(ctx: LemonContext, *, local: bool) -> Scope:
+    """The scope an install or removal writes to.
+
+    :raises UsageError: ``local`` from the home directory (never a project).
+    :raises LemonError: a global install under an unusable home.
+    """
+    if local:
+        if not is_project_dir(ctx):
+            raise UsageError(f"{ctx.cwd} is the home directory, which is never a project; run "
+                             f"from a project to use --local, or leave it out to install "
+                             f"globally")
+        return Scope("project", ctx.project_lemon_dir / "skill", lockfile_path(ctx, local=True))
+    agent_dir = ctx.usable_agent_dir
+    if agent_dir is None:
+        raise LemonError(f"the home directory {ctx.home} {ctx.home_problem}, so there is no "
+                         f"global skills folder; set HOME (or LEMON_AGENT_DIR) to an existing "
+                         f"absolute folder, or install into a project with --local")
+    override = ctx.getenv("LEMON_AGENT_SKILLS_DIR")
+    skills_dir = ctx.expand_path(override) if override else agent_dir / "skill"
+    return Scope("global", skills_dir, lockfile_path(ctx, local=False))
+
+
+def check_key(key: str, what: str = "skill name") -> str:
+    """``key`` if it can be a skill folder's name; else a :class:`UsageError` saying why."""
+    problem = None
+    if not key:
+        problem = "is empty"
+    elif key in (".", "..") or key.startswith("."):
+        problem = "starts with a dot (a hidden folder is never a skill)"
+    elif "/" in key or "\\" in key or "\0" in key:
+        problem = "holds a path separator"
+    else:
+        problem = key_problem(key)
+    if problem is not None:
+        raise UsageError(f"the {what} {key!r} cannot be a skill folder's name: it {problem}")
+    return key
+
+
+__all__ = ["Scope", "check_key", "scope_for"]

@@ -1,0 +1,70 @@
+"""``skills.install`` and ``skills.remove``: the library calls behind ``lemon skill install`` and
+``lemon skill remove``.
+
+Both take the approval callback of :mod:`lemon_core.install.approval` (``approve=True``
+approves in advance; the default approves nothing, so a call without one is refused with a
+message saying so) and refresh the in-process catalog once the change is on disk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lemon_core.context import LemonContext
+from lemon_core.install import pipeline
+from lemon_core.install import remove as removing
+from lemon_core.install.approval import Approver
+from lemon_core.install.pipeline import InstallResult
+from lemon_core.install.remove import RemoveResult
+from lemon_core.install.select import Selector
+from lemon_core.skills import api
+
+if TYPE_CHECKING:
+    from lemon_core.plugin_registry import Plugins
+    from lemon_core.protocols import ProgressCallback
+
+
+def _plugins(ctx: LemonContext, plugins: Plugins | None) -> Plugins:
+    if plugins is not None:
+        return plugins
+    from lemon_core.plugins import load_plugins
+
+    return load_plugins(ctx)
+
+
+def install(identifier: str, ctx: LemonContext | None = None, *, local: bool = False,
+            force: bool = False, approve: Approver = None, skills: Sequence[str] = (),
+            all_skills: bool = False, progress: ProgressCallback | None = None,
+            cwd: str | Path | None = None, select: Selector | None = None,
+            override: bool = False, revision: str | None = None,
+            expected_bundle_hash: str | None = None,
+            plugins: Plugins | None = None) -> InstallResult:
+    """Install the skill ``identifier`` names (a path, a git URL, ``gh:``, ``hermes:``, a
+    registry ref…) globally, or into the project with ``local``.
+
+    ``skills`` names the skills to take from a tree of several (``all_skills`` takes them
+    all; ``select(candidates)`` may pick instead); ``force`` replaces an installed copy;
+    ``override`` asks (stage ``override``) to install a bundle the audit blocked, bound to its
+    exact hash. Returns the first installed skill (``result.all`` lists every one).
+    """
+    ctx = api._context(ctx, cwd)
+    return pipeline.install(
+        identifier, ctx, plugins=_plugins(ctx, plugins), local=local, force=force,
+        approve=approve, skills=tuple(skills), all_skills=all_skills, progress=progress,
+        choose=select, revision=revision, expected_bundle_hash=expected_bundle_hash,
+        override=override, refresh=lambda: api.refresh(ctx))
+
+
+def remove(key: str, ctx: LemonContext | None = None, *, local: bool | None = None,
+           approve: Approver = None, cwd: str | Path | None = None,
+           plugins: Plugins | None = None) -> RemoveResult:
+    """Remove the installed skill ``key`` (folder and lockfile record) after approval;
+    ``local`` True/False picks the project or global copy, None the project's if any."""
+    ctx = api._context(ctx, cwd)
+    return removing.remove(key, ctx, plugins=_plugins(ctx, plugins), local=local,
+                           approve=approve, refresh=lambda: api.refresh(ctx))
+
+
+__all__ = ["InstallResult", "RemoveResult", "install", "remove"]

@@ -1,10 +1,98 @@
-"""The ``git`` skill source (being built: issue 8). Registers nothing yet."""
+"""The ``git`` skill source: any git repository, fetched with dulwich (no git binary).
+
+Identifiers, pip's style: ``git+<url>[@<ref>][#subdirectory=<path>]`` (router order 10),
+``user@host:path[@<ref>]`` (20, ssh) and plain ``https://``, ``http://``, ``ssh://`` and
+``file://`` URLs (50). ``<ref>`` is a branch, a tag or a full or short commit id; without one,
+the remote's default branch. The exact commit is returned as the fetch's revision; a
+:class:`~lemon_core.protocols.SourceRef` whose ``revision`` is set fetches that revision instead
+of the identifier's ``@ref`` (how a lockfile's commit is reproduced). Credentials written in a
+URL are used for the fetch but never shown, nor kept in ``canonical_id``. Trust ``community``.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from lemon_core import hookimpl
+from lemon_core.protocols import FetchResult, SearchHit, SourceRef
+
+#: The identifier forms, for the router's "accepted forms" message.
+FORMS = {
+    "git+": ("git+<url>[@<ref>][#subdirectory=<path>]",),
+    "scp": ("git@<host>:<owner>/<repo>[@<ref>][#subdirectory=<path>]",),
+    "url": ("https://<host>/<owner>/<repo>[.git][@<ref>][#subdirectory=<path>] "
+            "(also http://, ssh://, file://)",),
+}
+_URL_PREFIXES = ("https://", "http://", "ssh://", "file://")
+
+
+def _location_text(identifier: str) -> str:
+    text = identifier.strip()
+    return text[len("git+"):] if text.startswith("git+") else text
+
+
+class GitSource:
+    """One git source object per router position (``kind``: ``git+``, ``scp`` or ``url``);
+    all three are the same source, ``git``, to the lockfile."""
+
+    def __init__(self, name: str, order: int, kind: str) -> None:
+        self.name = name
+        self.order = order
+        self.kind = kind
+        self.forms = FORMS[kind]
+
+    def _claims(self, text: str) -> bool:
+        if self.kind == "git+":
+            return text.startswith("git+")
+        if self.kind == "scp":
+            head = text.split(":", 1)[0]
+            return "://" not in text and "@" in head and ":" in text and "/" not in head
+        return text.lower().startswith(_URL_PREFIXES)
+
+    def parse(self, identifier: str) -> SourceRef | None:
+        from lemon_core.source_kit import repo_name, split_location
+
+        text = identifier.strip()
+        if not self._claims(text):
+            return None
+        location = split_location(_location_text(text))
+        name = (location.subdirectory.rsplit("/", 1)[-1] if location.subdirectory
+                else repo_name(location.url))
+        return SourceRef(source="git", identifier=text, canonical_id=location.public,
+                         name=name, subpath=location.subdirectory, revision=location.ref)
+
+    def trust_level(self, ref: SourceRef) -> str:
+        return "community"
+
+    def fetch(self, ref: SourceRef, dest: Path, ctx: Any, progress: Any) -> FetchResult:
+        from lemon_core.source_kit import fetch_tree, split_location
+
+        location = split_location(_location_text(ref.identifier))
+        fetched = fetch_tree(location.url, ref.revision or location.ref, dest,
+                             subdirectory=ref.subpath if ref.subpath is not None
+                             else location.subdirectory, progress=progress)
+        notes = fetched.notes if fetched.shallow else (
+            *fetched.notes, "fetched the full history: the server would not send that "
+            "commit alone")
+        return FetchResult(revision=fetched.commit, notes=tuple(notes))
+
+    def upstream_hash(self, ref: SourceRef, ctx: Any) -> str | None:
+        from lemon_core.source_kit import split_location, upstream_commit
+
+        location = split_location(_location_text(ref.identifier))
+        return upstream_commit(location.url, ref.revision or location.ref)
+
+    def search(self, query: str, ctx: Any, limit: int) -> list[SearchHit]:
+        return []
+
+
+SOURCES = (GitSource("git", 10, "git+"), GitSource("git-ssh", 20, "scp"),
+           GitSource("git-url", 50, "url"))
 
 
 @hookimpl
 def lemon_register_sources(register):  # type: ignore[no-untyped-def]
-    """Registers nothing until the source lands."""
+    """Register the git source at its three router positions."""
+    for source in SOURCES:
+        register(source)

@@ -1,0 +1,169 @@
+"""Writing one commit's tree (or a folder of it) into an empty staging folder.
+
+The tree is planned first and written after: every name is checked (no ``.git`` in any
+spelling, no ``.``/``..``/``/``/NUL), submodules become notes (nothing is fetched for them),
+Git LFS pointer files refuse the fetch (see :data:`LFS_REFUSAL`), and an unknown entry mode
+refuses it. Files are created relative to folder descriptors with ``O_NOFOLLOW | O_EXCL``, so
+nothing is ever written through a link or over an entry already written. No ``.git`` folder is
+made and nothing fetched is run.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from lemon_core.source_kit.transport import GitSourceError
+from lemon_core.text import escape
+
+LFS_MAGIC = b"version https://git-lfs.github.com/spec/"
+#: Pointer files are small; git-lfs itself caps them at 1024 bytes.
+LFS_MAX_POINTER = 1024
+LFS_REFUSAL = ("lemon does not fetch Git LFS objects, and will not install their pointer "
+               "files as if they were the content")
+
+_DIR, _FILE, _EXEC, _LINK, _GITLINK = 0o040000, 0o100644, 0o100755, 0o120000, 0o160000
+_OPEN_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | \
+    getattr(os, "O_CLOEXEC", 0)
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+
+
+@attrs.frozen
+class PlannedEntry:
+    path: tuple[str, ...]
+    mode: int
+    sha: bytes
+
+
+@attrs.frozen
+class Checkout:
+    files: int
+    bytes: int
+    notes: tuple[str, ...]
+
+
+def _is_git_alias(name: str) -> bool:
+    """``.git`` however a filesystem may spell it (case, trailing dots or spaces, 8.3 name)."""
+    folded = name.rstrip(". ").lower()
+    return folded == ".git" or folded == "git~1"
+
+
+def _check_name(raw: bytes, where: str) -> str:
+    try:
+        name = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise GitSourceError(f"the repository holds a name that is not UTF-8 under "
+                             f"{escape(where or '/')}: refusing it") from None
+    if name in ("", ".", "..") or "/" in name or "\x00" in name:
+        raise GitSourceError(f"the repository holds an invalid name {escape(name)!s} under "
+                             f"{escape(where or '/')}: refusing it")
+    if _is_git_alias(name):
+        raise GitSourceError(f"the repository holds a {escape(name)} entry at "
+                             f"{escape(where + '/' + name if where else name)}: refusing it "
+                             "(a .git folder is never installed)")
+    return name
+
+
+def find_tree(store: Any, tree_id: bytes, subdirectory: str | None, commit: str) -> bytes:
+    """The id of the tree at ``subdirectory`` (None: the root) of ``tree_id``."""
+    if not subdirectory:
+        return tree_id
+    current = tree_id
+    walked: list[str] = []
+    for part in subdirectory.split("/"):
+        walked.append(part)
+        tree = store[current]
+        match = next(((mode, sha) for name, mode, sha in tree.iteritems()
+                      if name == part.encode("utf-8")), None)
+        if match is None or not stat.S_ISDIR(match[0]):
+            what = "no folder" if match is None else "a file, not a folder,"
+            raise GitSourceError(f"commit {commit[:12]} has {what} at "
+                                 f"{escape('/'.join(walked))}: check #subdirectory=")
+        current = match[1]
+    return current
+
+
+def plan(store: Any, tree_id: bytes) -> tuple[list[PlannedEntry], list[str], list[str]]:
+    """(entries to write, submodule notes, LFS pointer paths) of the tree, depth first."""
+    entries: list[PlannedEntry] = []
+    submodules: list[str] = []
+    lfs: list[str] = []
+    stack: list[tuple[tuple[str, ...], bytes]] = [((), tree_id)]
+    while stack:
+        prefix, tid = stack.pop()
+        where = "/".join(prefix)
+        for raw, mode, sha in store[tid].iteritems():
+            name = _check_name(raw, where)
+            path = (*prefix, name)
+            shown = escape("/".join(path))
+            if mode == _GITLINK:
+                submodules.append(f"submodule {shown} (commit {sha.decode('ascii')[:12]}) was "
+                                  "not fetched: lemon never fetches submodules")
+                continue
+            if stat.S_ISDIR(mode):
+                entries.append(PlannedEntry(path, _DIR, sha))
+                stack.append((path, sha))
+                continue
+            if mode not in (_FILE, _EXEC, _LINK, 0o100664):
+                raise GitSourceError(f"the repository holds {shown} with unknown mode "
+                                     f"{mode:o}: refusing it")
+            if mode != _LINK:
+                blob = store[sha]
+                if blob.raw_length() <= LFS_MAX_POINTER and blob.as_raw_string().startswith(
+                        LFS_MAGIC):
+                    lfs.append("/".join(path))
+            entries.append(PlannedEntry(path, mode, sha))
+    return entries, submodules, lfs
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def write_tree(store: Any, tree_id: bytes, dest: Path) -> Checkout:
+    """Write the tree ``tree_id`` into the empty folder ``dest``."""
+    entries, submodules, lfs = plan(store, tree_id)
+    if lfs:
+        listed = ", ".join(escape(p) for p in lfs[:5]) + (" …" if len(lfs) > 5 else "")
+        raise GitSourceError(
+            f"{len(lfs)} file(s) are Git LFS pointers ({listed}): {LFS_REFUSAL}; install from "
+            "a checkout where `git lfs pull` has run, or pick a folder without LFS files "
+            "with #subdirectory=")
+    root = os.open(dest, _DIR_FLAGS)
+    dirs: dict[tuple[str, ...], int] = {(): root}
+    files = total = 0
+    try:
+        for entry in sorted(entries, key=lambda e: e.path):
+            parent = dirs[entry.path[:-1]]
+            name = entry.path[-1]
+            if entry.mode == _DIR:
+                os.mkdir(name, 0o755, dir_fd=parent)
+                dirs[entry.path] = os.open(name, _DIR_FLAGS, dir_fd=parent)
+                continue
+            data = store[entry.sha].as_raw_string()
+            if entry.mode == _LINK:
+                os.symlink(os.fsdecode(data), name, dir_fd=parent)
+            else:
+                fd = os.open(name, _OPEN_FLAGS, 0o755 if entry.mode == _EXEC else 0o644,
+                             dir_fd=parent)
+                try:
+                    _write_all(fd, data)
+                finally:
+                    os.close(fd)
+            files += 1
+            total += len(data)
+    except FileExistsError:
+        raise GitSourceError("the repository's tree names one entry twice: refusing it") from None
+    except (OSError, ValueError) as exc:
+        raise GitSourceError(f"cannot write the fetched files into {escape(dest)}: "
+                             f"{escape(exc)}") from None
+    finally:
+        for fd in dirs.values():
+            os.close(fd)
+    return Checkout(files=files, bytes=total, notes=tuple(submodules))

@@ -1,0 +1,106 @@
+"""What a remote advertises (``git ls-remote``) and which commit a user's ref names.
+
+:func:`list_refs` is one request and downloads no object. :func:`resolve` answers from that
+listing alone: a branch, a tag (peeled to its commit), ``HEAD`` when no ref is given, a full
+commit id as given, a short one when an advertised tip starts with it; otherwise it says the
+commit must be searched for in the history (:attr:`Resolution.needs_history`).
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from lemon_core.source_kit.location import looks_like_commit
+from lemon_core.source_kit.transport import Auth, GitSourceError, git_errors, open_client
+
+
+@attrs.frozen
+class RemoteRefs:
+    """Advertised refs (name -> hex id), ``peeled`` tag -> commit, and ``head`` (HEAD's
+    target ref name, when the server says)."""
+
+    refs: dict[str, str]
+    peeled: dict[str, str] = attrs.field(factory=dict)
+    head: str | None = None
+
+    def commit_of(self, name: str) -> str | None:
+        return self.peeled.get(name) or self.refs.get(name)
+
+    def names(self, prefix: str) -> list[str]:
+        return sorted(n[len(prefix):] for n in self.refs if n.startswith(prefix))
+
+
+@attrs.frozen
+class Resolution:
+    """``want`` is the id to ask the server for (None: search the history for ``prefix``);
+    ``commit`` the commit it names when known without downloading; ``name`` the ref name."""
+
+    want: str | None
+    commit: str | None
+    name: str | None = None
+    prefix: str | None = None
+
+    @property
+    def needs_history(self) -> bool:
+        return self.want is None
+
+
+def _text(value: bytes | str | None) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else (value or "")
+
+
+def list_refs(url: str, auth: Auth | None = None, secrets: tuple[str, ...] = ()) -> RemoteRefs:
+    """The refs ``url`` advertises: one request, no objects."""
+    with git_errors(url, secrets):
+        client, path = open_client(url, auth)
+        try:
+            result = client.get_refs(path.encode("utf-8") if isinstance(path, str) else path)
+        finally:
+            client.close()
+    refs: dict[str, str] = {}
+    peeled: dict[str, str] = {}
+    for name, sha in result.refs.items():
+        if sha is None:
+            continue
+        key, value = _text(name), _text(sha)
+        if key.endswith("^{}"):
+            peeled[key[:-3]] = value
+        else:
+            refs[key] = value
+    head = _text(result.symrefs.get(b"HEAD")) or None
+    return RemoteRefs(refs=refs, peeled=peeled, head=head)
+
+
+def resolve(remote: RemoteRefs, ref: str | None, shown: str) -> Resolution:
+    """The commit ``ref`` names on the remote (``shown`` is the URL for messages)."""
+    if ref is None:
+        sha = remote.refs.get("HEAD") or (remote.head and remote.refs.get(remote.head))
+        if not sha:
+            raise GitSourceError(f"{shown} has no default branch (HEAD): name a branch with "
+                                 f"@<branch>{_available(remote)}")
+        return Resolution(want=sha, commit=sha, name=remote.head or "HEAD")
+    candidates = [ref] if ref.startswith("refs/") else [
+        f"refs/heads/{ref}", f"refs/tags/{ref}", f"refs/{ref}"]
+    for name in candidates:
+        if name in remote.refs:
+            return Resolution(want=remote.refs[name], commit=remote.commit_of(name), name=name)
+    if looks_like_commit(ref):
+        tips = {sha for sha in (*remote.refs.values(), *remote.peeled.values())}
+        if len(ref) in (40, 64):
+            return Resolution(want=ref, commit=ref)
+        matches = sorted({sha for sha in tips if sha.startswith(ref)})
+        if len(matches) == 1:
+            return Resolution(want=matches[0], commit=matches[0])
+        return Resolution(want=None, commit=None, prefix=ref)
+    raise GitSourceError(f"{shown} has no branch or tag {ref!r}{_available(remote)}")
+
+
+def _available(remote: RemoteRefs) -> str:
+    branches = remote.names("refs/heads/")
+    tags = remote.names("refs/tags/")
+    parts = []
+    if branches:
+        parts.append("branches: " + ", ".join(branches[:10]) + (" …" if len(branches) > 10 else ""))
+    if tags:
+        parts.append("tags: " + ", ".join(tags[-10:]) + (" …" if len(tags) > 10 else ""))
+    return f" ({'; '.join(parts)})" if parts else ""

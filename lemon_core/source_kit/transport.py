@@ -1,0 +1,204 @@
+"""Opening a dulwich client for a git location, with lemon's rules on top.
+
+- HTTP(S) redirects are followed only within the same origin (scheme, host and port); a
+  redirect to another host is refused before any request reaches it.
+- Credentials (an :class:`Auth`, or ``user:pass@`` in the URL) travel as an Authorization header
+  to the URL's own origin only, and never appear in a message (:func:`git_errors` redacts).
+- A token is never sent over plain ``http://`` except to a loopback address.
+- Every dulwich or network exception becomes a :class:`GitSourceError` saying what to do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import attrs
+
+from lemon_core.errors import LemonError
+from lemon_core.source_kit.location import public_url, redact, url_scheme
+
+#: Seconds to wait for a connection, and for each read, before giving up.
+CONNECT_TIMEOUT = 15.0
+READ_TIMEOUT = 60.0
+MAX_REDIRECTS = 5
+
+
+class GitSourceError(LemonError):
+    """Fetching from a git repository failed (unreachable, missing ref, refused, cut off)."""
+
+
+class RedirectRefused(GitSourceError):
+    """The server redirected to another host."""
+
+
+@attrs.frozen
+class Auth:
+    """HTTP credentials for one origin. Never printed: the repr hides the password."""
+
+    username: str
+    password: str = attrs.field(repr=False)
+
+
+def is_loopback(host: str | None) -> bool:
+    if not host:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def token_auth(url: str, token: str | None, username: str = "x-access-token") -> Auth | None:
+    """``Auth`` for ``token`` if it may be sent to ``url``: over https, or plain http to a
+    loopback address (tests, local mirrors); None otherwise."""
+    if not token:
+        return None
+    parts = urlsplit(url)
+    if parts.scheme == "https" or (parts.scheme == "http" and is_loopback(parts.hostname)):
+        return Auth(username, token)
+    return None
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    default = {"http": 80, "https": 443}.get(parts.scheme.lower())
+    return (parts.scheme.lower(), (parts.hostname or "").lower(), parts.port or default)
+
+
+def _same_origin_pool(base: type) -> type:
+    """A urllib3 pool manager class that follows redirects itself, within one origin only."""
+    from urllib.parse import urljoin
+
+    class SameOriginManager(base):  # type: ignore[misc, valid-type]
+        def urlopen(self, method: str, url: str, redirect: bool = True, **kw: Any) -> Any:
+            for _ in range(MAX_REDIRECTS + 1):
+                response = super().urlopen(method, url, redirect=False, **kw)
+                location = response.get_redirect_location() if redirect else False
+                if not location:
+                    return response
+                target = urljoin(url, location)
+                response.drain_conn()
+                if _origin(target) != _origin(url):
+                    raise RedirectRefused(
+                        f"{public_url(url)} redirected to another host "
+                        f"({public_url(target)}); lemon follows redirects only within one "
+                        "host: use the final URL if you trust it")
+                if response.status == 303:
+                    method, kw = "GET", {k: v for k, v in kw.items() if k != "body"}
+                url = target
+            raise GitSourceError(f"{public_url(url)}: more than {MAX_REDIRECTS} redirects")
+
+    return SameOriginManager
+
+
+def _http_client(url: str, auth: Auth | None) -> Any:
+    import urllib3
+    from dulwich.client import Urllib3HttpGitClient, default_urllib3_manager
+
+    parts = urlsplit(url)
+    if parts.username is not None and auth is None:
+        from urllib.parse import unquote
+
+        auth = Auth(unquote(parts.username), unquote(parts.password or ""))
+    host = parts.hostname or ""
+    netloc = host if ":" not in host else f"[{host}]"
+    if parts.port:
+        netloc += f":{parts.port}"
+    clean = urlunsplit((parts.scheme, netloc, parts.path, parts.query, ""))
+    manager = default_urllib3_manager(
+        None, pool_manager_cls=_same_origin_pool(urllib3.PoolManager),
+        proxy_manager_cls=_same_origin_pool(urllib3.ProxyManager), base_url=clean,
+        timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT, read=READ_TIMEOUT))  # type: ignore[arg-type]
+    client = Urllib3HttpGitClient(
+        clean, pool_manager=manager,
+        username=auth.username if auth else None, password=auth.password if auth else None)
+    return client, parts.path
+
+
+def open_client(url: str, auth: Auth | None = None) -> tuple[Any, str]:
+    """(dulwich client, path on the server) for ``url`` (https, http, ssh, user@host:path, file)."""
+    scheme = url_scheme(url)
+    if scheme in ("http", "https"):
+        return _http_client(url, auth)
+    from dulwich.client import get_transport_and_path
+
+    if scheme == "file":
+        from pathlib import Path
+
+        path = urlsplit(url).path
+        if not (Path(path) / "objects").is_dir() and not (Path(path) / ".git").exists():
+            raise GitSourceError(f"no git repository at {url}: check the path")
+    client, path = get_transport_and_path(url)
+    return client, path
+
+
+@contextlib.contextmanager
+def git_errors(url: str, secrets: tuple[str, ...] = ()) -> Iterator[None]:
+    """Turn whatever dulwich or the network raises into a GitSourceError about ``url``,
+    with every credential taken out of the message."""
+    from dulwich.client import HTTPProxyUnauthorized, HTTPUnauthorized
+    from dulwich.errors import GitProtocolError, HangupException, NotGitRepository
+
+    shown = public_url(url)
+
+    def clean(exc: BaseException) -> str:
+        return redact(str(exc) or type(exc).__name__, secrets)
+
+    try:
+        yield
+    except GitSourceError as exc:
+        raise type(exc)(redact(str(exc), secrets)) from None
+    except LemonError:
+        raise
+    except HTTPUnauthorized:
+        raise GitSourceError(
+            f"{shown} asked for credentials (HTTP 401): the repository is private or does not "
+            "exist; for GitHub set GITHUB_TOKEN") from None
+    except HTTPProxyUnauthorized:
+        raise GitSourceError(f"the HTTP proxy asked for credentials while fetching {shown}: "
+                             "check https_proxy") from None
+    except NotGitRepository:
+        raise GitSourceError(f"no git repository at {shown}: check the URL") from None
+    except HangupException:
+        raise GitSourceError(
+            f"{shown} closed the connection before the transfer finished; try again") from None
+    except GitProtocolError as exc:
+        message = clean(exc)
+        reason = _unreachable_reason(message)
+        if reason:
+            raise GitSourceError(f"cannot reach {shown} ({reason}): check the URL and the "
+                                 "network") from None
+        if _cut_off(message):
+            raise GitSourceError(f"{shown} closed the connection before the transfer "
+                                 "finished; try again") from None
+        raise GitSourceError(f"git transfer from {shown} failed: {message}") from None
+    except (OSError, EOFError, ValueError, AssertionError, KeyError) as exc:
+        raise GitSourceError(f"git transfer from {shown} failed: {clean(exc)}") from None
+    except Exception as exc:  # dulwich raises many kinds; none may escape with a credential
+        raise GitSourceError(f"git transfer from {shown} failed ({type(exc).__name__}): "
+                             f"{clean(exc)}") from None
+
+
+def _unreachable_reason(message: str) -> str | None:
+    for needle, reason in (("Connection refused", "connection refused"),
+                           ("Name or service not known", "unknown host"),
+                           ("nodename nor servname", "unknown host"),
+                           ("Temporary failure in name resolution", "unknown host"),
+                           ("timed out", "timed out"), ("Network is unreachable", "no route"),
+                           ("CERTIFICATE_VERIFY_FAILED", "TLS certificate not trusted"),
+                           ("NewConnectionError", "connection failed")):
+        if needle in message:
+            return reason
+    return None
+
+
+def _cut_off(message: str) -> bool:
+    return any(needle in message for needle in (
+        "does not match length prefix", "IncompleteRead", "unexpected EOF", "Connection broken",
+        "Protocol error", "closed connection", "ProtocolError"))

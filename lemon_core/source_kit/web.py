@@ -11,6 +11,7 @@ context's ``https_proxy``/``http_proxy``, never for a loopback host or one in ``
 
 from __future__ import annotations
 
+import base64
 import http.client
 import ipaddress
 import urllib.error
@@ -103,7 +104,12 @@ def _open_once(url: str, headers: Mapping[str, str], timeout: float,
     parts = urllib.parse.urlsplit(url)
     opener = urllib.request.build_opener(
         urllib.request.ProxyHandler(_proxies(ctx, (parts.hostname or "").lower())), _NoRedirect)
-    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, **headers})
+    sent = {"User-Agent": USER_AGENT, **headers}
+    if parts.username is not None:  # user:password@ in the URL: sent as Basic authorization
+        pair = f"{urllib.parse.unquote(parts.username)}:{urllib.parse.unquote(parts.password or '')}"
+        sent.setdefault("Authorization", "Basic " + base64.b64encode(pair.encode()).decode())
+        url = urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+    request = urllib.request.Request(url, headers=sent)
     try:
         response = opener.open(request, timeout=timeout)
     except urllib.error.HTTPError as exc:

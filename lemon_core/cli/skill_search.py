@@ -1,5 +1,146 @@
-"""``lemon skill …`` commands of this module register on :data:`lemon_core.cli.skill_app.app`."""
+"""``lemon skill search``, ``lemon skill prompt`` and ``lemon skill read``: what agents see."""
 
 from __future__ import annotations
 
-from lemon_core.cli.skill_app import app  # noqa: F401
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from lemon_core.cli.params import cwd_option, json_option, key_argument
+from lemon_core.cli.skill_app import app
+
+CWD = cwd_option()
+JSON = json_option()
+KEY = key_argument()
+
+
+def _ctx(cwd: Path | None) -> Any:
+    from lemon_core.context import LemonContext
+
+    return LemonContext.from_environment(cwd)
+
+
+def _plain(value: Any) -> Any:
+    """A remote hit or error as JSON data, whatever record type its source returns."""
+    to_json = getattr(value, "to_json", None)
+    if callable(to_json):
+        return to_json()
+    import attrs
+
+    if attrs.has(type(value)):
+        return attrs.asdict(value)
+    return value if isinstance(value, (dict, list, str, int, float, bool, type(None))) \
+        else str(value)
+
+
+def _remote(query: str, ctx: Any, limit: int) -> dict[str, Any]:
+    from lemon_core.errors import LemonError
+
+    try:
+        from lemon_core.install.remote import search_remote
+    except ImportError:
+        raise LemonError("remote search is not available in this lemon (no "
+                         "lemon_core.install.remote); search the local skills without "
+                         "--remote") from None
+    found = search_remote(query, ctx, limit)
+    return {"hits": [_plain(hit) for hit in found.hits],
+            "errors": [_plain(error) for error in found.errors]}
+
+
+@app.command("search", short_help="Find the skills that answer a request.")
+def search_command(
+    query: str = typer.Argument(..., metavar="QUERY", help="What you want to do, in words."),
+    max_results: int = typer.Option(10, "--max", metavar="N", min=1, max=1000,
+                                    help="Show at most N skills (default 10)."),
+    remote: bool = typer.Option(False, "--remote",
+                                help="Also search the sources' catalogs (network)."),
+    cwd: Path | None = CWD,
+    as_json: bool = JSON,
+) -> None:
+    """Rank the discovered skills for QUERY (name and keywords above the description above
+    the body; disabled, hidden and other-platform skills left out), best first."""
+    from lemon_core.cli.output import emit_json, one_line, say, table
+    from lemon_core.skills.agent import find_relevant
+
+    ctx = _ctx(cwd)
+    hits = find_relevant(query, ctx, max_results=max_results, persistent=True)
+    found = None if not remote else _remote(query, ctx, max_results)
+    if as_json:
+        document: dict[str, Any] = {"skills": [
+            {"key": h.key, "name": h.name, "description": h.description, "score": h.score}
+            for h in hits]}
+        if found is not None:
+            document["remote"] = found
+        emit_json(document)
+        return
+    if hits:
+        say(table([[h.key, f"{h.score:.2f}", one_line(h.description, 70)] for h in hits],
+                  ["KEY", "SCORE", "DESCRIPTION"]))
+    else:
+        say("No skill matches.")
+    if found is not None:
+        say("", "Remote:")
+        for hit in found["hits"]:
+            say(f"  {one_line(str(hit.get('id') or hit) if isinstance(hit, dict) else hit)}")
+        for error in found["errors"]:
+            say(f"  error: {one_line(str(error))}", err=True)
+
+
+@app.command("prompt", short_help="Print the skills listing for a system prompt.")
+def prompt_command(
+    max_chars: int | None = typer.Option(None, "--max-chars", metavar="N", min=0,
+                                            help="Keep the listing within N characters."),
+    cwd: Path | None = CWD,
+    as_json: bool = JSON,
+) -> None:
+    """Print the <available_skills> block an agent harness puts in its system prompt: every
+    displayable skill's key and one-line description, by key (nothing when there is none)."""
+    from lemon_core.cli.output import emit_json, say_lines
+    from lemon_core.skills.agent import prompt_view
+
+    listing = prompt_view(_ctx(cwd), max_chars=max_chars, persistent=True)
+    if as_json:
+        emit_json({"prompt": listing.text, "shown": listing.shown, "omitted": listing.omitted})
+    elif listing.text:
+        say_lines(listing.text.splitlines())
+
+
+@app.command("read", short_help="Load a skill as an agent would (read_skill).")
+def read_command(
+    key: str = KEY,
+    view: str = typer.Option("full", "--view", metavar="VIEW",
+                             help="full (default), summary, section or file."),
+    section: str | None = typer.Option(None, "--section", metavar="HEADING",
+                                          help="The heading to show (section view)."),
+    file: str | None = typer.Option(None, "--file", metavar="REL",
+                                       help="A file of the skill, relative to its folder."),
+    include_status: bool = typer.Option(False, "--include-status",
+                                        help="Add the skill's readiness."),
+    include_manifest: bool = typer.Option(False, "--include-manifest",
+                                          help="Add the parsed manifest."),
+    max_chars: int | None = typer.Option(None, "--max-chars", metavar="N", min=0,
+                                            help="Cut the content to N characters."),
+    cwd: Path | None = CWD,
+    as_json: bool = JSON,
+) -> None:
+    """Print one view of a skill: the whole SKILL.md, a summary, one section or one of its
+    files (never anything outside the skill folder); its source and trust go to stderr."""
+    from lemon_core.cli.output import emit_json, say, say_lines
+    from lemon_core.skills.agent import read_skill
+
+    read = read_skill(key, _ctx(cwd), view=view, section=section, file=file,
+                      include_status=include_status, include_manifest=include_manifest,
+                      max_chars=max_chars, persistent=True)
+    if as_json:
+        emit_json(read.to_json())
+        return
+    say_lines(read.content.splitlines())
+    for label, data in (("status", read.status), ("manifest", read.manifest)):
+        if data is not None:
+            say("", f"{label}:")
+            say_lines(f"  {name}: {value}" for name, value in data.items()
+                      if value not in (None, (), [], {}))
+    trust = read.trust_level or "not installed by lemon"
+    say(f"lemon: {read.key} ({read.view}, {read.size} bytes) from {read.source}; trust: "
+        f"{trust}", err=True)

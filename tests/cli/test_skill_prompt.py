@@ -1,0 +1,53 @@
+"""``lemon skill prompt``: the system-prompt listing on stdout, or its JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import run_cli, write_skill
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    project = tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("LEMON_CACHE_DIR", str(tmp_path / "cache"))
+    return project
+
+
+def test_prompt_text_and_json(project, capsys) -> None:
+    root = project / ".agents" / "skills"
+    write_skill(root, "beta", description="Beta <b>bold</b> & more.")
+    write_skill(root, "alpha", description="Alpha skill.")
+    write_skill(root, "quiet", "description: Hidden.\nhide: true\n")
+    code, out, _ = run_cli(capsys, "skill", "prompt", "--cwd", str(project))
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "<available_skills>" and lines[-1] == "</available_skills>"
+    assert lines[2:4] == ['<skill key="alpha">Alpha skill.</skill>',
+                          '<skill key="beta">Beta &lt;b&gt;bold&lt;/b&gt; &amp; more.</skill>']
+    assert "quiet" not in out
+    code, out, _ = run_cli(capsys, "skill", "prompt", "--cwd", str(project), "--json")
+    data = json.loads(out)
+    assert list(data) == ["prompt", "shown", "omitted"]
+    assert data["prompt"] + "\n" == "\n".join(lines) + "\n" and data["shown"] == 2
+    code, out, _ = run_cli(capsys, "skill", "prompt", "--cwd", str(project), "--json",
+                           "--max-chars", "300")
+    data = json.loads(out)
+    assert len(data["prompt"]) <= 300 and data["omitted"] == 2 - data["shown"]
+
+
+def test_prompt_is_empty_without_skills(project, capsys) -> None:
+    code, out, _ = run_cli(capsys, "skill", "prompt", "--cwd", str(project))
+    assert (code, out) == (0, "")
+    code, out, _ = run_cli(capsys, "skill", "prompt", "--cwd", str(project), "--json")
+    assert json.loads(out) == {"prompt": "", "shown": 0, "omitted": 0}
+    code, _, _ = run_cli(capsys, "skill", "prompt", "--cwd", str(project), "--max-chars",
+                           "-1")
+    assert code == 2

@@ -1,0 +1,76 @@
+"""``lemon skill read``: one view of a skill, never a file outside it."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import run_cli, write_skill
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    project = tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("LEMON_CACHE_DIR", str(tmp_path / "cache"))
+    root = project / ".agents" / "skills"
+    write_skill(root, "demo", description="A demo.",
+                body="# Demo\n\n## Usage\n\nRun it.\n\n## Notes\n\nMore.\n")
+    (root / "demo" / "notes.md").write_text("notes \x1b[31mred\n")
+    (tmp_path / "secret").write_text("SECRET")
+    os.symlink(tmp_path / "secret", root / "demo" / "leak.md")
+    return project
+
+
+def read(capsys, project: Path, *args: str) -> tuple[int, str, str]:
+    return run_cli(capsys, "skill", "read", *args, "--cwd", str(project))
+
+
+def test_read_full_and_provenance_on_stderr(project, capsys) -> None:
+    code, out, err = read(capsys, project, "demo")
+    assert code == 0, err
+    assert out.startswith("---\nname: demo\n") and "## Notes" in out
+    assert "from project folder; trust: not installed by lemon" in err
+
+
+def test_read_views_json(project, capsys) -> None:
+    code, out, err = read(capsys, project, "demo", "--view", "section", "--section", "usage",
+                          "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["content"] == "## Usage\n\nRun it.\n" and data["view"] == "section"
+    assert {"key", "name", "view", "content", "path", "size", "source", "trust_level",
+            "status", "manifest"} <= set(data)
+    code, out, _ = read(capsys, project, "demo", "--view", "summary", "--include-status",
+                        "--include-manifest", "--json")
+    data = json.loads(out)
+    assert "- Usage" in data["content"] and data["status"]["state"] == "active"
+    assert data["manifest"]["description"] == "A demo."
+    code, out, _ = read(capsys, project, "demo", "--max-chars", "5", "--json")
+    data = json.loads(out)
+    assert data["truncated"] and data["content"].startswith("---\nn")
+
+
+def test_read_file_escaped_and_never_outside(project, capsys) -> None:
+    code, out, _ = read(capsys, project, "demo", "--file", "notes.md")
+    assert code == 0 and "\x1b" not in out and "notes \\x1b[31mred" in out
+    code, out, _ = read(capsys, project, "demo", "--file", "notes.md", "--json")
+    assert json.loads(out)["content"] == "notes \x1b[31mred\n"  # JSON stays exact
+    for bad in ("leak.md", "../../../secret"):
+        code, out, err = read(capsys, project, "demo", "--file", bad)
+        assert code == 1 and "SECRET" not in out + err and "outside the skill folder" in err
+
+
+def test_read_errors(project, capsys) -> None:
+    code, _, err = read(capsys, project, "demx")
+    assert code == 1 and "did you mean 'demo'" in err
+    code, _, err = read(capsys, project, "demo", "--view", "bogus")
+    assert code == 2 and "unknown view" in err
+    code, _, err = read(capsys, project, "demo", "--section", "nope")
+    assert code == 1 and "'Usage'" in err

@@ -1,5 +1,223 @@
-"""``lemon skill …`` commands of this module register on :data:`lemon_core.cli.skill_app.app`."""
+"""``lemon skill install ID`` and ``lemon skill remove KEY``.
+
+On a terminal, lemon asks before it fetches and again once it knows what it would install
+(source, resolved commit, trust, files, audit findings); an audit warning is its own question,
+and a blocked bundle is only installed with ``--override-block`` and a yes for exactly that
+bundle. Without a terminal, ``--approve`` answers yes in advance (never to a block); without
+either the command refuses with exit 1 before anything is fetched. Prompts, details and the
+progress bar go to stderr, so ``--json`` output on stdout stays one document.
+"""
 
 from __future__ import annotations
 
-from lemon_core.cli.skill_app import app  # noqa: F401
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from lemon_core.cli.params import cwd_option, json_option, key_argument
+from lemon_core.cli.skill_app import app
+
+CWD = cwd_option()
+JSON = json_option()
+MAX_FILES_SHOWN = 20
+MAX_FINDINGS_SHOWN = 20
+SKILL = typer.Option([], "--skill", metavar="NAME", help="From a tree of several skills, "
+                     "install this one (repeatable).")
+
+
+def _interactive() -> bool:
+    return sys.stdin.isatty() and sys.stderr.isatty()
+
+
+class _Progress:
+    """A rich progress bar on stderr, started on the first report, stopped before a prompt."""
+
+    def __init__(self) -> None:
+        self.bar: Any = None
+        self.task: Any = None
+
+    def __call__(self, done: int, total: int | None, message: str) -> None:
+        from rich.markup import escape as markup_escape
+
+        from lemon_core.text import escape
+
+        text = markup_escape(escape(message))
+        if self.bar is None:
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self.bar = Progress(console=Console(stderr=True), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task(text, total=total)
+        self.bar.update(self.task, completed=done, total=total, description=text)
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
+def _finding_line(finding: Any) -> str:
+    where = finding.path or ""
+    if where and finding.line:
+        where = f"{where}:{finding.line}"
+    return f"    [{finding.severity}] {finding.rule}: {finding.message}" + (
+        f" ({where})" if where else "")
+
+
+def _details(request: Any) -> list[str]:
+    head = (f"{', '.join(request.keys) or request.identifier} from {request.source} "
+            f"{request.canonical_id or request.identifier} (trust {request.trust})")
+    lines = [head]
+    if request.revision:
+        lines.append(f"  revision: {request.revision}")
+    for target in request.targets:
+        lines.append(f"  into:     {target}")
+    if request.files:
+        shown = ", ".join(request.files[:MAX_FILES_SHOWN])
+        more = len(request.files) - MAX_FILES_SHOWN
+        lines.append(f"  files ({len(request.files)}): {shown}"
+                     + (f", … and {more} more" if more > 0 else ""))
+    if request.verdict:
+        lines.append(f"  audit:    {request.verdict}")
+    lines.extend(_finding_line(f) for f in request.findings[:MAX_FINDINGS_SHOWN])
+    if len(request.findings) > MAX_FINDINGS_SHOWN:
+        lines.append(f"    … and {len(request.findings) - MAX_FINDINGS_SHOWN} more findings")
+    lines.extend(f"  note:     {note}" for note in request.notes)
+    return lines
+
+
+QUESTIONS = {
+    "fetch": "Fetch it into a private staging folder to check it?",
+    "install": "Install it?",
+    "warn": "The audit WARNED about this skill. Install it anyway?",
+    "override": "The audit BLOCKED this bundle. Override the block for exactly this bundle?",
+    "remove": "Remove it (its folder and its lockfile record)?",
+}
+
+
+def _asker(progress: _Progress | None) -> Any:
+    from lemon_core.cli.output import escaped, say
+
+    def ask(request: Any) -> bool:
+        if progress is not None:
+            progress.stop()
+        if request.stage == "fetch":
+            what = ", ".join(request.targets) or f"the {request.scope} skills folder"
+            say(f"lemon would install {request.identifier} (source {request.source}, trust "
+                f"{request.trust}) into {what}.", err=True)
+        else:
+            say(*_details(request), err=True)
+        return typer.confirm(escaped(QUESTIONS[request.stage]), default=False, err=True)
+
+    return ask
+
+
+def _chooser() -> Any:
+    from lemon_core.cli.output import say
+
+    def choose(candidates: Sequence[str]) -> list[str]:
+        say("The fetched tree holds several skills:", err=True)
+        say(*(f"  {i}. {c or '(the root)'}" for i, c in enumerate(candidates, 1)), err=True)
+        answer = typer.prompt("Install which (numbers separated by spaces, or 'all')",
+                              default="", show_default=False, err=True)
+        if answer.strip().lower() == "all":
+            return list(candidates)
+        picked = []
+        for word in answer.replace(",", " ").split():
+            if word.isdigit() and 1 <= int(word) <= len(candidates):
+                picked.append(candidates[int(word) - 1])
+        return picked
+
+    return choose
+
+
+def _finding_json(finding: Any) -> dict[str, Any]:
+    return {"rule": finding.rule, "severity": finding.severity, "message": finding.message,
+            "path": finding.path, "line": finding.line, "auditor": finding.auditor}
+
+
+def result_json(item: Any) -> dict[str, Any]:
+    """One installed skill as ``lemon skill install --json`` prints it."""
+    return {"key": item.key, "path": item.path, "scope": item.scope, "source": item.source,
+            "identifier": item.identifier, "revision": item.revision, "trust": item.trust,
+            "bundle_hash": item.bundle_hash, "verdict": item.verdict,
+            "findings": [_finding_json(f) for f in item.findings], "notes": list(item.notes),
+            "replaced": item.replaced}
+
+
+@app.command("install", short_help="Install a skill (path, git URL, gh:, hermes:, registry).")
+def install_command(
+    identifier: str = typer.Argument(..., metavar="ID",
+                                     help="What to install: a folder (/abs, ./rel, ~/…), a git "
+                                          "URL (https://…, git@…, git+…), gh:OWNER/REPO, "
+                                          "hermes:COLLECTION/CATEGORY/SKILL or a registry "
+                                          "ref NAMESPACE/CATEGORY/NAME."),
+    local: bool = typer.Option(False, "--local", help="Install into the project "
+                               "(.lemon/skill), not globally."),
+    force: bool = typer.Option(False, "--force", help="Replace an installed copy."),
+    approve: bool = typer.Option(False, "--approve", help="Answer yes to every question in "
+                                 "advance (never to an audit block)."),
+    skill: list[str] = SKILL,
+    all_skills: bool = typer.Option(False, "--all", help="From a tree of several skills, "
+                                    "install every one."),
+    override_block: bool = typer.Option(False, "--override-block", help="Ask to install a "
+                                        "bundle the audit blocked (bound to its exact hash)."),
+    cwd: Path | None = CWD,
+    as_json: bool = JSON,
+) -> None:
+    """Fetch, check, audit and install a skill; nothing changes unless everything succeeds."""
+    from lemon_core.cli.output import emit_json, say, warn
+    from lemon_core.skills.installing import install
+
+    interactive = _interactive()
+    progress = _Progress() if (not as_json and sys.stderr.isatty()) else None
+    answer: Any = True if approve else (_asker(progress) if interactive else None)
+    try:
+        result = install(identifier, cwd=cwd, local=local, force=force, approve=answer,
+                         skills=tuple(skill), all_skills=all_skills, progress=progress,
+                         select=_chooser() if interactive else None, override=override_block)
+    finally:
+        if progress is not None:
+            progress.stop()
+    if as_json:
+        emit_json({"installed": [result_json(item) for item in result.all]})
+        return
+    for item in result.all:
+        verb = "Replaced" if item.replaced else "Installed"
+        revision = f" at {item.revision}" if item.revision else ""
+        say(f"{verb} {item.key} ({item.trust}, audit {item.verdict}) from {item.source}"
+            f"{revision} into {item.path}")
+        for finding in item.findings[:MAX_FINDINGS_SHOWN]:
+            say(_finding_line(finding))
+        for note in item.notes:
+            warn(note, label="note")
+
+
+@app.command("remove", short_help="Remove an installed skill (folder and lockfile record).")
+def remove_command(
+    key: str = key_argument(),
+    local: bool = typer.Option(False, "--local", help="Remove the project's copy."),
+    global_: bool = typer.Option(False, "--global", help="Remove the global copy."),
+    approve: bool = typer.Option(False, "--approve", help="Answer yes in advance."),
+    cwd: Path | None = CWD,
+    as_json: bool = JSON,
+) -> None:
+    """Remove a skill lemon installed: the project's copy if there is one, else the global one
+    (--local or --global to choose)."""
+    from lemon_core.cli.output import emit_json, say
+    from lemon_core.skills.installing import remove
+
+    if local and global_:
+        raise typer.BadParameter("use --local or --global, not both", param_hint="'--global'")
+    which = True if local else (False if global_ else None)
+    answer: Any = True if approve else (_asker(None) if _interactive() else None)
+    result = remove(key, cwd=cwd, local=which, approve=answer)
+    if as_json:
+        emit_json({"removed": {"key": result.key, "path": result.path, "scope": result.scope,
+                               "had_record": result.record is not None}})
+        return
+    say(f"Removed {result.key} ({result.scope}) from {result.path}")

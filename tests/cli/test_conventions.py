@@ -124,7 +124,7 @@ def _complete(words: str, cword: int, tmp_path: Path) -> subprocess.CompletedPro
 def test_bash_completion_completes_groups_commands_and_options(tmp_path: Path) -> None:
     done = _complete("lemon sk", 1, tmp_path)
     assert (done.returncode, done.stdout.split()) == (0, ["skill"]), done.stderr
-    done = _complete("lemon skill in", 2, tmp_path)
+    done = _complete("lemon skill insp", 2, tmp_path)
     assert done.stdout.split() == ["inspect"]
     done = _complete("lemon skill list --j", 3, tmp_path)
     assert done.stdout.split() == ["--json"]

@@ -1,0 +1,265 @@
+"""The staged install pipeline with real parts: the real local source, a real auditor plugin,
+real files, links and FIFOs."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from lemon_core.errors import LemonError, UsageError
+from lemon_core.install import pipeline
+from lemon_core.install.approval import ApprovalRefused
+from lemon_core.install.checks import UnsafeBundle
+from lemon_core.install.select import ChoiceNeeded
+from lemon_core.state.lockfile import read_lock_records
+from tests.install.support import skill_folder, snapshot
+
+
+def _install(identifier, ctx, plugins, **options):
+    options.setdefault("approve", True)
+    return pipeline.install(str(identifier), ctx, plugins=plugins, **options)
+
+
+def test_a_local_skill_installs_with_its_provenance(ctx, plugins, agent, src, recorder) -> None:
+    folder = skill_folder(src, "demo", extra={"scripts/run.sh": "echo hi\n"})
+    os.chmod(folder / "scripts" / "run.sh", 0o755)
+    result = _install(folder, ctx, plugins)
+    target = agent / "skill" / "demo"
+    assert result.key == "demo" and result.path == str(target) and result.scope == "global"
+    assert result.trust == "trusted" and result.verdict == "pass" and result.source == "local"
+    assert (target / "scripts" / "run.sh").read_text() == "echo hi\n"
+    assert os.access(target / "scripts" / "run.sh", os.X_OK)
+    record = read_lock_records(agent / "skills.lock.json")[0]["demo"]
+    assert record.source_kind == "local" and record.source_id == str(folder)
+    assert record.bundle_hash == result.bundle_hash and record.trust_level == "trusted"
+    assert record.content_hash.startswith("sha256:") and record.audit_status == "pass"
+    assert record.installed_at == record.updated_at
+    assert [(e.key, e.action, e.accepted) for e in recorder.written] == [
+        ("demo", "install", True)]
+    assert [p.name for p in (agent / "skill").iterdir()] == ["demo"]  # no staging left
+
+
+def test_local_installs_into_the_project(ctx, plugins, project, src) -> None:
+    result = _install(skill_folder(src, "demo"), ctx, plugins, local=True)
+    assert result.scope == "project"
+    assert (project / ".lemon" / "skill" / "demo" / "SKILL.md").is_file()
+    assert "demo" in read_lock_records(project / ".lemon" / "skills.lock.json")[0]
+
+
+def test_an_existing_skill_is_kept_unless_forced(ctx, plugins, agent, src) -> None:
+    folder = skill_folder(src, "demo", body="one\n")
+    _install(folder, ctx, plugins)
+    first = read_lock_records(agent / "skills.lock.json")[0]["demo"]
+    (folder / "SKILL.md").write_text((folder / "SKILL.md").read_text().replace("one", "two"))
+    with pytest.raises(LemonError, match="already installed.*--force"):
+        _install(folder, ctx, plugins)
+    result = _install(folder, ctx, plugins, force=True)
+    assert result.replaced and "two" in (agent / "skill" / "demo" / "SKILL.md").read_text()
+    second = read_lock_records(agent / "skills.lock.json")[0]["demo"]
+    assert second.installed_at == first.installed_at and second.bundle_hash != first.bundle_hash
+    assert sorted(p.name for p in (agent / "skill").iterdir()) == ["demo"]  # backup gone
+
+
+def test_nothing_is_approved_silently(ctx, plugins, agent, src, recorder) -> None:
+    folder = skill_folder(src, "demo")
+    with pytest.raises(ApprovalRefused, match="needs approval"):
+        _install(folder, ctx, plugins, approve=None)
+    asked = []
+    with pytest.raises(ApprovalRefused, match="not approved"):
+        _install(folder, ctx, plugins, approve=lambda r: asked.append(r) or False)
+    assert [r.stage for r in asked] == ["fetch"]
+    assert not (agent / "skill" / "demo").exists()
+    assert [e.accepted for e in recorder.written] == [False, False]
+
+
+def test_the_install_approval_shows_what_will_be_installed(ctx, plugins, src) -> None:
+    folder = skill_folder(src, "demo", extra={"notes.md": "x"})
+    asked = []
+    _install(folder, ctx, plugins, approve=lambda r: asked.append(r) or True)
+    assert [r.stage for r in asked] == ["fetch", "install"]
+    final = asked[1]
+    assert final.keys == ("demo",) and final.trust == "trusted" and final.verdict == "pass"
+    assert final.files == ("SKILL.md", "notes.md") and final.bundle_hashes[0].startswith("sha256")
+
+
+def test_a_warning_needs_its_own_approval(ctx, plugins, agent, src) -> None:
+    folder = skill_folder(src, "demo", body="WARNME\n")
+    asked = []
+
+    def only_fetch(request):
+        asked.append(request.stage)
+        return request.stage == "fetch"
+
+    with pytest.raises(ApprovalRefused, match="warned"):
+        _install(folder, ctx, plugins, approve=only_fetch)
+    assert asked == ["fetch", "warn"] and not (agent / "skill" / "demo").exists()
+    result = _install(folder, ctx, plugins, approve=lambda r: True)
+    assert result.verdict == "warn" and [f.rule for f in result.findings] == ["test.warn"]
+    record = read_lock_records(agent / "skills.lock.json")[0]["demo"]
+    assert record.audit_status == "warn" and record.audit_findings == (
+        "[warn] test.warn: WARNME found",)
+
+
+def test_a_block_is_refused_even_when_approved(ctx, plugins, agent, src) -> None:
+    folder = skill_folder(src, "demo", body="BLOCKME\n")
+    with pytest.raises(pipeline.Blocked, match="blocked by the security audit"):
+        _install(folder, ctx, plugins, approve=True)
+    with pytest.raises(ApprovalRefused):  # approve=True never overrides a block
+        _install(folder, ctx, plugins, approve=True, override=True)
+    assert not (agent / "skill" / "demo").exists()
+    stages = []
+    result = _install(folder, ctx, plugins, override=True,
+                      approve=lambda r: stages.append(r.stage) or True)
+    assert result.verdict == "block" and stages == ["fetch", "override", "install"]
+    record = read_lock_records(agent / "skills.lock.json")[0]["demo"]
+    assert record.audit_override.bundle_hash == result.bundle_hash
+    assert record.audit_override.rules == ("test.block",)
+    # the override is bound to this bundle: the same bytes reinstall, others do not
+    assert _install(folder, ctx, plugins, force=True).verdict == "block"
+    (folder / "SKILL.md").write_text((folder / "SKILL.md").read_text() + "more\n")
+    with pytest.raises(pipeline.Blocked):
+        _install(folder, ctx, plugins, force=True)
+
+
+def test_a_tree_of_skills_is_never_installed_as_one(ctx, plugins, agent, src) -> None:
+    tree = src / "many"
+    for name in ("alpha", "beta", "gamma"):
+        skill_folder(tree / "skills", name)
+    with pytest.raises(ChoiceNeeded, match="3 skills") as caught:
+        _install(tree, ctx, plugins)
+    assert caught.value.choices == ("skills/alpha", "skills/beta", "skills/gamma")
+    assert not (agent / "skill").exists() or not any((agent / "skill").iterdir())
+    result = _install(tree, ctx, plugins, skills=("beta",))
+    assert [r.key for r in result.all] == ["beta"]
+    record = read_lock_records(agent / "skills.lock.json")[0]["beta"]
+    assert record.subdirectory == "skills/beta"
+    result = _install(tree, ctx, plugins, all_skills=True, force=True)
+    assert [r.key for r in result.all] == ["alpha", "beta", "gamma"]
+    picked = _install(tree, ctx, plugins, force=True, choose=lambda c: [c[-1]])
+    assert picked.key == "gamma"
+    with pytest.raises(UsageError, match="no skill 'delta'"):
+        _install(tree, ctx, plugins, skills=("delta",))
+
+
+def test_a_folder_must_have_its_skills_name(ctx, plugins, agent, src) -> None:
+    tree = src / "tree"
+    skill_folder(tree, "folder-name", manifest_name="other-name")
+    skill_folder(tree, "fine")
+    with pytest.raises(LemonError, match="named 'other-name'"):
+        _install(tree, ctx, plugins, all_skills=True)
+    assert not (agent / "skill" / "fine").exists()
+    # a root skill takes its SKILL.md name
+    root = skill_folder(src, "repo-name", manifest_name="real-name")
+    assert _install(root, ctx, plugins).key == "real-name"
+
+
+def test_an_invalid_manifest_is_refused(ctx, plugins, agent, src) -> None:
+    folder = src / "bad"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text("---\nname: [unclosed\n---\n")
+    with pytest.raises(LemonError, match="SKILL.md of 'bad' is invalid"):
+        _install(folder, ctx, plugins)
+    assert not (agent / "skill" / "bad").exists()
+
+
+def test_a_link_out_of_the_skill_is_refused(ctx, plugins, agent, src, tmp_path) -> None:
+    folder = skill_folder(src, "linked")
+    (folder / "passwd").symlink_to("/etc/passwd")
+    with pytest.raises(LemonError) as caught:
+        _install(folder, ctx, plugins)
+    assert not (agent / "skill" / "linked").exists()
+    assert "passwd" in str(caught.value)
+
+
+def test_the_pipeline_refuses_what_the_scan_finds(ctx, plugins, agent, src, monkeypatch) -> None:
+    folder = skill_folder(src, "fifo")
+
+    def fetch_with_fifo(source, ref, tree, ctx_, progress):
+        result = source.fetch(ref, tree, ctx_, progress)
+        os.mkfifo(tree / "pipe")
+        return result
+
+    monkeypatch.setattr(pipeline, "fetch", fetch_with_fifo)
+    with pytest.raises(UnsafeBundle, match="special_file"):
+        _install(folder, ctx, plugins)
+    assert not (agent / "skill" / "fifo").exists()
+    assert not any((agent / "skill").iterdir())
+
+
+def test_an_unexpected_bundle_is_refused(ctx, plugins, agent, src) -> None:
+    folder = skill_folder(src, "demo")
+    with pytest.raises(LemonError, match="not the expected"):
+        _install(folder, ctx, plugins, expected_bundle_hash="sha256:" + "0" * 64)
+    assert not (agent / "skill" / "demo").exists()
+
+
+def test_a_file_changed_after_the_audit_is_refused(ctx, plugins, agent, src,
+                                                    monkeypatch) -> None:
+    folder = skill_folder(src, "demo")
+    real = pipeline._judge
+
+    def judge_then_tamper(job, staged, *args):
+        out = real(job, staged, *args)
+        (staged[0].folder / "SKILL.md").write_text("---\nname: demo\n---\nBLOCKME\n")
+        return out
+
+    monkeypatch.setattr(pipeline, "_judge", judge_then_tamper)
+    with pytest.raises(LemonError, match="changed after they were checked"):
+        _install(folder, ctx, plugins)
+    assert not (agent / "skill" / "demo").exists()
+
+
+def test_an_unreadable_lockfile_refuses_before_anything_changes(ctx, plugins, agent,
+                                                                src) -> None:
+    agent.mkdir(parents=True)
+    (agent / "skills.lock.json").write_text("{broken")
+    with pytest.raises(LemonError, match="fix"):
+        _install(skill_folder(src, "demo"), ctx, plugins)
+    assert not (agent / "skill" / "demo").exists()
+    assert (agent / "skills.lock.json").read_text() == "{broken"
+
+
+def test_an_identifier_no_source_accepts_lists_the_forms(ctx, plugins) -> None:
+    with pytest.raises(UsageError, match=r"accepted forms: /abs/path"):
+        _install("nonsense", ctx, plugins)
+
+
+STEPS = ["resolve_source", "pick_scope", "refuse_existing", "ask", "fetch", "pick_skills",
+         "audit_skill", "activate", "record", "refresh_catalog"]
+
+
+@pytest.mark.parametrize("error", [RuntimeError("injected"), KeyboardInterrupt()],
+                         ids=["error", "ctrl-c"])
+@pytest.mark.parametrize("step", STEPS)
+def test_a_failure_at_any_step_leaves_everything_as_it_was(ctx, plugins, agent, src, project,
+                                                           monkeypatch, step, error) -> None:
+    old = skill_folder(src / "old", "demo", body="old\n")
+    _install(old, ctx, plugins)
+    other = skill_folder(src / "other", "other")
+    _install(other, ctx, plugins)
+    before = snapshot(agent, project)
+    new = skill_folder(src / "new", "demo", body="new\n")
+    real = getattr(pipeline, step)
+    calls = []
+
+    def failing(*args, **kwargs):
+        calls.append(step)
+        if step == "ask" and len(calls) == 1:  # fail the last approval, not the first
+            return real(*args, **kwargs)
+        if step == "activate" and len(calls) == 1:  # after one activation happened
+            real(*args, **kwargs)
+        raise error
+
+    monkeypatch.setattr(pipeline, step, failing)
+    refreshed = []
+    with pytest.raises(type(error)):
+        pipeline.install(str(new), ctx, plugins=plugins, force=True,
+                         approve=lambda r: True, refresh=lambda: refreshed.append(1))
+    assert calls, f"{step} was never reached"
+    assert snapshot(agent, project) == before
+    records = json.loads((agent / "skills.lock.json").read_text())["skills"]
+    assert set(records) == {"demo", "other"}
+    assert records["demo"]["source_id"] == str(old)

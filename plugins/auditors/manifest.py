@@ -1,10 +1,382 @@
-"""The ``manifest`` auditor family (being built: issue 9). Registers nothing yet."""
+"""The ``manifest`` auditor family: abuse of SKILL.md's frontmatter.
+
+It reads the raw text of SKILL.md, not only the parsed manifest (a frontmatter that lemon's
+parser refuses has no manifest, and that is exactly the one to look at): the YAML is walked as
+a stream of parser events, so nothing is ever built or expanded, and it reports
+
+- YAML bombs (aliases that expand past a bound, recursive aliases), excessive nesting, tags that
+  ask other tools' loaders to construct objects, aliases at all (parsers disagree on them);
+- duplicate keys (which one wins differs between parsers, so the listing, the reviewer and the
+  agent can each see a different description);
+- control characters in keys and values (only escapes can put them there), and invisible or
+  bidi characters spelled as escapes, which no reader of the raw text sees;
+- oversized fields and frontmatter (they land in every prompt listing);
+- a name that impersonates a built-in or a well-known vendor skill: a lookalike (confusable
+  letters, digits for letters, compatibility forms, other separators), a one-letter typo of a
+  long name, or a built-in's exact name.
+"""
 
 from __future__ import annotations
 
+import functools
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
+from typing import Any
+
 from lemon_core import hookimpl
+from lemon_core.protocols import AuditBundle, Finding
+
+FAMILY = "manifest"
+SKILL_FILE = "SKILL.md"
+
+RULES: dict[str, tuple[str, str]] = {
+    "manifest.yaml-bomb": ("block", ("aliases that expand to a huge or endless document "
+                                     "exhaust any tool that loads the frontmatter")),
+    "manifest.yaml-depth": ("block", "nesting this deep crashes recursive YAML loaders"),
+    "manifest.yaml-tag": ("block", ("a YAML tag asks other tools' loaders to construct an "
+                                    "object (code execution in unsafe loaders)")),
+    "manifest.duplicate-key": ("block", ("a key given twice with different values: parsers "
+                                         "disagree on which one the agent sees")),
+    "manifest.control-character": ("block", ("control, bidi or invisible characters spelled "
+                                             "as escapes hide or rewrite what a field shows")),
+    "manifest.impersonation": ("block", ("a name that looks like a built-in or well-known "
+                                         "skill without being it")),
+    "manifest.oversized-frontmatter": ("block", ("frontmatter larger than lemon reads is not a "
+                                                 "manifest; it is a payload")),
+    "manifest.yaml-alias": ("warn", "aliases in frontmatter are unusual and parsed differently"),
+    "manifest.repeated-key": ("warn", "a key given twice with the same value"),
+    "manifest.oversized-field": ("warn", ("a field far longer than a listing needs stuffs "
+                                          "every prompt it is shown in")),
+    "manifest.builtin-name": ("warn", ("a skill from elsewhere with a built-in's exact name "
+                                       "takes its place in listings")),
+    "manifest.typosquat": ("warn", "a name one letter away from a well-known skill's"),
+    "manifest.vendor-claim": ("warn", ("a description claiming to be an official vendor "
+                                       "skill")),
+}
+
+#: Bounds: frontmatter bytes (lemon's parser reads 64 KiB), nodes after alias expansion,
+#: nesting, and field lengths (the Agent Skills specification: name 64, description 1024).
+MAX_FRONTMATTER = 64 * 1024
+LARGE_FRONTMATTER = 16 * 1024
+MAX_EXPANDED = 10_000
+MAX_DEPTH = 64
+MAX_NAME = 64
+MAX_DESCRIPTION = 1024
+MAX_VALUE = 4096
+
+#: Well-known skills: the reference lemon's built-ins and the vendors' (anthropics/skills,
+#: openai/skills, vercel-labs). The skills shipped with this lemon are read at run time.
+VENDOR_NAMES = frozenset({
+    "github", "tmux", "pinata", "summarize", "runtime-remsh", "peekaboo", "session-logs",
+    "algorithmic-art", "brand-guidelines", "canvas-design", "claude-api", "doc-coauthoring",
+    "docx", "frontend-design", "internal-comms", "mcp-builder", "pdf", "pptx", "skill-creator",
+    "slack-gif-creator", "template-skill", "theme-factory", "web-artifacts-builder",
+    "webapp-testing", "xlsx", "create-plan", "gh-address-comments", "gh-fix-ci", "linear",
+    "notion-knowledge-capture", "notion-meeting-intelligence", "notion-research-documentation",
+    "notion-spec-to-implementation", "skill-installer", "deploy-to-vercel",
+    "vercel-cli-with-tokens", "vercel-composition-patterns", "vercel-react-best-practices",
+    "vercel-react-native-skills", "vercel-react-view-transitions", "web-design-guidelines",
+    "find-skills",
+})
+
+#: Letters of other scripts, digits and symbols that pass for Latin letters in a name.
+_CONFUSABLE = str.maketrans({
+    "а": "a", "в": "b", "с": "c", "ԁ": "d", "е": "e", "ё": "e", "һ": "h", "і": "i", "ї": "i",
+    "ј": "j", "к": "k", "ӏ": "l", "м": "m", "н": "h", "о": "o", "р": "p", "ԛ": "q", "г": "r",
+    "ѕ": "s", "т": "t", "у": "y", "ѵ": "v", "ԝ": "w", "х": "x", "ү": "y", "ѡ": "w", "ɡ": "g",
+    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p",
+    "τ": "t", "υ": "u", "χ": "x", "ω": "w", "ϲ": "c", "ɩ": "i", "ı": "i", "ℓ": "l", "ǀ": "l",
+    "0": "o", "1": "l", "!": "l", "|": "l", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b",
+    "@": "a", "$": "s", "i": "l", "_": "-", ".": "-", " ": "-", "–": "-", "—": "-", "‐": "-",
+    "‑": "-", "·": "-",
+})
+_INVISIBLE = re.compile("[\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+                        "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0"
+                        "\U000e0000-\U000e007f\U000e0100-\U000e01ef]")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_VENDOR = r"(?:anthropic|openai|claude|codex|vercel|lemon|github|google|microsoft)"
+_VENDOR_CLAIM = re.compile(
+    rf"\b(?:official|verified|authentic|genuine|certified)\s+{_VENDOR}\s+"
+    rf"(?:skill|plugin|extension|release)s?\b|\b{_VENDOR}(?:'s|’s)?\s+(?:own\s+)?"
+    r"(?:official|verified)\s+(?:skill|plugin|extension)s?\b",
+    re.IGNORECASE,
+)
+_CLOSE = {"yaml": re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE),
+          "toml": re.compile(r"^\+\+\+[ \t]*\r?$", re.MULTILINE)}
+_TOP = object()
+
+
+def skeleton(name: str) -> str:
+    """What a name looks like: compatibility forms folded, invisibles dropped, case folded,
+    confusable letters and digits mapped to the Latin letter they pass for, separators one."""
+    text = unicodedata.normalize("NFKC", _INVISIBLE.sub("", name)).casefold()
+    text = text.translate(_CONFUSABLE)
+    text = "".join(c for c in unicodedata.normalize("NFKD", text)
+                   if not unicodedata.combining(c))
+    text = re.sub("-+", "-", text.replace("rn", "m").replace("vv", "w")).strip("-")
+    return text
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """True when ``a`` and ``b`` differ by one insertion, deletion, substitution or swap."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        return a[i + 1:] == b[i + 1:] or (a[i:i + 2] == b[i:i + 2][::-1] and a[i + 2:] == b[i + 2:])
+    return a[i:] == b[i + 1:]
+
+
+def _frontmatter(text: str) -> tuple[str, int, str] | None:
+    """(frontmatter text, the file line it starts on, "yaml" or "toml"), or None."""
+    text = text.removeprefix("\ufeff")
+    for fence, kind in (("---", "yaml"), ("+++", "toml")):
+        if text.startswith(fence) and text[3:4] in ("\n", "\r"):
+            body_start = text.index("\n") + 1
+            match = _CLOSE[kind].search(text, body_start, body_start + 4 * MAX_FRONTMATTER)
+            end = match.start() if match else min(len(text), body_start + 4 * MAX_FRONTMATTER)
+            return text[body_start:end], 2, kind
+    return None
+
+
+class _Frame:
+    __slots__ = ("anchor", "index", "key", "keys", "line", "mapping", "start")
+
+
+    def __init__(self, anchor: str | None, start: int, mapping: bool) -> None:
+        self.anchor, self.start, self.mapping = anchor, start, mapping
+        self.index = 0
+        self.keys: dict[str, tuple[object, int]] = {}
+        self.key: str | None = None
+        self.line = 0
+
+
+class ManifestAuditor:
+    """The ``manifest`` family; see the module docstring."""
+
+    name = "manifest"
+    rules_version = "manifest-1"
+    rules = RULES
+
+    def audit(self, bundle: AuditBundle) -> Iterator[Finding]:
+        skill = next((f for f in bundle.files if f.path == SKILL_FILE and f.kind == "file"),
+                     None)
+        fields: dict[str, object] = {}
+        if skill is not None and skill.text is not None:
+            found = _frontmatter(skill.text)
+            if found is not None:
+                text, first_line, kind = found
+                size = len(text.encode("utf-8", "surrogatepass"))
+                if size > MAX_FRONTMATTER:
+                    yield self._finding("manifest.oversized-frontmatter",
+                                        f"{size} bytes of frontmatter; lemon reads at most "
+                                        f"{MAX_FRONTMATTER}", first_line)
+                    text = text[:MAX_FRONTMATTER]
+                elif size > LARGE_FRONTMATTER:
+                    yield self._finding("manifest.oversized-field",
+                                        f"{size} bytes of frontmatter", first_line)
+                if kind == "yaml":
+                    yield from self._yaml(text, first_line, fields)
+        manifest = bundle.manifest
+        if manifest is not None:
+            fields.setdefault("name", getattr(manifest, "name", None))
+            fields.setdefault("description", getattr(manifest, "description", None))
+        yield from self._fields(fields)
+        yield from self._names(bundle.key, fields.get("name"))
+
+    def _finding(self, rule: str, message: str, line: int | None = None,
+                 excerpt: str | None = None, path: str | None = SKILL_FILE) -> Finding:
+        severity: Any = RULES[rule][0]
+        return Finding(rule=rule, severity=severity, message=message, path=path,
+                       auditor=self.name, family=FAMILY, line=line,
+                       excerpt=None if excerpt is None else excerpt[:120])
+
+    # -- the YAML event stream ---------------------------------------------------------------
+
+    def _yaml(self, text: str, first_line: int, fields: dict[str, object]) -> Iterable[Finding]:
+        import yaml
+
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        stack: list[_Frame] = []
+        sizes: dict[str, int] = {}
+        expanded = aliases = 0
+        reported: set[str] = set()
+        try:
+            for event in yaml.parse(text, Loader=loader):
+                line = first_line + event.start_mark.line
+                if isinstance(event, (yaml.StreamStartEvent, yaml.StreamEndEvent,
+                                      yaml.DocumentStartEvent, yaml.DocumentEndEvent)):
+                    continue
+                if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                    frame = stack.pop()
+                    if frame.anchor:
+                        sizes[frame.anchor] = expanded - frame.start + 1
+                    continue
+                tag = getattr(event, "tag", None)
+                if tag and not self._plain_tag(tag) and "tag" not in reported:
+                    reported.add("tag")
+                    yield self._finding("manifest.yaml-tag", f"the YAML tag {tag!r}", line,
+                                        tag)
+                if isinstance(event, yaml.AliasEvent):
+                    aliases += 1
+                    if any(frame.anchor == event.anchor for frame in stack):
+                        yield self._finding("manifest.yaml-bomb",
+                                            f"the alias *{event.anchor} refers to a node that "
+                                            "contains it (endless expansion)", line)
+                        return
+                    expanded += sizes.get(event.anchor or "", 1)
+                    yield from self._node(stack, ("*", event.anchor), line, fields)
+                elif isinstance(event, yaml.ScalarEvent):
+                    expanded += 1
+                    if event.anchor:
+                        sizes[event.anchor] = 1
+                    yield from self._scalar(event, text, line)
+                    yield from self._node(stack, event.value, line, fields)
+                else:  # a mapping or sequence starts
+                    expanded += 1
+                    yield from self._node(stack, _TOP, line, fields)
+                    stack.append(_Frame(event.anchor, expanded,
+                                        isinstance(event, yaml.MappingStartEvent)))
+                    if len(stack) > MAX_DEPTH:
+                        yield self._finding("manifest.yaml-depth",
+                                            f"collections nest more than {MAX_DEPTH} deep", line)
+                        return
+                if expanded > MAX_EXPANDED:
+                    yield self._finding("manifest.yaml-bomb",
+                                        f"the frontmatter expands to more than {MAX_EXPANDED} "
+                                        f"nodes through {aliases} alias(es)", line)
+                    return
+        except yaml.YAMLError:
+            return  # not YAML: lint reports it, and lemon's parser refuses it
+        if aliases:
+            yield self._finding("manifest.yaml-alias",
+                                f"{aliases} alias(es); plain values say the same thing",
+                                first_line)
+
+    @staticmethod
+    def _plain_tag(tag: str) -> bool:
+        return tag == "!" or tag.startswith("tag:yaml.org,2002:") and tag[18:] in (
+            "str", "int", "float", "bool", "null", "seq", "map", "timestamp")
+
+    def _node(self, stack: list[_Frame], value: object, line: int,
+              fields: dict[str, object]) -> Iterable[Finding]:
+        """A node starts inside the innermost collection: in a mapping, a key or its value
+        (``value`` is the scalar's text, ``("*", anchor)`` for an alias, ``_TOP`` for a
+        collection)."""
+        if not stack or not stack[-1].mapping:
+            return
+        frame = stack[-1]
+        frame.index += 1
+        if frame.index % 2 == 1:  # a key; a complex key (a collection, an alias) is not compared
+            frame.key, frame.line = (value if isinstance(value, str) else None), line
+            return
+        key = frame.key
+        if key is None:
+            return
+        if len(stack) == 1:
+            fields.setdefault(key, value if isinstance(value, str) else None)
+        earlier = frame.keys.get(key)
+        if earlier is None:
+            frame.keys[key] = (value, frame.line)
+            return
+        same = earlier[0] == value and value is not _TOP
+        rule = "manifest.repeated-key" if same else "manifest.duplicate-key"
+        where = "at the top level" if len(stack) == 1 else f"at depth {len(stack)}"
+        yield self._finding(rule, f"the key {key!r} appears twice {where} (first on line "
+                                  f"{earlier[1]}); parsers disagree on which value counts",
+                            frame.line, key)
+
+    def _scalar(self, event: Any, text: str, line: int) -> Iterable[Finding]:
+        value = event.value
+        if value.isascii() and value.isprintable():
+            return
+        bad = _CONTROL.search(value.replace("\n", "").replace("\t", "").replace("\r", ""))
+        if bad is None and event.style == '"':
+            bad = next((m for m in _INVISIBLE.finditer(value) if m.group() not in text), None)
+        if bad is not None:
+            char = bad.group()
+            yield self._finding("manifest.control-character",
+                                f"a value holds U+{ord(char):04X} "
+                                f"{unicodedata.name(char, 'a control character')}"
+                                f" (written as an escape)", line, value)
+
+    # -- fields and names --------------------------------------------------------------------
+
+    def _fields(self, fields: dict[str, object]) -> Iterable[Finding]:
+        limits = {"name": MAX_NAME, "description": MAX_DESCRIPTION}
+        for key, value in fields.items():
+            if not isinstance(value, str):
+                continue
+            limit = limits.get(key, MAX_VALUE)
+            if len(value) > limit:
+                yield self._finding("manifest.oversized-field",
+                                    f"{key} is {len(value)} characters; at most {limit} "
+                                    "expected", None, value[:60])
+        description = fields.get("description")
+        if isinstance(description, str):
+            claim = _VENDOR_CLAIM.search(description)
+            if claim:
+                yield self._finding("manifest.vendor-claim",
+                                    f"the description claims {claim.group()!r}; where a "
+                                    "skill comes from is the source's to say", None,
+                                    claim.group())
+
+    def _names(self, key: str, manifest_name: object) -> Iterable[Finding]:
+        names = [key]
+        if isinstance(manifest_name, str) and manifest_name and manifest_name != key:
+            names.append(manifest_name)
+        builtins = _shipped()
+        known = builtins | VENDOR_NAMES
+        shapes = _shapes(known)
+        for name in names:
+            plain = unicodedata.normalize("NFKC", name).casefold()
+            if plain in builtins and plain == name.lower():
+                yield self._finding("manifest.builtin-name",
+                                    f"{name!r} is the name of a skill built into lemon; a "
+                                    "built-in is never installed from elsewhere", None, name)
+                continue
+            if name.lower() in known:
+                continue  # the name itself: a fork or the real one, the source tells
+            twin = shapes.get(skeleton(name))
+            if twin is not None:
+                yield self._finding("manifest.impersonation",
+                                    f"{name!r} looks like the well-known skill {twin!r}",
+                                    None, name)
+                continue
+            shape = skeleton(name)
+            near = next((k for s, k in shapes.items() if len(k) >= 8 and _one_edit(shape, s)),
+                        None)
+            if near is not None:
+                yield self._finding("manifest.typosquat",
+                                    f"{name!r} is one letter away from the well-known skill "
+                                    f"{near!r}", None, name)
+
+
+@functools.lru_cache(maxsize=4)
+def _shapes(known: frozenset[str]) -> dict[str, str]:
+    return {skeleton(k): k for k in sorted(known)}
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped() -> frozenset[str]:
+    """The skills built into this lemon (``lemon_core.builtin_skills``)."""
+    try:
+        from lemon_core.builtin_skills import names
+
+        return frozenset(names())
+    except (ImportError, OSError):  # pragma: no cover - an older or broken installation
+        return frozenset()
+
+
+AUDITOR = ManifestAuditor()
 
 
 @hookimpl
 def lemon_register_auditors(register):  # type: ignore[no-untyped-def]
-    """Registers nothing until the auditor lands."""
+    """Register the ``manifest`` auditor."""
+    register(AUDITOR)

@@ -8,11 +8,7 @@ from lemon_plugins.sources import registry
 from lemon_core.errors import LemonError, UsageError
 from lemon_core.protocols import SkillSource
 from lemon_core.testing import inline_plugins
-from tests.registry_server import (
-    Answer,
-    json_answer,
-    web_server,  # noqa: F401 - the fixture
-)
+from tests.registry_server import Answer, json_answer
 from tests.registry_server import registry as serve_registry
 
 SOURCE = registry.RegistrySource()
@@ -26,7 +22,7 @@ SKILLS = {
 
 
 @pytest.fixture
-def reg(web_server, make_ctx):  # noqa: F811
+def reg(web_server, make_ctx):
     serve_registry(web_server, SKILLS)
     return web_server, make_ctx(LEMON_REGISTRY_URL=web_server.url + "/")
 
@@ -75,7 +71,7 @@ def test_search_asks_the_registry(reg):
     assert len(SOURCE.search("", ctx, 1)) == 1  # limit
 
 
-def test_search_drops_hits_that_are_not_registry_refs(web_server, make_ctx):  # noqa: F811
+def test_search_drops_hits_that_are_not_registry_refs(web_server, make_ctx):
     web_server.route("/search", json_answer({"skills": [
         {"ref": "gh:evil/repo/x"}, {"ref": "../../etc"}, {"id": "a/b/\x1bc"}, "junk",
         {"ref": "ok/fine/skill", "name": 7}, {"id": "ok/fine/other", "description": "d"}]}))
@@ -103,35 +99,35 @@ def test_an_unknown_ref_says_how_to_find_one(reg):
     {"clone_url": "file:///etc"}, {"clone_url": "ssh://h/x"}, {}, {"url": 5},
     {"clone_url": "https://h.example/x\n"}, {"clone_url": "https://h.example/x", "commit": "abc"},
     {"clone_url": "https://h.example/x", "subdirectory": ["a"]}])
-def test_a_record_naming_no_usable_repository_is_refused(web_server, make_ctx, record):  # noqa: F811
+def test_a_record_naming_no_usable_repository_is_refused(web_server, make_ctx, record):
     web_server.route("/skills/a/b/c", json_answer(record))
     ctx = make_ctx(LEMON_REGISTRY_URL=web_server.url)
     with pytest.raises(LemonError, match="registry: the record of 'a/b/c'"):
         SOURCE.record(SOURCE.parse("a/b/c"), ctx)
 
 
-def test_a_redirect_to_another_host_is_refused(web_server, make_ctx):  # noqa: F811
+def test_a_redirect_to_another_host_is_refused(web_server, make_ctx):
     web_server.route("/search", Answer(302, headers={"Location": "http://attacker.invalid/s"}))
     ctx = make_ctx(LEMON_REGISTRY_URL=web_server.url)
     with pytest.raises(LemonError, match="refused a redirect to another host"):
         SOURCE.search("x", ctx, 5)
 
 
-def test_a_same_host_redirect_is_followed(web_server, make_ctx):  # noqa: F811
+def test_a_same_host_redirect_is_followed(web_server, make_ctx):
     web_server.route("/search", Answer(301, headers={"Location": "/v2/search?q=x"}))
     web_server.route("/v2/search?q=x", json_answer({"skills": [{"ref": "a/b/c"}]}))
     ctx = make_ctx(LEMON_REGISTRY_URL=web_server.url)
     assert [h.identifier for h in SOURCE.search("x", ctx, 5)] == ["a/b/c"]
 
 
-def test_a_huge_answer_is_refused_without_reading_it_all(web_server, make_ctx):  # noqa: F811
+def test_a_huge_answer_is_refused_without_reading_it_all(web_server, make_ctx):
     web_server.route("/search", Answer(200, b"[" * (3 * 1024 * 1024)))
     ctx = make_ctx(LEMON_REGISTRY_URL=web_server.url)
     with pytest.raises(LemonError, match="larger than 1048576 bytes"):
         SOURCE.search("x", ctx, 5)
 
 
-def test_an_answer_that_is_not_json_or_has_no_list(web_server, make_ctx):  # noqa: F811
+def test_an_answer_that_is_not_json_or_has_no_list(web_server, make_ctx):
     ctx = make_ctx(LEMON_REGISTRY_URL=web_server.url)
     web_server.route("/search", Answer(200, b"<html>"))
     with pytest.raises(LemonError, match="not usable JSON"):
@@ -141,7 +137,7 @@ def test_an_answer_that_is_not_json_or_has_no_list(web_server, make_ctx):  # noq
         SOURCE.search("x", ctx, 5)
 
 
-def test_a_server_error_and_an_unreachable_registry(web_server, make_ctx):  # noqa: F811
+def test_a_server_error_and_an_unreachable_registry(web_server, make_ctx):
     web_server.route("/search", json_answer({"message": "boom"}, 500))
     with pytest.raises(LemonError, match="HTTP 500"):
         SOURCE.search("x", make_ctx(LEMON_REGISTRY_URL=web_server.url), 5)
@@ -149,7 +145,7 @@ def test_a_server_error_and_an_unreachable_registry(web_server, make_ctx):  # no
         SOURCE.search("x", make_ctx(LEMON_REGISTRY_URL="http://127.0.0.1:9"), 5)
 
 
-def test_a_dropped_connection(web_server, make_ctx):  # noqa: F811
+def test_a_dropped_connection(web_server, make_ctx):
     web_server.route("/search", Answer(200, b'{"skills": []}' * 100, truncate=10))
     with pytest.raises(LemonError, match="connection dropped"):
         SOURCE.search("x", make_ctx(LEMON_REGISTRY_URL=web_server.url), 5)

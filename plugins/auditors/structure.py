@@ -11,6 +11,7 @@ here too, so nothing the scan refused is silent.
 from __future__ import annotations
 
 import posixpath
+import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -39,6 +40,8 @@ RULES: dict[str, tuple[str, str]] = {
     "structure.name-collision": ("block", ("two names that are one file on case-insensitive or "
                                           "normalising file systems: what lands is not what "
                                           "was audited")),
+    "structure.git-hook": ("block", ("a .git folder with hooks or command-running config "
+                                     "runs them when git is used inside the skill")),
     "structure.archive": ("warn", "an archive's members are not audited"),
     "structure.unanalysable": ("warn", "a file that decodes as no text cannot be searched"),
     "structure.lookalike-name": ("warn", ("two names that differ only by compatibility forms "
@@ -98,6 +101,11 @@ _ARCHIVE_SUFFIXES = frozenset((
     ".zip", ".tar", ".tgz", ".gz", ".bz2", ".xz", ".7z", ".rar", ".zst", ".whl", ".egg", ".deb",
     ".rpm", ".dmg", ".pkg", ".apk", ".iso", ".cab"
 ))
+
+#: git config keys whose value is a command git runs.
+_GIT_COMMANDS = re.compile(r"^\s*(?:fsmonitor|hookspath|sshcommand|askpass|pager|editor|"
+                           r"textconv|clean|smudge|process|gpgprogram|program|helper)\s*=",
+                           re.IGNORECASE | re.MULTILINE)
 
 #: The host's tree-problem codes and the rule each one becomes.
 _PROBLEM_RULES = {
@@ -177,11 +185,23 @@ class StructureAuditor:
                                     file.path, excerpt=part)
                 return
             if part.lower() in (".git", "git~1"):
-                yield self._finding("structure.git-metadata",
-                                    "a .git folder inside the skill; its config and hooks can "
-                                    "run commands; install from the repository instead",
-                                    file.path)
+                yield self._git(file)
                 return
+
+    def _git(self, file: AuditFile) -> Finding:
+        parts = file.path.split("/")
+        at = next(i for i, part in enumerate(parts) if part.lower() in (".git", "git~1"))
+        inner = parts[at + 1:]
+        hook = len(inner) == 2 and inner[0] == "hooks" and not inner[1].endswith(".sample")
+        config = inner == ["config"] and bool(_GIT_COMMANDS.search(file.text or ""))
+        if hook or config:
+            what = "a git hook" if hook else "git config that runs a command"
+            return self._finding("structure.git-hook",
+                                 f"{what}: git runs it when used inside the skill", file.path)
+        return self._finding("structure.git-metadata",
+                             "a .git folder inside the skill; its config and hooks can run "
+                             "commands; install from the repository instead",
+                             "/".join(parts[:at + 1]))
 
     def _entry(self, file: AuditFile, bundle: AuditBundle) -> Iterable[Finding]:
         if file.kind == "symlink":

@@ -174,11 +174,17 @@ def test_distinct_non_latin_names_do_not_collide(tmp_path: Path) -> None:
     assert _rules(folder) == {}
 
 
-def test_a_git_folder_warns(tmp_path: Path) -> None:
+def test_a_git_folder_warns_and_one_that_runs_commands_blocks(tmp_path: Path) -> None:
     folder = _skill(tmp_path)
-    (folder / ".git").mkdir()
-    (folder / ".git" / "config").write_text("[core]\n\tfsmonitor = ./x.sh\n")
+    (folder / ".git" / "hooks").mkdir(parents=True)
+    (folder / ".git" / "config").write_text("[core]\n\tbare = false\n")
+    (folder / ".git" / "hooks" / "pre-commit.sample").write_text("#!/bin/sh\nexit 0\n")
     assert _rules(folder) == {"structure.git-metadata": "warn"}
+    (folder / ".git" / "config").write_text("[core]\n\tfsmonitor = ./x.sh\n")
+    assert _rules(folder)["structure.git-hook"] == "block"
+    (folder / ".git" / "config").write_text("[core]\n\tbare = false\n")
+    (folder / ".git" / "hooks" / "post-checkout").write_text("#!/bin/sh\nid\n")
+    assert _rules(folder)["structure.git-hook"] == "block"
 
 
 def test_a_bundle_over_the_soft_caps_warns(tmp_path: Path) -> None:

@@ -233,14 +233,21 @@ def lint_command(
                               "a unified diff, write nothing (exit 1 if anything would)."),
     as_json: bool = JSON,
 ) -> None:
-    """Check skills against lemon's rules (or the Agent Skills standard); exit 1 on errors."""
+    """Check skills against lemon's rules and the audit (or the Agent Skills standard alone);
+    exit 1 on errors."""
     from lemon_core.cli.output import emit_json, say
     from lemon_core.lint.runner import lint_paths, results_to_json
 
     if diff and not fix:
         raise typer.BadParameter("--diff shows what --fix would change; use --fix --diff",
                                  param_hint="'--diff'")
-    results = lint_paths(paths, strict=strict, standard=standard, fix=fix, dry_run=diff)
+    auditors = None
+    if not standard:  # lemon's rules include the audit: warn is a warning, block an error
+        from lemon_core.plugins import load_plugins
+
+        auditors = load_plugins(_ctx(None)).auditors()
+    results = lint_paths(paths, strict=strict, standard=standard, fix=fix, dry_run=diff,
+                         auditors=auditors)
     if as_json:
         emit_json(results_to_json(results))
     else:

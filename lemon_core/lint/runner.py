@@ -59,6 +59,7 @@ def lint_paths(
     standard: bool = False,
     fix: bool = False,
     dry_run: bool = False,
+    auditors: Sequence[Any] | None = None,
 ) -> list[LintResult]:
     """Lint every skill named by ``paths``, in order.
 
@@ -69,6 +70,9 @@ def lint_paths(
     ``fix`` first rewrites what :mod:`lemon_core.lint.fix` can fix safely in each SKILL.md
     (with ``dry_run``, nothing is written: the result carries the diff, and its issues are
     those the fixed file would have), then lints what remains.
+    ``auditors`` (not with ``standard``): also audit each skill with them
+    (:func:`lemon_core.audit.host.audit_folder`); a ``warn`` finding is a warning and a
+    ``block`` finding an error, coded ``audit.<rule>``.
     """
     results: list[LintResult] = []
     for raw in paths:
@@ -78,6 +82,8 @@ def lint_paths(
                 continue
             if not fix:
                 errors, warnings = _lint_one(folder, standard=standard)
+                if auditors is not None and not standard:
+                    _audit_issues(folder, auditors, errors, warnings)
                 ok = not errors and not (strict and warnings)
                 results.append(LintResult(str(folder), ok, errors, warnings))
                 continue
@@ -87,10 +93,24 @@ def lint_paths(
             pending = outcome.after if dry_run else None
             errors, warnings = _lint_one(folder, standard=standard, data=pending)
             warnings += [outcome.skipped] if outcome.skipped else []
+            if auditors is not None and not standard:
+                _audit_issues(folder, auditors, errors, warnings)
             ok = not errors and not (strict and warnings)
             results.append(LintResult(str(folder), ok, errors, warnings, outcome.fixes,
                                       outcome.diff() if dry_run else None))
     return results
+
+
+def _audit_issues(folder: Path, auditors: Sequence[Any], errors: list[LintIssue],
+                  warnings: list[LintIssue]) -> None:
+    """The audit's findings as lint issues (their text is already escaped and bounded)."""
+    from lemon_core.audit.host import audit_folder
+
+    report = audit_folder(folder, auditors=auditors)
+    for f in report.findings:
+        where = f"{f.path}:{f.line}: " if f.path and f.line else f"{f.path}: " if f.path else ""
+        issue = LintIssue(f"audit.{f.rule}", f"{where}{f.message}")
+        (errors if f.severity == "block" else warnings).append(issue)
 
 
 def results_to_json(results: Sequence[LintResult]) -> dict[str, Any]:

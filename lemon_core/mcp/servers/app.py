@@ -1,0 +1,211 @@
+"""An MCP server (the SDK's low-level ``Server``) over a :class:`~.backend.SkillBackend`.
+
+Tools (fixed at startup, since Codex ignores ``list_changed``): ``find_skills(query)`` returns
+``{"skills": [{"name", "description"}]}`` and ``load_skill(name)`` returns
+``{"content", "directory", "files"}``, both as structured content and as the same JSON in a
+text block. ``load_skill`` states the SKILL.md's size in the result's ``_meta``
+(``size_bytes``) and, for a skill over :data:`LARGE_BYTES`, in a second text block, so a client
+can decide; the text itself is always whole. An unknown name is a tool error listing up to
+three close names.
+
+Resources, as SEP-2640 describes them (capability ``io.modelcontextprotocol/skills``):
+``skill://index.json`` (every skill's name, description and URI), ``skill://<name>/SKILL.md``
+for each skill, and ``skill://<name>/<relative path>`` (a template) for its other files,
+read only when inside the skill folder.
+
+The SDK is imported by :func:`build_server` only.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote, unquote
+
+from lemon_core.fsio.read import FileProblem
+from lemon_core.mcp.servers.backend import Loaded, SkillBackend, UnknownSkill
+from lemon_core.mcp.servers.descriptions import (
+    INSTRUCTIONS,
+    LOAD_DESCRIPTION,
+    find_description,
+)
+
+SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
+INDEX_URI = "skill://index.json"
+LARGE_BYTES = 24 * 1024
+RESOURCE_PAGE = 500
+READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
+             "openWorldHint": False}
+
+
+def skill_uri(name: str, relative: str = "SKILL.md") -> str:
+    return f"skill://{quote(name, safe='')}/{quote(relative, safe='/')}"
+
+
+def parse_skill_uri(uri: str) -> tuple[str, str] | None:
+    """``skill://<name>/<relative path>`` as (name, path); None for anything else."""
+    if not uri.startswith("skill://"):
+        return None
+    name, sep, relative = uri[len("skill://"):].partition("/")
+    if not sep or not name or not relative:
+        return None
+    return unquote(name), unquote(relative)
+
+
+def find_result(backend: SkillBackend, arguments: dict[str, Any]) -> dict[str, Any]:
+    query = arguments.get("query")
+    if query is not None and not isinstance(query, str):
+        raise ValueError("query must be a string")
+    return {"skills": [{"name": f.name, "description": f.description}
+                       for f in backend.find(query)]}
+
+
+def load_result(backend: SkillBackend, arguments: dict[str, Any]) -> Loaded:
+    name = arguments.get("name")
+    if not isinstance(name, str) or not name:
+        raise ValueError("name is required: a skill name as find_skills returns it")
+    return backend.load(name)
+
+
+def build_server(backend: SkillBackend, *, name: str, version: str,
+                 instructions: str = INSTRUCTIONS) -> Any:
+    """The SDK server for ``backend`` (its tool list is computed now, once)."""
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+
+    tools = [
+        types.Tool(name="find_skills", description=find_description(backend.names()),
+                   input_schema={"type": "object", "properties": {"query": {
+                       "type": "string",
+                       "description": "Words describing the task; empty lists every skill."}}},
+                   annotations=types.ToolAnnotations(title="Find skills", read_only_hint=True,
+                                                     destructive_hint=False,
+                                                     idempotent_hint=True,
+                                                     open_world_hint=False)),
+        types.Tool(name="load_skill", description=LOAD_DESCRIPTION,
+                   input_schema={"type": "object", "required": ["name"], "properties": {
+                       "name": {"type": "string", "description": "The skill's exact name."}}},
+                   annotations=types.ToolAnnotations(title="Load a skill", read_only_hint=True,
+                                                     destructive_hint=False,
+                                                     idempotent_hint=True,
+                                                     open_world_hint=False)),
+    ]
+    schemas = {tool.name: tool.input_schema for tool in tools}
+
+    def _error(message: str) -> Any:
+        return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
+
+    def _ok(data: dict[str, Any], extra: list[str] = (), meta: dict[str, Any] | None = None
+            ) -> Any:
+        blocks = [types.TextContent(text=json.dumps(data, ensure_ascii=False))]
+        blocks += [types.TextContent(text=note) for note in extra]
+        return types.CallToolResult(content=blocks, structured_content=data, meta=meta)
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        arguments = dict(params.arguments or {})
+        try:
+            if params.name == "find_skills":
+                return _ok(find_result(backend, arguments))
+            if params.name == "load_skill":
+                loaded = load_result(backend, arguments)
+                notes = []
+                if loaded.size > LARGE_BYTES:
+                    notes.append(f"This SKILL.md is {loaded.size} bytes, returned whole.")
+                return _ok({"content": loaded.content, "directory": loaded.directory,
+                            "files": list(loaded.files)}, notes, {"size_bytes": loaded.size})
+            return _error(f"unknown tool '{params.name}'; the tools are find_skills and "
+                          "load_skill")
+        except UnknownSkill as exc:
+            return _error(str(exc))
+        except (ValueError, FileProblem) as exc:
+            return _error(_problem(exc))
+
+    async def list_resources(ctx: Any, params: Any) -> Any:
+        names = backend.names()
+        start = _cursor(params)
+        page = names[start:start + RESOURCE_PAGE]
+        resources = [types.Resource(uri=INDEX_URI, name="index.json", mime_type=
+                                    "application/json",
+                                    description="Every skill's name, description and URI.")
+                     ] if start == 0 else []
+        resources += [types.Resource(uri=skill_uri(n), name=n, mime_type="text/markdown")
+                      for n in page]
+        following = start + RESOURCE_PAGE
+        return types.ListResourcesResult(
+            resources=resources, next_cursor=str(following) if following < len(names) else None)
+
+    async def list_templates(ctx: Any, params: Any) -> Any:
+        return types.ListResourceTemplatesResult(resource_templates=[types.ResourceTemplate(
+            uri_template="skill://{name}/{path}", name="skill file",
+            description="A file of a skill, by its path relative to the skill folder.")])
+
+    async def read_resource(ctx: Any, params: Any) -> Any:
+        uri = str(params.uri)
+        if uri == INDEX_URI:
+            index = {"skills": [{"name": f.name, "description": f.description,
+                                 "uri": skill_uri(f.name)} for f in backend.described()]}
+            text, mime = json.dumps(index, ensure_ascii=False), "application/json"
+        else:
+            parsed = parse_skill_uri(uri)
+            if parsed is None:
+                raise _mcp_error(f"not a skill resource: {uri}")
+            try:
+                text = backend.read_file(*parsed)
+            except UnknownSkill as exc:
+                raise _mcp_error(str(exc)) from None
+            except FileProblem as exc:
+                raise _mcp_error(f"{parsed[1]}: {_problem(exc)}") from None
+            mime = "text/markdown" if parsed[1].endswith(".md") else "text/plain"
+        return types.ReadResourceResult(contents=[types.TextResourceContents(
+            uri=uri, mime_type=mime, text=text)])
+
+    server = Server(name, version=version, instructions=instructions,
+                    get_tool_input_schema=schemas.get, on_list_tools=list_tools,
+                    on_call_tool=call_tool, on_list_resources=list_resources,
+                    on_list_resource_templates=list_templates, on_read_resource=read_resource)
+    server.extensions[SKILLS_EXTENSION] = {}
+    return server
+
+
+def _cursor(params: Any) -> int:
+    cursor = getattr(params, "cursor", None) if params is not None else None
+    try:
+        return max(0, int(cursor)) if cursor else 0
+    except ValueError:
+        return 0
+
+
+def _problem(exc: BaseException) -> str:
+    return exc.message if isinstance(exc, FileProblem) else str(exc)
+
+
+def _mcp_error(message: str) -> Exception:
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_PARAMS
+
+    return MCPError(code=INVALID_PARAMS, message=message)
+
+
+async def serve_stdio(server: Any) -> None:
+    """Serve ``server`` on this process's stdin and stdout until the input ends."""
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read_stream, write_stream):
+        # Handshake-era protocol versions carry no ``extensions`` map: SEP-2640's capability
+        # is also advertised under ``experimental`` for them.
+        options = server.create_initialization_options(
+            experimental_capabilities={SKILLS_EXTENSION: {}})
+        await server.run(read_stream, write_stream, options)
+
+
+def run_stdio(server: Any) -> None:
+    import anyio
+
+    anyio.run(serve_stdio, server)
+
+
+__all__ = ["INDEX_URI", "LARGE_BYTES", "SKILLS_EXTENSION", "build_server", "parse_skill_uri",
+           "run_stdio", "serve_stdio", "skill_uri"]

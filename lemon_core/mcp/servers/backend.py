@@ -1,0 +1,78 @@
+"""What both skill servers serve, behind one small interface.
+
+A :class:`SkillBackend` answers the two tools and the resources; :mod:`.app` turns one into an
+MCP server. ``lazy-skills-mcp`` (:mod:`.lazy_backend`) and ``lemon skill serve``
+(:mod:`.lemon_backend`) each provide one.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from typing import Protocol
+
+import attrs
+
+from lemon_core.errors import NotFoundError
+from lemon_core.mcp.servers.lazy_rank import normalise
+
+
+@attrs.frozen
+class Found:
+    """One ``find_skills`` result."""
+
+    name: str
+    description: str
+
+
+@attrs.frozen
+class Loaded:
+    """One ``load_skill`` result; ``size`` is the SKILL.md's size in bytes."""
+
+    name: str
+    content: str
+    directory: str
+    files: tuple[str, ...]
+    size: int
+
+
+class UnknownSkill(NotFoundError):
+    """No served skill has the name; ``close_names`` lists up to three close ones."""
+
+    def __init__(self, name: str, close_names: Sequence[str]) -> None:
+        hint = (f"; close names: {', '.join(close_names)}" if close_names
+                else "; call find_skills to see the skills served")
+        super().__init__(f"unknown skill '{name}'{hint}")
+        self.name = name
+        self.close_names = tuple(close_names)
+
+
+class SkillBackend(Protocol):
+    def names(self) -> Sequence[str]:
+        """Every served name (the tool description names some; the index lists all)."""
+
+    def find(self, query: str | None) -> Sequence[Found]:
+        """Best first; every skill for an empty query."""
+
+    def load(self, name: str) -> Loaded:
+        """The skill's text, folder and other files; raises :class:`UnknownSkill`."""
+
+    def read_file(self, name: str, relative: str) -> str:
+        """A file of the skill, read only when inside it; raises :class:`UnknownSkill` or
+        :class:`lemon_core.fsio.read.FileProblem`."""
+
+    def described(self) -> Sequence[Found]:
+        """Every served skill with its description, by name (``skill://index.json``)."""
+
+
+def close_names(name: str, names: Sequence[str], limit: int = 3) -> list[str]:
+    """Up to ``limit`` served names close to ``name``: the same once case and hyphens are
+    ignored first, then names containing it, then the closest spellings."""
+    wanted = normalise(name)
+    same = [n for n in names if normalise(n) == wanted]
+    holding = [n for n in names if wanted and wanted in normalise(n) and n not in same]
+    spelled = difflib.get_close_matches(name, names, n=limit, cutoff=0.6)
+    return list(dict.fromkeys(same + sorted(holding, key=len)[:limit] + spelled))[:limit]
+
+
+__all__ = ["Found", "Loaded", "SkillBackend", "UnknownSkill", "close_names"]

@@ -1,0 +1,64 @@
+"""What ``load_skill`` returns besides the text: a skill folder's other files.
+
+The list holds the relative POSIX paths of the regular files below the skill folder, sorted,
+``SKILL.md`` itself left out; hidden names (``.git``) are skipped, and so is any link whose real
+path leaves the skill folder (or leads to anything but a regular file). Linked folders are not
+entered. Bounded: at most :data:`MAX_FILES` paths, :data:`MAX_DEPTH` levels.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from lemon_core.fsio.inside import resolve_inside
+from lemon_core.fsio.read import FileProblem
+
+MAX_FILES = 1_000
+MAX_DEPTH = 16
+
+
+def list_files(folder: str) -> list[str]:
+    """The skill's other files (see the module docstring)."""
+    out: list[str] = []
+    pending: list[tuple[str, str, int]] = [(folder, "", 0)]
+    try:
+        real_folder = os.path.realpath(folder)
+    except (OSError, ValueError):
+        return out
+    while pending and len(out) < MAX_FILES:
+        path, prefix, depth = pending.pop()
+        try:
+            with os.scandir(path) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            relative = prefix + entry.name
+            if depth == 0 and entry.name == "SKILL.md":
+                continue
+            try:
+                if entry.is_symlink():
+                    if _linked_file(real_folder, relative):
+                        out.append(relative)
+                elif entry.is_dir(follow_symlinks=False):
+                    if depth + 1 < MAX_DEPTH:
+                        pending.append((entry.path, relative + "/", depth + 1))
+                elif entry.is_file(follow_symlinks=False):
+                    out.append(relative)
+            except OSError:
+                continue
+    return sorted(out[:MAX_FILES])
+
+
+def _linked_file(real_folder: str, relative: str) -> bool:
+    try:
+        target = resolve_inside(real_folder, relative)
+        return stat.S_ISREG(os.stat(target).st_mode)
+    except (FileProblem, OSError):
+        return False
+
+
+__all__ = ["MAX_DEPTH", "MAX_FILES", "list_files"]

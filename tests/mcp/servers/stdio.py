@@ -1,0 +1,32 @@
+"""Driving a server over stdio with the SDK's real client (the server is a subprocess)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+BIN = Path(sys.executable).parent
+
+
+@asynccontextmanager
+async def connect(command: str, *args: str, env: dict[str, str] | None = None,
+                  cwd: str | None = None, errlog: Any = None) -> AsyncIterator[Any]:
+    """A connected ``mcp.Client`` (legacy handshake) to ``BIN/command args``."""
+    from mcp import Client, StdioServerParameters
+
+    params = StdioServerParameters(command=str(BIN / command), args=list(args), env=env,
+                                   cwd=cwd)
+    transport = None
+    if errlog is not None:
+        from mcp.client.stdio import stdio_client
+
+        transport = stdio_client(params, errlog=errlog)
+    async with Client(transport or params, mode="legacy", read_timeout_seconds=30) as client:
+        yield client
+
+
+def text_of(result: Any) -> str:
+    return result.content[0].text

@@ -1,0 +1,26 @@
+import os
+
+from lemon_core.mcp.servers.skill_files import list_files
+from tests.mcp.servers.lazy_fixtures import skill
+
+
+def test_other_files_relative_sorted_without_skill_md(tmp_path) -> None:
+    folder = skill(tmp_path, "s")
+    (folder / "references").mkdir()
+    (folder / "references" / "b.md").write_text("b")
+    (folder / "scripts").mkdir()
+    (folder / "scripts" / "run.sh").write_text("echo")
+    (folder / ".git").mkdir()
+    (folder / ".git" / "config").write_text("x")
+    assert list_files(str(folder)) == ["references/b.md", "scripts/run.sh"]
+
+
+def test_links_kept_only_inside_the_skill(tmp_path) -> None:
+    folder = skill(tmp_path, "s")
+    (tmp_path / "secret.txt").write_text("no")
+    (folder / "inner.md").write_text("yes")
+    os.symlink(tmp_path / "secret.txt", folder / "outward.txt")
+    os.symlink("inner.md", folder / "alias.md")
+    os.symlink(tmp_path, folder / "linked-dir")
+    os.mkfifo(folder / "pipe")
+    assert list_files(str(folder)) == ["alias.md", "inner.md"]

@@ -244,7 +244,8 @@ class GitServer:
 
         self._server = Server(("127.0.0.1", 0), Handler)
         self._server.set_app(self._app)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,),
+                                        daemon=True)
         self._thread.start()
         return self
 
@@ -254,7 +255,7 @@ class GitServer:
             self._server.server_close()
             self._server = None
 
-    def __enter__(self) -> GitServer:
+    def __enter__(self) -> GitServer:  # noqa: PYI034
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

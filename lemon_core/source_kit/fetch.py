@@ -20,8 +20,16 @@ from lemon_core.protocols import ProgressCallback
 from lemon_core.source_kit.checkout import find_tree, write_tree
 from lemon_core.source_kit.location import public_url
 from lemon_core.source_kit.refs import RemoteRefs, Resolution, list_refs, resolve
-from lemon_core.source_kit.transport import Auth, GitSourceError, git_errors, open_client
+from lemon_core.source_kit.transport import (
+    Auth,
+    GitSourceError,
+    git_errors,
+    open_client,
+)
 from lemon_core.text import escape
+
+#: The note a fetch carries when the server could not send the commit alone.
+FULL_HISTORY_NOTE = ("fetched the full history: the server would not send that commit alone")
 
 
 @attrs.frozen
@@ -142,8 +150,9 @@ def fetch_tree(url: str, ref: str | None, dest: Path, *, subdirectory: str | Non
     checkout = write_tree(target.object_store, tree, dest)
     report(3, 3, f"fetched {checkout.files} files at {sha[:12]}")
     name = resolution.name
+    notes = checkout.notes if shallow else (*checkout.notes, FULL_HISTORY_NOTE)
     return FetchedTree(commit=sha, ref_name=escape(name) if name else None, shallow=shallow,
-                       notes=checkout.notes, files=checkout.files, bytes=checkout.bytes)
+                       notes=notes, files=checkout.files, bytes=checkout.bytes)
 
 
 def _shallow_refused(chosen: dict[str, Any], exc: BaseException) -> bool:

@@ -19,7 +19,7 @@ from lemon_core.errors import UsageError
 #: The URL schemes a git location may use (``git://`` and ``ext::`` are refused).
 SCHEMES = ("https", "http", "ssh", "file")
 
-_SCP = re.compile(r"^(?P<user>[A-Za-z0-9._~-]+@)?(?P<host>[A-Za-z0-9.-]+):(?P<path>[^/].*|/.+)$")
+_SCP = re.compile(r"^(?P<user>[A-Za-z0-9._~-]+@)?(?P<host>[A-Za-z0-9.-]+):(?P<path>[^/:].*|/.+)$")
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]+@")
 _BAD_REF = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
 _HEX = re.compile(r"^[0-9a-f]{4,64}$")
@@ -113,7 +113,7 @@ def _split_fragment(fragment: str, shown: str) -> str | None:
 def split_location(text: str) -> GitLocation:
     """Parse ``<url>[@<ref>][#subdirectory=<path>]`` (``url`` without ``git+``)."""
     shown = redact(text)
-    if not text or text != text.strip() or any(ord(c) < 0x20 or ord(c) == 0x7F for c in text):
+    if not text or any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in text):
         raise UsageError(f"invalid git URL {shown!r}: no spaces or control characters")
     if text.startswith("-"):
         raise UsageError(f"invalid git URL {shown!r}: it may not start with '-'")
@@ -154,6 +154,5 @@ def repo_name(url: str) -> str:
     """The last path segment of the repository URL, without ``.git``."""
     path = urlsplit(url).path if "://" in url else url.split(":", 1)[-1]
     name = path.rstrip("/").rsplit("/", 1)[-1]
-    if name.endswith(".git"):
-        name = name[: -len(".git")]
+    name = name.removesuffix(".git")
     return name

@@ -11,7 +11,12 @@ from __future__ import annotations
 import attrs
 
 from lemon_core.source_kit.location import looks_like_commit
-from lemon_core.source_kit.transport import Auth, GitSourceError, git_errors, open_client
+from lemon_core.source_kit.transport import (
+    Auth,
+    GitSourceError,
+    git_errors,
+    open_client,
+)
 
 
 @attrs.frozen

@@ -180,7 +180,7 @@ def git_errors(url: str, secrets: tuple[str, ...] = ()) -> Iterator[None]:
         raise GitSourceError(f"git transfer from {shown} failed: {message}") from None
     except (OSError, EOFError, ValueError, AssertionError, KeyError) as exc:
         raise GitSourceError(f"git transfer from {shown} failed: {clean(exc)}") from None
-    except Exception as exc:  # dulwich raises many kinds; none may escape with a credential
+    except Exception as exc:  # noqa: BLE001 - dulwich raises many kinds; none may escape with a credential
         raise GitSourceError(f"git transfer from {shown} failed ({type(exc).__name__}): "
                              f"{clean(exc)}") from None
 

@@ -81,10 +81,7 @@ class GhSource:
         fetched = fetch_tree(url, ref.revision, dest, subdirectory=ref.subpath,
                              auth=token_auth(url, secret),
                              secrets=(secret,) if secret else (), progress=progress)
-        notes = fetched.notes if fetched.shallow else (
-            *fetched.notes, "fetched the full history: the server would not send that "
-            "commit alone")
-        return FetchResult(revision=fetched.commit, notes=tuple(notes))
+        return FetchResult(revision=fetched.commit, notes=fetched.notes)
 
     def upstream_hash(self, ref: SourceRef, ctx: Any) -> str | None:
         from lemon_core.source_kit import token_auth, upstream_commit

@@ -18,18 +18,19 @@ from lemon_core import hookimpl
 from lemon_core.protocols import FetchResult, SearchHit, SourceRef
 
 #: The identifier forms, for the router's "accepted forms" message.
+_URL_FORM = ("https://<host>/<owner>/<repo>[.git][@<ref>][#subdirectory=<path>] (also "
+             "http://, ssh://, file://)")
 FORMS = {
     "git+": ("git+<url>[@<ref>][#subdirectory=<path>]",),
     "scp": ("git@<host>:<owner>/<repo>[@<ref>][#subdirectory=<path>]",),
-    "url": ("https://<host>/<owner>/<repo>[.git][@<ref>][#subdirectory=<path>] "
-            "(also http://, ssh://, file://)",),
+    "url": (_URL_FORM,),
 }
 _URL_PREFIXES = ("https://", "http://", "ssh://", "file://")
 
 
 def _location_text(identifier: str) -> str:
     text = identifier.strip()
-    return text[len("git+"):] if text.startswith("git+") else text
+    return text.removeprefix("git+")
 
 
 class GitSource:
@@ -72,10 +73,7 @@ class GitSource:
         fetched = fetch_tree(location.url, ref.revision or location.ref, dest,
                              subdirectory=ref.subpath if ref.subpath is not None
                              else location.subdirectory, progress=progress)
-        notes = fetched.notes if fetched.shallow else (
-            *fetched.notes, "fetched the full history: the server would not send that "
-            "commit alone")
-        return FetchResult(revision=fetched.commit, notes=tuple(notes))
+        return FetchResult(revision=fetched.commit, notes=fetched.notes)
 
     def upstream_hash(self, ref: SourceRef, ctx: Any) -> str | None:
         from lemon_core.source_kit import split_location, upstream_commit

@@ -1,0 +1,161 @@
+"""The git source: its three router positions, parse, fetch and upstream over real servers,
+and `lemon skill install` of a git URL through the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import attrs
+import pytest
+from lemon_plugins.sources.git import SOURCES
+
+from lemon_core.errors import UsageError
+from lemon_core.install import router
+from lemon_core.source_kit import GitSourceError
+from lemon_core.source_kit.fetch import FULL_HISTORY_NOTE
+from tests.gitserver import GitServer, build_repo, commit
+
+SKILL = "---\nname: demo\ndescription: Use when testing.\n---\nBody.\n"
+LEMON = str(Path(sys.executable).parent / "lemon")
+
+
+@pytest.fixture
+def git_server() -> Iterator[GitServer]:
+    with GitServer() as server:
+        yield server
+
+
+
+def _parse(identifier: str):  # type: ignore[no-untyped-def]
+    for source in sorted(SOURCES, key=lambda s: s.order):
+        ref = source.parse(identifier)
+        if ref is not None:
+            return source, ref
+    return None, None
+
+
+@pytest.mark.parametrize(("identifier", "position", "canonical", "name", "sub", "rev"), [
+    ("git+https://h.example/o/repo.git@v1#subdirectory=skills/a", "git",
+     "https://h.example/o/repo.git", "a", "skills/a", "v1"),
+    ("git+ssh://git@h.example/o/repo.git", "git", "ssh://git@h.example/o/repo.git", "repo",
+     None, None),
+    ("git+file:///srv/repo.git@main", "git", "file:///srv/repo.git", "repo", None, "main"),
+    ("git@h.example:o/repo.git@abc1234", "git-ssh", "git@h.example:o/repo.git", "repo", None,
+     "abc1234"),
+    ("https://h.example/o/repo", "git-url", "https://h.example/o/repo", "repo", None, None),
+    ("http://me:pw@h.example/o/repo.git@dev", "git-url", "http://h.example/o/repo.git", "repo",
+     None, "dev"),
+    ("file:///srv/skills.git#subdirectory=x/y", "git-url", "file:///srv/skills.git", "y",
+     "x/y", None),
+])
+def test_parse(identifier, position, canonical, name, sub, rev) -> None:
+    source, ref = _parse(identifier)
+    assert source is not None and source.name == position
+    assert ref.source == "git" and ref.identifier == identifier
+    assert (ref.canonical_id, ref.name, ref.subpath, ref.revision) == (canonical, name, sub, rev)
+    assert source.trust_level(ref) == "community"
+
+
+@pytest.mark.parametrize("identifier", ["gh:o/r", "./skill", "/abs/skill", "~/x",
+                                        "official/cat/name", "hermes:skills/a/b", "builtin"])
+def test_other_forms_are_not_claimed(identifier: str) -> None:
+    assert _parse(identifier) == (None, None)
+
+
+def test_a_malformed_git_identifier_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="unsupported git URL scheme"):
+        _parse("git+git://h.example/o/r.git")
+    with pytest.raises(UsageError, match="invalid git ref"):
+        _parse("https://h.example/o/r.git@-oops")
+
+
+def test_the_installed_sources_route_by_order(make_ctx) -> None:
+    ctx = make_ctx()
+    expected = {"git+https://h.example/r.git": ("git", 10), "git@h.example:o/r.git": ("git-ssh", 20),
+                "https://h.example/o/r.git": ("git-url", 50), "gh:o/r": ("gh", 30)}
+    for identifier, (name, order) in expected.items():
+        source, _ = router.resolve(identifier, ctx)
+        assert (source.name, source.order) == (name, order)
+    forms = router.accepted_forms(router.sources_of(ctx))
+    assert any(form.startswith("git+<url>") for form in forms)
+
+
+@pytest.fixture
+def served(tmp_path: Path, git_server: GitServer):  # type: ignore[no-untyped-def]
+    repo, first = build_repo(tmp_path / "demo.git", {"SKILL.md": SKILL, "v.txt": "1"})
+    second = commit(repo, {"SKILL.md": SKILL, "v.txt": "2"}, tag="v2")
+    return git_server.add("o/demo.git", repo), first, second
+
+
+def test_fetch_returns_the_exact_commit_and_a_pinned_revision_wins(served, tmp_path: Path,
+                                                                   make_ctx) -> None:
+    url, first, second = served
+    source, ref = _parse(f"git+{url}@v2")
+    (tmp_path / "a").mkdir()
+    assert source.fetch(ref, tmp_path / "a", make_ctx(), None).revision == second
+    assert source.upstream_hash(ref, make_ctx()) == second
+    pinned = attrs.evolve(ref, revision=first)  # how sync reproduces a lockfile's commit
+    (tmp_path / "b").mkdir()
+    result = source.fetch(pinned, tmp_path / "b", make_ctx(), None)
+    assert result.revision == first and (tmp_path / "b" / "v.txt").read_text() == "1"
+    assert result.notes == (FULL_HISTORY_NOTE,)
+
+
+def test_progress_is_reported(served, tmp_path: Path, make_ctx) -> None:
+    url, _, _ = served
+    source, ref = _parse(url)
+    seen: list[tuple[int, int | None, str]] = []
+    (tmp_path / "a").mkdir()
+    source.fetch(ref, tmp_path / "a", make_ctx(), lambda d, t, m: seen.append((d, t, m)))
+    assert seen[0][0] == 0 and seen[-1][:2] == (3, 3)
+
+
+def test_a_missing_ref_fails_cleanly(served, tmp_path: Path, make_ctx) -> None:
+    url, _, _ = served
+    source, ref = _parse(f"{url}@nope")
+    (tmp_path / "a").mkdir()
+    with pytest.raises(GitSourceError, match="no branch or tag 'nope'"):
+        source.fetch(ref, tmp_path / "a", make_ctx(), None)
+
+
+def _lemon(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    environ = {"PATH": os.environ.get("PATH", ""), "HOME": str(home),
+               "LEMON_CACHE_DIR": str(home / ".cache" / "lemon"), **env}
+    return subprocess.run([LEMON, *args], env=environ, cwd=home, capture_output=True,
+                          text=True, timeout=60, check=False)
+
+
+def test_install_from_a_git_url_through_the_cli(served, tmp_path: Path) -> None:
+    url, _, second = served
+    home = tmp_path / "home"
+    home.mkdir()
+    proc = _lemon(home, "skill", "install", f"git+{url}@v2", "--approve", "--json")
+    assert proc.returncode == 0, proc.stderr
+    installed = json.loads(proc.stdout)["installed"][0]
+    assert installed["revision"] == second and installed["trust"] == "community"
+    folder = home / ".lemon" / "agent" / "skill" / "demo"
+    assert sorted(os.listdir(folder)) == ["SKILL.md", "v.txt"]
+    lock = json.loads((home / ".lemon" / "agent" / "skills.lock.json").read_text())
+    record = lock["skills"]["demo"]
+    assert record["resolved_commit"] == second and record["requested_ref"] == "v2"
+    assert record["source_id"] == url
+
+
+@pytest.mark.parametrize("suffix", ["@nope", "@" + "0" * 40])
+def test_a_failed_git_install_changes_nothing(served, tmp_path: Path, suffix: str) -> None:
+    url, _, _ = served
+    home = tmp_path / "home"
+    home.mkdir()
+    proc = _lemon(home, "skill", "install", url + suffix, "--approve")
+    assert proc.returncode == 1
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    agent = home / ".lemon" / "agent"
+    assert not (agent / "skill" / "demo").exists()
+    assert not (agent / "skills.lock.json").exists()
+    leftovers = [p for p in agent.rglob("*")] if agent.exists() else []
+    assert [p for p in leftovers if p.is_file()] == []

@@ -1,0 +1,71 @@
+"""Credentials: sent to their own origin only, never over plain http off loopback, never shown."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from lemon_core.source_kit import Auth, GitSourceError, fetch_tree, token_auth
+from tests.gitserver import GitServer, build_repo
+
+SKILL = "---\nname: demo\ndescription: Use when testing.\n---\n"
+TOKEN = "ghp_s3cretTOKENvalue"
+
+
+@pytest.fixture
+def git_server() -> Iterator[GitServer]:
+    with GitServer() as server:
+        yield server
+
+
+
+def test_token_auth_only_over_https_or_loopback() -> None:
+    assert token_auth("https://github.com/o/r.git", TOKEN) == Auth("x-access-token", TOKEN)
+    assert token_auth("http://127.0.0.1:9/o/r.git", TOKEN) is not None
+    assert token_auth("http://[::1]:9/o/r.git", TOKEN) is not None
+    assert token_auth("http://mirror.example/o/r.git", TOKEN) is None
+    assert token_auth("https://github.com/o/r.git", None) is None
+    assert TOKEN not in repr(Auth("x-access-token", TOKEN))
+
+
+def test_a_private_repository_needs_the_token(tmp_path: Path, git_server: GitServer) -> None:
+    repo, sha = build_repo(tmp_path / "r", {"SKILL.md": SKILL})
+    url = git_server.add("o/private.git", repo)
+    git_server.require_auth("x-access-token", TOKEN)
+    (tmp_path / "a").mkdir()
+    with pytest.raises(GitSourceError, match="asked for credentials"):
+        fetch_tree(url, None, tmp_path / "a")
+    (tmp_path / "b").mkdir()
+    result = fetch_tree(url, None, tmp_path / "b", auth=token_auth(url, TOKEN), secrets=(TOKEN,))
+    assert result.commit == sha
+    assert any(header for _, _, header in git_server.requests)
+
+
+def test_credentials_in_a_url_are_used_and_never_shown(tmp_path: Path,
+                                                       git_server: GitServer) -> None:
+    repo, sha = build_repo(tmp_path / "r", {"SKILL.md": SKILL})
+    git_server.add("o/private.git", repo)
+    git_server.require_auth("me", "pw-s3cret")
+    host = git_server.url.split("://", 1)[1]
+    (tmp_path / "a").mkdir()
+    assert fetch_tree(f"http://me:pw-s3cret@{host}/o/private.git", None,
+                      tmp_path / "a").commit == sha
+    (tmp_path / "b").mkdir()
+    with pytest.raises(GitSourceError) as info:
+        fetch_tree(f"http://me:pw-s3cret@{host}/o/private.git", "nope", tmp_path / "b")
+    assert "pw-s3cret" not in str(info.value) and "me:" not in str(info.value)
+
+
+def test_a_redirect_never_carries_the_token_away(tmp_path: Path, git_server: GitServer) -> None:
+    repo, _ = build_repo(tmp_path / "r", {"SKILL.md": SKILL})
+    with GitServer() as other:
+        other.add("o/r.git", repo)
+        git_server.redirect("o/r.git", other.url + "/o/r.git")
+        (tmp_path / "a").mkdir()
+        url = git_server.url + "/o/r.git"
+        with pytest.raises(GitSourceError) as info:
+            fetch_tree(url, None, tmp_path / "a", auth=token_auth(url, TOKEN), secrets=(TOKEN,))
+        assert other.requests == []
+    assert TOKEN not in str(info.value)

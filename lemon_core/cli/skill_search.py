@@ -80,11 +80,22 @@ def search_command(
     else:
         say("No skill matches.")
     if found is not None:
-        say("", "Remote:")
-        for hit in found["hits"]:
-            say(f"  {one_line(str(hit.get('id') or hit) if isinstance(hit, dict) else hit)}")
+        from lemon_core.cli.output import warn
+
+        remote_hits = [h for h in found["hits"] if isinstance(h, dict)]
+        say("", "Remote (install with 'lemon skill install ID'):")
+        if remote_hits:
+            say(table([[h.get("source", ""), h.get("identifier", ""),
+                        one_line(str(h.get("description") or ""), 60)] for h in remote_hits],
+                      ["SOURCE", "ID", "DESCRIPTION"]))
+        else:
+            say("No remote skill matches.")
         for error in found["errors"]:
-            say(f"  error: {one_line(str(error))}", err=True)
+            text = str(error)
+            if isinstance(error, dict):  # "<source>: <message>", the source named once
+                source, message = str(error.get("source")), str(error.get("message"))
+                text = message if message.startswith(source + ":") else f"{source}: {message}"
+            warn(f"remote search: {one_line(text, 200)}")
 
 
 @app.command("prompt", short_help="Print the skills listing for a system prompt.")

@@ -107,6 +107,30 @@ def _inside(real_root: str, link: str) -> bool:
     return resolved == real_root or resolved.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
+#: Names Windows reserves for devices, with or without an extension (``nul.txt``).
+_RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
+                       *(f"lpt{i}" for i in range(1, 10))})
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a file name in a skill (it must mean the same file on every
+    system lemon runs on), or None."""
+    reason = unsafe_reason(name)
+    if reason is not None:
+        return reason[1]
+    if name in (".", "..") or "\\" in name or "/" in name:
+        return "a name that is a path step or holds a separator"
+    if ":" in name:
+        return "holds ':' (a drive or stream separator on Windows)"
+    if name.endswith((".", " ")):
+        return "ends with a dot or a space (dropped on Windows)"
+    if name.split(".", 1)[0].lower() in _RESERVED:
+        return "a device name on Windows (CON, NUL, COM1…)"
+    if not name.isascii() and unicodedata.normalize("NFC", name) != name:
+        return "not in Unicode normal form C (it would be another name on macOS)"
+    return None
+
+
 class _Scanner:
     def __init__(self, root: Path, limits: TreeLimits) -> None:
         self.root = root
@@ -116,15 +140,15 @@ class _Scanner:
         self.problems: list[TreeProblem] = []
         self.total = 0
         self.complete = True
+        self.full = False
         self.folded: dict[str, str] = {}
 
     def problem(self, path: str, code: str, message: str) -> None:
         self.problems.append(TreeProblem(path, code, message))
 
     def name_ok(self, rel: str, name: str) -> bool:
-        reason = unsafe_reason(name)
-        if reason is not None or name in (".", "..") or "\\" in name:
-            why = reason[1] if reason else "a name that is a path step"
+        why = name_problem(name)
+        if why is not None:
             self.problem(rel, "unsafe_name", f"unsafe file name: {why}")
             return False
         folded = unicodedata.normalize("NFC", rel).casefold()
@@ -171,10 +195,13 @@ class _Scanner:
             self.complete = False
             return
         for child in children:
+            if self.full:
+                return
             if len(self.entries) >= self.limits.max_entries:
                 self.problem(prefix.rstrip("/") or ".", "too_many_entries",
                              f"more than {self.limits.max_entries} files and folders")
                 self.complete = False
+                self.full = True
                 return
             rel = prefix + child.name
             if not self.name_ok(rel, child.name):
@@ -202,7 +229,13 @@ def scan_tree(root: Path | str, limits: TreeLimits = DEFAULT_LIMITS) -> TreeScan
 
 
 def _file_bytes(path: Path, limit: int) -> bytes:
-    fd, info = open_regular(path, nofollow=True)
+    try:
+        fd, info = open_regular(path, nofollow=True)
+    except FileProblem:
+        raise
+    except (OSError, ValueError) as exc:  # gone, or swapped for a link (ELOOP)
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "invalid path"
+        raise FileProblem("read", f"{path.name}: {why}; not hashed") from None
     try:
         if info.st_size > limit:
             raise FileProblem("read", f"larger than {limit} bytes; not hashed", "too_large")
@@ -235,4 +268,4 @@ def bundle_hash(root: Path | str, entries: Iterable[TreeEntry],
 
 
 __all__ = ["DEFAULT_LIMITS", "HASH_PREFIX", "TreeEntry", "TreeLimits", "TreeProblem",
-           "TreeScan", "bundle_hash", "scan_tree"]
+           "TreeScan", "bundle_hash", "name_problem", "scan_tree"]

@@ -1,0 +1,185 @@
+"""Install one skill from a loopback git server, next to `git clone --depth 1` of the same
+repository (issue 8 §6: target ≤ 1.5 × the clone).
+
+The repository is built with dulwich (one skill at its root: SKILL.md, a few scripts and
+references, ``--history`` earlier commits so a full clone would cost more than a shallow one)
+and served by dulwich's own smart-HTTP server on 127.0.0.1 (tests/gitserver.py). Each run is
+timed on its own fresh home and destination; the figures are medians of ``--repeat`` runs:
+
+- ``lemon skill install`` — the real CLI in a new process (start-up, routing, fetch, safe-tree
+  checks, audit, activation, lockfile), as a user runs it;
+- ``skills.install()`` — the same library call inside this process (no start-up);
+- ``source_kit.fetch_tree`` — the git fetch and checkout alone;
+- ``git clone --depth 1`` — the git binary, in a new process (skipped, with a message, when no
+  ``git`` is on PATH).
+
+``--check`` exits 1 when the CLI install is slower than 1.5 × the clone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from statistics import median
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.gitserver import Exec, GitServer, build_repo, commit
+
+TARGET = 1.5
+LEMON = str(Path(sys.executable).parent / "lemon")
+
+
+def skill_files(version: int, files: int) -> dict[str, object]:
+    """A plausible skill: SKILL.md, scripts and reference pages (about 4 KiB each)."""
+    tree: dict[str, object] = {
+        "SKILL.md": ("---\nname: bench-skill\ndescription: Use when benchmarking lemon "
+                     f"installs (version {version}).\n---\n# Bench skill\n\n"
+                     + "Steps to follow, one per line.\n" * 60),
+    }
+    for n in range(files):
+        body = f"# page {n} of version {version}\n" + ("Reference text. " * 250) + "\n"
+        if n % 4 == 0:
+            tree[f"scripts/tool_{n}.py"] = Exec(
+                f"#!/usr/bin/env python3\nprint('tool {n} v{version}')\n".encode())
+        else:
+            tree[f"references/page_{n}.md"] = body
+    return tree
+
+
+def build(path: Path, files: int, history: int) -> str:
+    repo, sha = build_repo(path, skill_files(0, files))
+    for version in range(1, history + 1):
+        sha = commit(repo, skill_files(version, files), message=f"version {version}")
+    return sha
+
+
+def timed(run: Callable[[Path], None], scratch: Path, repeat: int) -> list[float]:
+    times = []
+    for n in range(repeat):
+        work = scratch / f"run-{time.monotonic_ns()}-{n}"
+        work.mkdir()
+        start = time.perf_counter()
+        run(work)
+        times.append(time.perf_counter() - start)
+        shutil.rmtree(work, ignore_errors=True)
+    return times
+
+
+def _env(home: Path) -> dict[str, str]:
+    return {"PATH": os.environ.get("PATH", ""), "HOME": str(home),
+            "LEMON_CACHE_DIR": str(home / ".cache")}
+
+
+def cli_install(url: str) -> Callable[[Path], None]:
+    def run(work: Path) -> None:
+        proc = subprocess.run([LEMON, "skill", "install", url, "--approve", "--json"],
+                              env=_env(work), cwd=work, capture_output=True, text=True,
+                              check=False)
+        if proc.returncode != 0:
+            raise SystemExit(f"lemon skill install failed: {proc.stderr.strip()}")
+        json.loads(proc.stdout)
+
+    return run
+
+
+def library_install(url: str) -> Callable[[Path], None]:
+    from lemon_core.context import LemonContext
+    from lemon_core.skills import install
+
+    def run(work: Path) -> None:
+        ctx = LemonContext(cwd=work, home=work, env=_env(work))
+        install(url, ctx, approve=True)
+
+    return run
+
+
+def fetch_only(url: str) -> Callable[[Path], None]:
+    from lemon_core.source_kit import fetch_tree
+
+    def run(work: Path) -> None:
+        dest = work / "dest"
+        dest.mkdir()
+        fetch_tree(url, None, dest)
+
+    return run
+
+
+def git_clone(url: str, git: str) -> Callable[[Path], None]:
+    def run(work: Path) -> None:
+        subprocess.run([git, "clone", "--quiet", "--depth", "1", "--", url, str(work / "c")],
+                       check=True, env={**_env(work), "GIT_TERMINAL_PROMPT": "0"},
+                       capture_output=True)
+
+    return run
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=7, help="runs per figure (median)")
+    parser.add_argument("--files", type=int, default=24, help="files in the skill")
+    parser.add_argument("--history", type=int, default=30, help="earlier commits")
+    parser.add_argument("--check", action="store_true",
+                        help=f"exit 1 when the CLI install takes over {TARGET} x the clone")
+    args = parser.parse_args(argv)
+
+    scratch = Path(tempfile.mkdtemp(prefix="lemon-bench-install-"))
+    try:
+        commit_id = build(scratch / "repo.git", args.files, args.history)
+        with GitServer() as server:
+            url = server.add("bench/bench-skill.git", server_repo(scratch / "repo.git"))
+            git = shutil.which("git")
+            rows: list[tuple[str, list[float]]] = []
+            if git:
+                git_clone(url, git)(_fresh(scratch))  # warm the server
+                rows.append(("git clone --depth 1", timed(git_clone(url, git), scratch,
+                                                          args.repeat)))
+            rows.append(("lemon skill install (CLI)", timed(cli_install(url), scratch,
+                                                            args.repeat)))
+            rows.append(("skills.install() in-process", timed(library_install(url), scratch,
+                                                              args.repeat)))
+            rows.append(("source_kit.fetch_tree", timed(fetch_only(url), scratch,
+                                                        args.repeat)))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+    print(f"one skill ({args.files + 1} files, {args.history + 1} commits, tip "
+          f"{commit_id[:12]}) from dulwich's HTTP server on 127.0.0.1; median of "
+          f"{args.repeat} runs")
+    base = median(rows[0][1]) if git else None
+    for label, times in rows:
+        figure = median(times)
+        ratio = f"  {figure / base:5.2f} x clone" if base else ""
+        print(f"  {label:32} {figure * 1000:8.1f} ms  (min {min(times) * 1000:.1f}){ratio}")
+    if not git:
+        print("  git clone --depth 1: skipped, no git binary on PATH (no comparison)")
+        return 0
+    cli = median(rows[1][1]) / base  # type: ignore[operator]
+    verdict = "meets" if cli <= TARGET else "misses"
+    print(f"target: CLI install <= {TARGET} x git clone --depth 1: {cli:.2f} x ({verdict})")
+    return 1 if args.check and cli > TARGET else 0
+
+
+def server_repo(path: Path) -> object:
+    from dulwich.repo import Repo
+
+    return Repo(str(path))
+
+
+def _fresh(scratch: Path) -> Path:
+    work = scratch / f"warm-{time.monotonic_ns()}"
+    work.mkdir()
+    return work
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -45,7 +45,7 @@ class ReadBundle:
     fingerprint: str
 
 
-def _read(path: Path, cap: int) -> tuple[bytes, os.stat_result]:
+def _read(path: str, cap: int) -> tuple[bytes, os.stat_result]:
     fd, info = open_regular(path, nofollow=True)
     try:
         return read_up_to(fd, cap + 1, info.st_size), info
@@ -77,6 +77,7 @@ def read_bundle(root: Path, scan: TreeScan, limits: TreeLimits, key: str) -> Rea
     hashed: list[tuple[bytes, bytes, str, bytes]] = []
     complete_hash = scan.complete
     budget = limits.max_total_bytes
+    base = os.fspath(root)
     skill_bytes: bytes | None = None
     shape = hashlib.sha256()
     for entry in scan.entries:
@@ -98,7 +99,7 @@ def read_bundle(root: Path, scan: TreeScan, limits: TreeLimits, key: str) -> Rea
             continue
         cap = max(0, min(limits.max_file_bytes, budget))
         try:
-            data, info = _read(root / entry.path, cap)
+            data, info = _read(os.path.join(base, entry.path), cap)
         except FileProblem as exc:
             problems.append(ReadProblem(entry.path, "unreadable", exc.message))
             files.append(AuditFile(text=None, **common))  # type: ignore[arg-type]

@@ -80,13 +80,16 @@ VENDOR_NAMES = frozenset({
     "find-skills",
 })
 
-#: Letters of other scripts, digits and symbols that pass for Latin letters in a name.
-_CONFUSABLE = str.maketrans({
+#: Letters of other scripts that pass for Latin letters in a name, then digits, symbols and
+#: Latin letters that pass for one another (applied in that order).
+_TO_LATIN = str.maketrans({
     "а": "a", "в": "b", "с": "c", "ԁ": "d", "е": "e", "ё": "e", "һ": "h", "і": "i", "ї": "i",
     "ј": "j", "к": "k", "ӏ": "l", "м": "m", "н": "h", "о": "o", "р": "p", "ԛ": "q", "г": "r",
     "ѕ": "s", "т": "t", "у": "y", "ѵ": "v", "ԝ": "w", "х": "x", "ү": "y", "ѡ": "w", "ɡ": "g",
     "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p",
     "τ": "t", "υ": "u", "χ": "x", "ω": "w", "ϲ": "c", "ɩ": "i", "ı": "i", "ℓ": "l", "ǀ": "l",
+})
+_FOLD = str.maketrans({
     "0": "o", "1": "l", "!": "l", "|": "l", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b",
     "@": "a", "$": "s", "i": "l", "_": "-", ".": "-", " ": "-", "–": "-", "—": "-", "‐": "-",
     "‑": "-", "·": "-",
@@ -111,7 +114,7 @@ def skeleton(name: str) -> str:
     """What a name looks like: compatibility forms folded, invisibles dropped, case folded,
     confusable letters and digits mapped to the Latin letter they pass for, separators one."""
     text = unicodedata.normalize("NFKC", _INVISIBLE.sub("", name)).casefold()
-    text = text.translate(_CONFUSABLE)
+    text = text.translate(_TO_LATIN).translate(_FOLD)
     text = "".join(c for c in unicodedata.normalize("NFKD", text)
                    if not unicodedata.combining(c))
     text = re.sub("-+", "-", text.replace("rn", "m").replace("vv", "w")).strip("-")

@@ -106,6 +106,7 @@ def test_an_oversized_frontmatter_blocks(tmp_path: Path) -> None:
     [
         ("skiII-creator", "manifest.impersonation", "block"),
         ("рdf", "manifest.impersonation", "block"),  # Cyrillic р
+        ("skіll-creator", "manifest.impersonation", "block"),  # Cyrillic і
         ("ｄｏｃｘ", "manifest.impersonation", "block"),  # fullwidth
         ("g1thub", "manifest.impersonation", "block"),
         ("mcp_builder", "manifest.impersonation", "block"),

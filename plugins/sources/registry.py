@@ -105,31 +105,30 @@ class RegistrySource:
         return {**data, "clone_url": clone}
 
     def fetch(self, ref: SourceRef, dest: Path, ctx: LemonContext,
-              progress: ProgressCallback | None) -> FetchResult | None:
-        from lemon_core.source_kit import fetch_git
+              progress: ProgressCallback | None) -> FetchResult:
+        from lemon_core.source_kit import check_subdirectory, fetch_tree
 
         record = self.record(ref, ctx)
-        result = fetch_git(record["clone_url"], dest, ref=record.get("commit") or record.get("ref"),
-                           subdirectory=record.get("subdirectory"), ctx=ctx, progress=progress)
-        commit = getattr(result, "revision", None) or getattr(result, "commit", None)
-        if record.get("commit") and commit and commit != record["commit"]:
+        subdirectory = record.get("subdirectory")
+        if subdirectory:
+            subdirectory = check_subdirectory(subdirectory)
+        fetched = fetch_tree(record["clone_url"], record.get("commit") or record.get("ref"), dest,
+                             subdirectory=subdirectory, progress=progress)
+        if record.get("commit") and fetched.commit != record["commit"]:
             raise LemonError(f"registry: {ref.identifier!r} was recorded at commit "
-                             f"{record['commit']} but the repository gave {commit}")
-        return FetchResult(revision=commit, notes=tuple(getattr(result, "notes", ()) or ()))
+                             f"{record['commit']} but the repository gave {fetched.commit}")
+        return FetchResult(revision=fetched.commit, notes=fetched.notes)
 
     def upstream_hash(self, ref: SourceRef, ctx: LemonContext) -> str | None:
+        """The record's ``commit`` when it pins one, else the commit its ``ref`` (or the
+        default branch) points at in the repository now; None when neither can be asked."""
+        from lemon_core.source_kit import upstream_commit
+
         try:
             record = self.record(ref, ctx)
-        except LemonError:
-            return None
-        if record.get("commit"):
-            return str(record["commit"])
-        try:
-            from lemon_core.source_kit import upstream_commit
-        except ImportError:  # pragma: no cover - the git toolkit is not installed
-            return None
-        try:
-            return upstream_commit(record["clone_url"], record.get("ref"), ctx=ctx)
+            if record.get("commit"):
+                return str(record["commit"])
+            return upstream_commit(record["clone_url"], record.get("ref"))
         except LemonError:
             return None
 

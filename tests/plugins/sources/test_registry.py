@@ -154,3 +154,55 @@ def test_a_dropped_connection(web_server, make_ctx):
 def test_a_bad_base_url(make_ctx):
     with pytest.raises(LemonError, match="must be an http:// or https:// URL"):
         SOURCE.search("x", make_ctx(LEMON_REGISTRY_URL="file:///etc"), 5)
+
+
+# -- fetch: the download is delegated to git (a dulwich server on 127.0.0.1) -------------------
+
+
+@pytest.fixture
+def git_repo(tmp_path):
+    from tests.gitserver import GitServer, build_repo
+
+    repo, sha = build_repo(tmp_path / "repo.git", {
+        "skills/k8s/SKILL.md": "---\nname: k8s\ndescription: Use when deploying.\n---\nBody\n",
+        "skills/k8s/scripts/run.sh": "echo hi\n",
+        "README.md": "# repo\n"})
+    with GitServer() as server:
+        yield server.add("acme/skills.git", repo), sha
+
+
+def test_fetch_clones_the_recorded_repository_at_the_recorded_commit(web_server, make_ctx,
+                                                                      git_repo, tmp_path):
+    url, sha = git_repo
+    serve_registry(web_server, {"acme/devops/k8s": {"clone_url": url, "commit": sha,
+                                                   "subdirectory": "skills/k8s"}})
+    ctx = make_ctx(LEMON_REGISTRY_URL=web_server.url)
+    ref = SOURCE.parse("acme/devops/k8s")
+    dest = tmp_path / "stage"
+    dest.mkdir()
+    result = SOURCE.fetch(ref, dest, ctx, None)
+    assert result.revision == sha
+    assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()) == [
+        "SKILL.md", "scripts/run.sh"]
+    assert not (dest / ".git").exists()
+    assert SOURCE.upstream_hash(ref, ctx) == sha
+
+
+def test_without_a_pinned_commit_the_upstream_hash_asks_the_repository(web_server, make_ctx,
+                                                                       git_repo):
+    url, sha = git_repo
+    serve_registry(web_server, {"acme/devops/k8s": {"clone_url": url, "ref": "main"}})
+    ctx = make_ctx(LEMON_REGISTRY_URL=web_server.url)
+    assert SOURCE.upstream_hash(SOURCE.parse("acme/devops/k8s"), ctx) == sha
+
+
+@pytest.mark.parametrize(("record", "error"), [
+    ({"subdirectory": "../../etc"}, "subdirectory"),
+    ({"ref": "no-such-branch"}, "no-such-branch"),
+    ({"commit": "0" * 40}, "0000000")])
+def test_a_bad_record_fails_clearly(web_server, make_ctx, git_repo, tmp_path, record, error):
+    url, _ = git_repo
+    serve_registry(web_server, {"acme/devops/k8s": {"clone_url": url, **record}})
+    ctx = make_ctx(LEMON_REGISTRY_URL=web_server.url)
+    with pytest.raises(LemonError, match=error):
+        SOURCE.fetch(SOURCE.parse("acme/devops/k8s"), tmp_path / "s", ctx, None)

@@ -19,7 +19,8 @@ from lemon_core.errors import UsageError
 #: The URL schemes a git location may use (``git://`` and ``ext::`` are refused).
 SCHEMES = ("https", "http", "ssh", "file")
 
-_SCP = re.compile(r"^(?P<user>[A-Za-z0-9._~-]+@)?(?P<host>[A-Za-z0-9.-]+):(?P<path>[^/:].*|/.+)$")
+_SCP = re.compile(r"^(?P<user>[A-Za-z0-9._~][A-Za-z0-9._~-]*@)?(?P<host>[A-Za-z0-9][A-Za-z0-9.-]*)"
+                  r":(?P<path>[^/:-].*|/.+)$")
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]+@")
 _BAD_REF = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
 _HEX = re.compile(r"^[0-9a-f]{4,64}$")
@@ -131,8 +132,8 @@ def split_location(text: str) -> GitLocation:
             path, _, ref = path.rpartition("@")
         if scheme != "file" and not parts.hostname:
             raise UsageError(f"invalid git URL {shown}: it names no host")
-        if parts.hostname and parts.hostname.startswith("-"):
-            raise UsageError(f"invalid git URL {shown}: the host may not start with '-'")
+        if (parts.hostname or "").startswith("-") or (parts.username or "").startswith("-"):
+            raise UsageError(f"invalid git URL {shown}: the host or user may not start with '-'")
         if not path.strip("/"):
             raise UsageError(f"invalid git URL {shown}: it names no repository path")
         url = urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))

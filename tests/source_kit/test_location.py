@@ -41,6 +41,9 @@ def test_locations_split_into_url_ref_and_subdirectory(text: str, url: str, ref:
     "git://host.example/o/r.git",           # unauthenticated protocol
     "ext::sh -c touch% /tmp/pwned",          # a command transport
     "-uhttps://host.example/r.git",          # option injection
+    "git@-oProxyCommand:x",                  # an ssh option as the host
+    "-git@host.example:o/r",
+    "ssh://-oProxyCommand@host.example/r",
     "https://host.example/r.git@-x",         # a ref that reads as an option
     "https://host.example/r.git@a..b",
     "https://host.example/r.git@a b",

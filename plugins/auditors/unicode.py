@@ -256,6 +256,8 @@ class UnicodeAuditor:
             return "overwrite"
         if char == "\x00" and text.count("\x00") * 4 > len(text):
             return None  # mostly NUL: a binary decoded as text; the structure family says so
+        if char >= "\x80" and pos > 0 and "\x80" <= text[pos - 1] <= "\xff":
+            return None  # mojibake (UTF-8 read as Latin-1 and saved again): "â\x94\x9c"
         return "control"
 
     @staticmethod

@@ -76,7 +76,7 @@ BOMB = ("name: demo\ndescription: lol\n"
         ('name: demo\ndescription: "Notes\\U000E0041\\U000E0042"\n',
          "manifest.control-character", "block"),
         ("name: demo\ndescription: &d Notes\nsummary: *d\n", "manifest.yaml-alias", "warn"),
-        ("name: demo\ndescription: " + "word " * 400 + "\n", "manifest.oversized-field",
+        ("name: demo\ndescription: " + "word " * 500 + "\n", "manifest.oversized-field",
          "warn"),
         ("name: demo\ndescription: x\nblob: " + "y" * 5000 + "\n", "manifest.oversized-field",
          "warn"),

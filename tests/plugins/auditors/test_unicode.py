@@ -51,6 +51,7 @@ BENIGN = {
     "cjk-variant": "葛\U000e0100城市 (an ideographic variation sequence)\n",
     "bom-first": "\ufeffA file that starts with a byte order mark.\n",
     "crlf": "Windows line ends.\r\nSecond line.\r\n",
+    "mojibake": "Box drawing read twice: â\x94\x9câ\x94\x80 and an emoji ð\x9f\x8e¯\n",
 }
 
 

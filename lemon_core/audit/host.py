@@ -19,6 +19,7 @@ every registered auditor (the ``lemon.auditors`` group) on the same
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -190,7 +191,8 @@ def audit_folder(folder: Path, ctx: LemonContext | None = None, *, key: str | No
     from lemon_core.audit import cache
 
     folder = Path(folder)
-    key = key if key is not None else folder.name
+    if key is None:
+        key = folder.name or Path(os.path.abspath(folder)).name
     if scan is None:
         scan = scan_tree(folder, limits)
     if auditors is None:

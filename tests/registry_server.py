@@ -6,7 +6,7 @@ request path and returning one) in a thread; ``requests`` records each path aske
 
 - ``registry(server, skills)``: the registry API of the reference, ``GET /search?q=`` ->
   ``{"skills": [{"ref", "name", "description"}]}`` and ``GET /skills/<ref>`` -> the record
-  (``clone_url``, ``ref``, ``subdirectory``...), from ``{ref: record}``;
+  (``clone_url``, ``git_ref``, ``commit``, ``subdirectory``...), from ``{ref: record}``;
 - ``hermes(server, files, ref="main", commit=...)``: a GitHub-shaped Hermes repository:
   ``/api/commits/<ref>``, ``/api/git/trees/<commit>?recursive=1`` and
   ``/raw/<commit>/<path>``, from ``{repository path: bytes}``.

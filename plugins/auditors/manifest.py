@@ -164,7 +164,7 @@ class ManifestAuditor:
     """The ``manifest`` family; see the module docstring."""
 
     name = "manifest"
-    rules_version = "manifest-1"
+    rules_version = "manifest-2"
     rules = RULES
 
     def audit(self, bundle: AuditBundle) -> Iterator[Finding]:
@@ -191,7 +191,9 @@ class ManifestAuditor:
             fields.setdefault("name", getattr(manifest, "name", None))
             fields.setdefault("description", getattr(manifest, "description", None))
         yield from self._fields(fields)
-        yield from self._names(bundle.key, fields.get("name"))
+        shipped_copy = _shipped_copy(bundle.bundle_hash)
+        yield from (f for f in self._names(bundle.key, fields.get("name"))
+                    if not (shipped_copy and f.rule == "manifest.builtin-name"))
 
     def _finding(self, rule: str, message: str, line: int | None = None,
                  excerpt: str | None = None, path: str | None = SKILL_FILE) -> Finding:
@@ -374,6 +376,25 @@ def _shipped() -> frozenset[str]:
 
         return frozenset(names())
     except (ImportError, OSError):  # pragma: no cover - an older or broken installation
+        return frozenset()
+
+
+def _shipped_copy(digest: str | None) -> bool:
+    """The bundle is byte for byte a skill shipped with lemon (what the builtin source
+    installs), so its built-in name is its own."""
+    return digest is not None and digest in _shipped_hashes()
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_hashes() -> frozenset[str]:
+    from lemon_core.fsio.read import FileProblem
+
+    try:
+        from lemon_core.builtin_skills import FOLDER, names
+        from lemon_core.fsio.tree import bundle_hash, scan_tree
+
+        return frozenset(bundle_hash(FOLDER / n, scan_tree(FOLDER / n).entries) for n in names())
+    except (ImportError, OSError, FileProblem):  # pragma: no cover - a broken installation
         return frozenset()
 
 

@@ -282,6 +282,10 @@ class HermesSource:
             except CopyRefused as exc:
                 raise LemonError(f"hermes: cannot copy {entry.path}: {exc}") from None
             return FetchResult(revision=None)
+        if ref.revision:  # a pinned install (sync): that exact commit, not the branch
+            if not _SHA.match(ref.revision):
+                raise LemonError(f"hermes: the revision {ref.revision!r} is not a commit id")
+            conf = attrs.evolve(conf, ref=ref.revision)
         commit, items = self._listing(ctx, conf)
         prefix = entry.path + "/"
         files = [e for e in items if e["path"].startswith(prefix) and e.get("type") != "tree"]

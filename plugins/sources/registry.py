@@ -5,8 +5,9 @@ The registry is an HTTP service at ``LEMON_REGISTRY_URL`` (default
 
 - ``GET /search?q=<query>`` -> ``{"skills": [{"ref" (or "id"), "name", "description"}]}``;
 - ``GET /skills/<ref>`` -> the skill's record: ``clone_url`` (or ``url``), a git repository the
-  download is delegated to, and optionally ``ref`` (branch, tag or commit), ``commit`` (the exact
-  commit, also the upstream hash) and ``subdirectory`` (the skill's folder in the repository).
+  download is delegated to, and optionally ``git_ref`` (a branch, tag or commit of it),
+  ``commit`` (the exact commit, also the upstream hash) and ``subdirectory`` (the skill's
+  folder in the repository). A record may echo its own ``ref``/``id``; they are not git refs.
 
 Trust: ``official`` for the ``official/`` namespace, ``community`` for any other. Answers are
 bounded (1 MiB for a search, 256 KiB for a record), time out, and a redirect to another host is
@@ -93,7 +94,7 @@ class RegistrySource:
                 "https", "http") or unsafe_reason(clone) or " " in clone:
             raise LemonError(f"registry: the record of {ref.identifier!r} names no usable "
                              "repository (clone_url must be an https:// or http:// URL)")
-        for field in ("ref", "commit", "subdirectory"):
+        for field in ("git_ref", "commit", "subdirectory"):
             value = data.get(field)
             if value is not None and (not isinstance(value, str) or unsafe_reason(value)):
                 raise LemonError(f"registry: the record of {ref.identifier!r} has an unusable "
@@ -112,15 +113,16 @@ class RegistrySource:
         subdirectory = record.get("subdirectory")
         if subdirectory:
             subdirectory = check_subdirectory(subdirectory)
-        fetched = fetch_tree(record["clone_url"], record.get("commit") or record.get("ref"), dest,
+        pinned = ref.revision or record.get("commit")  # a sync pins the locked commit
+        fetched = fetch_tree(record["clone_url"], pinned or record.get("git_ref"), dest,
                              subdirectory=subdirectory, progress=progress)
-        if record.get("commit") and fetched.commit != record["commit"]:
-            raise LemonError(f"registry: {ref.identifier!r} was recorded at commit "
-                             f"{record['commit']} but the repository gave {fetched.commit}")
+        if pinned and fetched.commit != pinned:
+            raise LemonError(f"registry: {ref.identifier!r} was asked at commit {pinned} but "
+                             f"the repository gave {fetched.commit}")
         return FetchResult(revision=fetched.commit, notes=fetched.notes)
 
     def upstream_hash(self, ref: SourceRef, ctx: LemonContext) -> str | None:
-        """The record's ``commit`` when it pins one, else the commit its ``ref`` (or the
+        """The record's ``commit`` when it pins one, else the commit its ``git_ref`` (or the
         default branch) points at in the repository now; None when neither can be asked."""
         from lemon_core.source_kit import upstream_commit
 
@@ -128,7 +130,7 @@ class RegistrySource:
             record = self.record(ref, ctx)
             if record.get("commit"):
                 return str(record["commit"])
-            return upstream_commit(record["clone_url"], record.get("ref"))
+            return upstream_commit(record["clone_url"], record.get("git_ref"))
         except LemonError:
             return None
 

@@ -82,3 +82,13 @@ def test_search_matches_name_and_description(make_ctx):
     assert hits[0].identifier == "builtin:writing-skills"
     assert hits[0].description.startswith("Use when")
     assert SOURCE.search("kubernetes", make_ctx(), 5) == []
+
+
+@pytest.mark.parametrize("name", names())
+def test_every_shipped_skill_passes_the_installed_auditors(tmp_path, name):
+    from lemon_core.audit.host import audit_folder
+    from lemon_core.context import LemonContext
+
+    ctx = LemonContext(cwd=tmp_path, home=tmp_path, env={"LEMON_CACHE_DIR": str(tmp_path / "c")})
+    report = audit_folder(FOLDER / name, ctx)
+    assert (report.verdict, report.findings) == ("pass", ())

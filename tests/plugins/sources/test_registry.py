@@ -191,14 +191,14 @@ def test_fetch_clones_the_recorded_repository_at_the_recorded_commit(web_server,
 def test_without_a_pinned_commit_the_upstream_hash_asks_the_repository(web_server, make_ctx,
                                                                        git_repo):
     url, sha = git_repo
-    serve_registry(web_server, {"acme/devops/k8s": {"clone_url": url, "ref": "main"}})
+    serve_registry(web_server, {"acme/devops/k8s": {"clone_url": url, "git_ref": "main"}})
     ctx = make_ctx(LEMON_REGISTRY_URL=web_server.url)
     assert SOURCE.upstream_hash(SOURCE.parse("acme/devops/k8s"), ctx) == sha
 
 
 @pytest.mark.parametrize(("record", "error"), [
     ({"subdirectory": "../../etc"}, "subdirectory"),
-    ({"ref": "no-such-branch"}, "no-such-branch"),
+    ({"git_ref": "no-such-branch"}, "no-such-branch"),
     ({"commit": "0" * 40}, "0000000")])
 def test_a_bad_record_fails_clearly(web_server, make_ctx, git_repo, tmp_path, record, error):
     url, _ = git_repo

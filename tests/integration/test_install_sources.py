@@ -1,0 +1,113 @@
+"""Installing through the real pipeline from the builtin, local, hermes and registry sources
+(real files, a Hermes repository over HTTP and a registry plus a git server on 127.0.0.1), and
+routing every form with the installed sources and the third-party example plugin."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lemon_core.errors import LemonError, UsageError
+from lemon_core.install import router
+from lemon_core.skills import installing
+from lemon_core.testing import inline_plugins
+from tests.helpers import write_skill
+from tests.registry_server import WebServer
+from tests.registry_server import hermes as serve_hermes
+from tests.registry_server import registry as serve_registry
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "thirdparty_plugin"
+COMMIT = "ab12" * 10
+
+
+@pytest.fixture
+def plugins():
+    return inline_plugins(builtins=True)
+
+
+def _lock(agent: Path) -> dict:
+    return json.loads((agent / "skills.lock.json").read_text())["skills"]
+
+
+def test_a_builtin_skill_installs_without_asking(make_ctx, home, plugins):
+    ctx = make_ctx()
+    asked = []
+    result = installing.install("builtin:writing-skills", ctx, plugins=plugins,
+                                approve=lambda request: asked.append(request) or False)
+    assert (result.key, result.trust, result.source) == ("writing-skills", "builtin", "builtin")
+    assert asked == []  # builtin: no approval
+    agent = home / ".lemon" / "agent"
+    assert (agent / "skill" / "writing-skills" / "references" / "checklist.md").is_file()
+    record = _lock(agent)["writing-skills"]
+    assert record["trust_level"] == "builtin"
+    assert record["bundle_hash"] == result.bundle_hash
+
+
+def test_a_local_folder_of_skills_installs_the_chosen_one(make_ctx, project, home, plugins):
+    write_skill(project / "vendor", "one")
+    write_skill(project / "vendor", "two")
+    ctx = make_ctx()
+    result = installing.install("./vendor", ctx, plugins=plugins, approve=True, skills=["two"])
+    assert (result.key, result.trust) == ("two", "trusted")
+    assert sorted(p.name for p in (home / ".lemon" / "agent" / "skill").iterdir()) == ["two"]
+    assert _lock(home / ".lemon" / "agent")["two"]["source_id"] == str(project / "vendor")
+
+
+def test_a_local_link_out_is_refused_and_nothing_changes(make_ctx, project, home, plugins,
+                                                         tmp_path):
+    write_skill(project, "leaky")
+    (project / "leaky" / "passwd").symlink_to("/etc/passwd")
+    with pytest.raises(LemonError, match="link"):
+        installing.install("./leaky", make_ctx(), plugins=plugins, approve=True)
+    assert not (home / ".lemon" / "agent" / "skill" / "leaky").exists()
+
+
+def test_a_hermes_skill_installs_from_http_with_its_commit(make_ctx, home, plugins):
+    files = {"optional-skills/research/arxiv/SKILL.md":
+             b"---\nname: arxiv\ndescription: Use when searching arXiv.\n---\nBody\n",
+             "optional-skills/research/arxiv/references/api.md": b"# API\n"}
+    with WebServer() as server:
+        ctx = make_ctx(**serve_hermes(server, files, commit=COMMIT))
+        result = installing.install("hermes:optional/research/arxiv", ctx, plugins=plugins,
+                                    approve=True)
+    assert (result.key, result.trust, result.revision) == ("arxiv", "official", COMMIT)
+    record = _lock(home / ".lemon" / "agent")["arxiv"]
+    assert record["source_id"] == "hermes:optional/research/arxiv"
+    assert (home / ".lemon" / "agent" / "skill" / "arxiv" / "references" / "api.md").is_file()
+
+
+def test_a_registry_skill_installs_through_git(make_ctx, home, plugins, tmp_path):
+    from tests.gitserver import GitServer, build_repo
+
+    repo, sha = build_repo(tmp_path / "r.git", {
+        "k8s/SKILL.md": "---\nname: k8s\ndescription: Use when deploying.\n---\nBody\n"})
+    with GitServer() as git, WebServer() as web:
+        url = git.add("acme/r.git", repo)
+        serve_registry(web, {"official/devops/k8s": {"clone_url": url, "subdirectory": "k8s"}})
+        ctx = make_ctx(LEMON_REGISTRY_URL=web.url)
+        result = installing.install("official/devops/k8s", ctx, plugins=plugins, approve=True)
+    assert (result.key, result.trust, result.revision) == ("k8s", "official", sha)
+
+
+@pytest.mark.parametrize(("identifier", "source"), [
+    ("builtin", "builtin"), ("builtin:writing-skills", "builtin"),
+    ("hermes:optional/research/arxiv", "hermes"), ("example:hello", "example"),
+    ("./skill", "local"), ("../skill", "local"), ("/abs/skill", "local"), ("~/skill", "local"),
+    ("official/devops/k8s", "registry"), ("acme/a/b/c", "registry")])
+def test_every_form_routes_to_its_source_with_a_third_party_among_them(make_ctx, monkeypatch,
+                                                                        identifier, source):
+    monkeypatch.syspath_prepend(str(FIXTURES))
+    from lemon_example_plugin import source as example
+
+    plugins = inline_plugins(("sources.example", example), builtins=True)
+    assert router.resolve(identifier, make_ctx(), plugins=plugins)[0].name == source
+
+
+@pytest.mark.parametrize(("identifier", "reason"), [
+    ("hermes:optional/../../etc", "'..' steps"), ("builtin:../x", "not a built-in skill id"),
+    ("acme/../etc", "malformed"), ("./a\x1bb", "U\\+001B"), ("two/parts", "accepted forms")])
+def test_hostile_or_unknown_identifiers_are_refused_with_reasons(make_ctx, identifier, reason):
+    with pytest.raises(UsageError, match=reason):
+        router.resolve(identifier, make_ctx(), plugins=inline_plugins(builtins=True))

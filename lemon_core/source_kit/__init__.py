@@ -7,11 +7,14 @@
   commit a ref points at upstream (one ref listing); :func:`list_refs` / :func:`resolve` are
   the pieces.
 - :func:`token_auth` turns a token into HTTP credentials, only for https or loopback http.
+- :class:`FetchLimits` caps what a fetch may bring in (pack bytes, objects, inflated bytes,
+  entries written); :class:`FetchTooLarge` says which.
 - :class:`GitSourceError` is every failure, its message free of credentials.
 """
 
 from lemon_core.source_kit.checkout import LFS_REFUSAL
 from lemon_core.source_kit.fetch import FetchedTree, fetch_tree, upstream_commit
+from lemon_core.source_kit.limits import DEFAULT_LIMITS, FetchLimits, FetchTooLarge
 from lemon_core.source_kit.location import (
     GitLocation,
     check_ref,
@@ -32,8 +35,11 @@ from lemon_core.source_kit.transport import (
 )
 
 __all__ = [
+    "DEFAULT_LIMITS",
     "LFS_REFUSAL",
     "Auth",
+    "FetchLimits",
+    "FetchTooLarge",
     "FetchedTree",
     "GitLocation",
     "GitSourceError",

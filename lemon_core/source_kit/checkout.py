@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from lemon_core.source_kit.limits import FetchTooLarge
 from lemon_core.source_kit.transport import GitSourceError
 from lemon_core.text import escape
 
@@ -87,8 +88,10 @@ def find_tree(store: Any, tree_id: bytes, subdirectory: str | None, commit: str)
     return current
 
 
-def plan(store: Any, tree_id: bytes) -> tuple[list[PlannedEntry], list[str], list[str]]:
-    """(entries to write, submodule notes, LFS pointer paths) of the tree, depth first."""
+def plan(store: Any, tree_id: bytes, max_entries: int = 20_000,
+         ) -> tuple[list[PlannedEntry], list[str], list[str]]:
+    """(entries to write, submodule notes, LFS pointer paths) of the tree, depth first;
+    more than ``max_entries`` entries refuse the tree."""
     entries: list[PlannedEntry] = []
     submodules: list[str] = []
     lfs: list[str] = []
@@ -97,6 +100,10 @@ def plan(store: Any, tree_id: bytes) -> tuple[list[PlannedEntry], list[str], lis
         prefix, tid = stack.pop()
         where = "/".join(prefix)
         for raw, mode, sha in store[tid].iteritems():
+            if len(entries) >= max_entries:
+                raise FetchTooLarge(f"the tree holds more than {max_entries:,} files and "
+                                     "folders: refusing it (pick one skill's folder with "
+                                     "#subdirectory=)")
             name = _check_name(raw, where)
             path = (*prefix, name)
             shown = escape("/".join(path))
@@ -126,9 +133,9 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def write_tree(store: Any, tree_id: bytes, dest: Path) -> Checkout:
+def write_tree(store: Any, tree_id: bytes, dest: Path, *, max_entries: int = 20_000) -> Checkout:
     """Write the tree ``tree_id`` into the empty folder ``dest``."""
-    entries, submodules, lfs = plan(store, tree_id)
+    entries, submodules, lfs = plan(store, tree_id, max_entries)
     if lfs:
         listed = ", ".join(escape(p) for p in lfs[:5]) + (" …" if len(lfs) > 5 else "")
         raise GitSourceError(

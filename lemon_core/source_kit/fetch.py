@@ -18,6 +18,13 @@ import attrs
 
 from lemon_core.protocols import ProgressCallback
 from lemon_core.source_kit.checkout import find_tree, write_tree
+from lemon_core.source_kit.limits import (
+    DEFAULT_LIMITS,
+    FetchLimits,
+    FetchTooLarge,
+    check_pack,
+    size_text,
+)
 from lemon_core.source_kit.location import public_url
 from lemon_core.source_kit.refs import RemoteRefs, Resolution, list_refs, resolve
 from lemon_core.source_kit.transport import (
@@ -92,14 +99,43 @@ def _find_prefix(store: Any, prefix: str, shown: str) -> str:
     return found[0]
 
 
-def _fetch(client: Any, path: str, target: Any, wants: Any, depth: int | None) -> Any:
-    return client.fetch(path.encode("utf-8") if isinstance(path, str) else path, target,
-                        determine_wants=wants, depth=depth)
+def _fetch(client: Any, path: str, target: Any, wants: Any, depth: int | None,
+           limits: FetchLimits) -> None:
+    """Fetch into ``target``: a local repository through dulwich's own copy, a remote one
+    through a pack spooled to a temporary file, capped and measured before it is unpacked."""
+    from tempfile import SpooledTemporaryFile
+
+    from dulwich.client import LocalGitClient
+
+    raw = path.encode("utf-8") if isinstance(path, str) else path
+    if isinstance(client, LocalGitClient):
+        client.fetch(raw, target, determine_wants=wants, depth=depth)
+        return
+    with SpooledTemporaryFile(max_size=16 * 1024 * 1024, prefix="lemon-pack-") as f:
+        received = 0
+
+        def pack_data(chunk: bytes) -> int:
+            nonlocal received
+            received += len(chunk)
+            if received > limits.max_pack_bytes:
+                raise FetchTooLarge(f"the repository sends more than "
+                                    f"{size_text(limits.max_pack_bytes)}: refusing it")
+            return f.write(chunk)
+
+        result = client.fetch_pack(raw, wants, target.get_graph_walker(), pack_data,
+                                   depth=depth)
+        if f.tell():
+            f.seek(0)
+            check_pack(f, limits)  # type: ignore[arg-type]
+            f.seek(0)
+            target.object_store.add_thin_pack(f.read, None)
+    target.update_shallow(result.new_shallow, result.new_unshallow)
 
 
 def fetch_tree(url: str, ref: str | None, dest: Path, *, subdirectory: str | None = None,
                auth: Auth | None = None, secrets: tuple[str, ...] = (),
-               progress: ProgressCallback | None = None) -> FetchedTree:
+               progress: ProgressCallback | None = None,
+               limits: FetchLimits = DEFAULT_LIMITS) -> FetchedTree:
     """Fetch the commit ``ref`` names (None: the default branch) from ``url`` and write its
     tree, or its folder ``subdirectory``, into the empty folder ``dest``. Nothing fetched is
     run; on failure a :class:`GitSourceError` says why and ``dest`` may hold part of the
@@ -125,7 +161,7 @@ def fetch_tree(url: str, ref: str | None, dest: Path, *, subdirectory: str | Non
         client, path = open_client(url, auth)
         try:
             try:
-                _fetch(client, path, target, wants, depth=1)
+                _fetch(client, path, target, wants, 1, limits)
                 retry = chosen["resolution"].needs_history
             except (GitProtocolError, KeyError) as exc:
                 if isinstance(exc, HangupException) or not _shallow_refused(chosen, exc):
@@ -137,7 +173,7 @@ def fetch_tree(url: str, ref: str | None, dest: Path, *, subdirectory: str | Non
                 found: Resolution = chosen["resolution"]
                 _fetch(client, path, target,
                        lambda refs, depth=None: _history_wants(refs) or (
-                           [found.want.encode("ascii")] if found.want else []), depth=None)
+                           [found.want.encode("ascii")] if found.want else []), None, limits)
         finally:
             client.close()
     resolution: Resolution = chosen["resolution"]
@@ -147,7 +183,7 @@ def fetch_tree(url: str, ref: str | None, dest: Path, *, subdirectory: str | Non
     sha = commit.id.decode("ascii")
     report(2, 3, f"writing the files of {sha[:12]}")
     tree = find_tree(target.object_store, commit.tree, subdirectory, sha)
-    checkout = write_tree(target.object_store, tree, dest)
+    checkout = write_tree(target.object_store, tree, dest, max_entries=limits.max_entries)
     report(3, 3, f"fetched {checkout.files} files at {sha[:12]}")
     name = resolution.name
     notes = checkout.notes if shallow else (*checkout.notes, FULL_HISTORY_NOTE)

@@ -5,6 +5,12 @@
 Enterprise, a mirror, the loopback server of the tests). ``GITHUB_TOKEN``, when set, is sent
 as HTTP credentials to that base only (over https, or plain http to a loopback address) and
 is never printed: every message is scrubbed of it. Trust ``community``.
+
+``search`` (opt-in: ``LEMON_GITHUB_SEARCH=1``, since it asks a third party and GitHub limits
+unauthenticated searches to a few a minute) is GitHub's repository search for the topic
+``lemon-skill`` (sorted by stars, at most ``limit`` hits), on ``<base>``'s API (``https://api.github.com`` for github.com,
+``<base>/api/v3`` for GitHub Enterprise, or ``LEMON_GITHUB_API_URL``). A hit's score is its stars
+(at most 100), plus 50 when its name holds the query and 20 when its description does.
 """
 
 from __future__ import annotations
@@ -14,10 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from lemon_core import hookimpl
-from lemon_core.errors import UsageError
+from lemon_core.errors import LemonError, UsageError
 from lemon_core.protocols import FetchResult, SearchHit, SourceRef
 
 BASE_ENV = "LEMON_GITHUB_URL"
+API_ENV = "LEMON_GITHUB_API_URL"
+SEARCH_ENV = "LEMON_GITHUB_SEARCH"
+TOPIC = "lemon-skill"
 TOKEN_ENV = "GITHUB_TOKEN"
 DEFAULT_BASE = "https://github.com"
 FORM = "gh:<owner>/<repo>[/<path>][@<ref>]"
@@ -33,6 +42,15 @@ def base_url(ctx: Any) -> str:
     if not value.lower().startswith(("https://", "http://")):
         raise UsageError(f"{BASE_ENV} must be an https:// URL (it is {value!r})")
     return value
+
+
+def api_url(ctx: Any) -> str:
+    """The REST API base of the configured GitHub (no trailing ``/``)."""
+    value = ctx.getenv(API_ENV) if ctx is not None else None
+    if value:
+        return value.rstrip("/")
+    base = base_url(ctx)
+    return "https://api.github.com" if base == DEFAULT_BASE else f"{base}/api/v3"
 
 
 def token(ctx: Any) -> str | None:
@@ -92,7 +110,47 @@ class GhSource:
                                secrets=(secret,) if secret else ())
 
     def search(self, query: str, ctx: Any, limit: int) -> list[SearchHit]:
-        return []
+        import urllib.parse
+
+        from lemon_core.source_kit import token_auth
+        from lemon_core.source_kit.web import get_json
+
+        if ctx is None or not ctx.flag(SEARCH_ENV):
+            return []
+        api = api_url(ctx)
+        q = f"topic:{TOPIC} {query} in:name,description,readme"
+        url = f"{api}/search/repositories?" + urllib.parse.urlencode(
+            {"q": q, "sort": "stars", "order": "desc", "per_page": max(1, min(limit, 100))})
+        headers = {"Accept": "application/vnd.github+json"}
+        secret = token(ctx)
+        if token_auth(api, secret) is not None:
+            headers["Authorization"] = f"Bearer {secret}"
+        answer = get_json(url, ctx=ctx, headers=headers)
+        items = answer.get("items") if isinstance(answer, dict) else None
+        if not isinstance(items, list):
+            raise LemonError(f"the GitHub search at {api} answered without 'items'; check "
+                             f"{API_ENV}")
+        words = query.strip().lower()
+        hits = []
+        for item in items[:limit]:
+            full = item.get("full_name") if isinstance(item, dict) else None
+            if not isinstance(full, str) or full.count("/") != 1:
+                continue
+            name = full.split("/", 1)[1]
+            description = item.get("description") or ""
+            description = description if isinstance(description, str) else ""
+            stars = item.get("stargazers_count")
+            stars = stars if isinstance(stars, int) and not isinstance(stars, bool) else 0
+            score = float(min(max(stars, 0), 100) + (50 if words and words in name.lower()
+                                                     else 0)
+                          + (20 if words and words in description.lower() else 0))
+            try:
+                self.parse(f"gh:{full}")
+            except UsageError:
+                continue
+            hits.append(SearchHit(f"gh:{full}", name, description, self.name, score))
+        hits.sort(key=lambda h: (-h.score, h.identifier))
+        return hits
 
 
 @hookimpl

@@ -119,3 +119,82 @@ def test_install_through_the_cli_never_prints_the_token(private, tmp_path: Path)
     lock = (home / ".lemon" / "agent" / "skills.lock.json").read_text()
     for text in (ok.stdout, ok.stderr, bad.stdout, bad.stderr, wrong.stdout, wrong.stderr, lock):
         assert TOKEN not in text
+
+
+class _Api:
+    """A GitHub-shaped search API on 127.0.0.1: records each request, answers ``answer``."""
+
+    def __init__(self, answer: object) -> None:
+        import http.server
+        import threading
+
+        api = self
+        self.answer = answer
+        self.seen: list[tuple[str, str | None]] = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                api.seen.append((self.path, self.headers.get("Authorization")))
+                body = json.dumps(api.answer).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, args=(0.02,), daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_search_asks_for_the_topic_and_scores_hits(make_ctx) -> None:
+    from urllib.parse import parse_qs, urlsplit
+
+    api = _Api({"items": [
+        {"full_name": "a/pdf-tools", "description": "PDF skills", "stargazers_count": 500},
+        {"full_name": "b/misc", "description": "has a pdf helper", "stargazers_count": 3},
+        {"full_name": "c/odd", "description": None, "stargazers_count": "many"},
+        {"full_name": "not-a-repo"}, "junk"]})
+    try:
+        assert GhSource().search("pdf", make_ctx(LEMON_GITHUB_API_URL=api.url), 5) == []
+        assert api.seen == []  # off unless asked for
+        ctx = make_ctx(LEMON_GITHUB_API_URL=api.url, GITHUB_TOKEN=TOKEN, LEMON_GITHUB_SEARCH="1")
+        hits = GhSource().search("pdf", ctx, 5)
+    finally:
+        api.close()
+    assert [(h.identifier, h.score) for h in hits] == [("gh:a/pdf-tools", 170.0),
+                                                       ("gh:b/misc", 23.0), ("gh:c/odd", 0.0)]
+    assert hits[0].name == "pdf-tools" and hits[0].source == "gh"
+    path, auth = api.seen[0]
+    query = parse_qs(urlsplit(path).query)
+    assert urlsplit(path).path == "/search/repositories"
+    assert query["q"] == ["topic:lemon-skill pdf in:name,description,readme"]
+    assert query["sort"] == ["stars"] and query["per_page"] == ["5"]
+    assert auth == f"Bearer {TOKEN}"
+
+
+def test_search_api_base(make_ctx) -> None:
+    from lemon_plugins.sources.gh import api_url
+
+    assert api_url(make_ctx()) == "https://api.github.com"
+    assert api_url(make_ctx(LEMON_GITHUB_URL="https://ghe.example")) == \
+        "https://ghe.example/api/v3"
+
+
+def test_a_malformed_search_answer_is_an_error(make_ctx) -> None:
+    from lemon_core.errors import LemonError
+
+    api = _Api({"message": "rate limited"})
+    try:
+        with pytest.raises(LemonError, match="answered without 'items'"):
+            GhSource().search("x", make_ctx(LEMON_GITHUB_API_URL=api.url,
+                                            LEMON_GITHUB_SEARCH="1"), 3)
+    finally:
+        api.close()

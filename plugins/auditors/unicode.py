@@ -41,16 +41,20 @@ RULES: dict[str, tuple[str, str]] = {
                                         "another name")),
     "unicode.mixed-script-name": ("block", ("a skill name mixing lookalike scripts (Latin "
                                            "with Cyrillic or Greek) impersonates another")),
+    "unicode.mixed-script-words": ("block", ("several words mixing Latin and Cyrillic letters "
+                                             "hide words from scanners")),
     "unicode.mixed-script-file": ("warn", "a file name mixing lookalike scripts"),
+    "unicode.mixed-script-word": ("warn", "a word mixing Latin and Cyrillic letters"),
     "unicode.invisible": ("warn", "a stray invisible character (often pasted from the web)"),
     "unicode.control-character": ("warn", "a control character in text"),
 }
 
 _SUSPECT = re.compile(
     "[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f"
-    "\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0"
+    "\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0"
     "\ufff9-\ufffb\U0001d173-\U0001d17a\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
 )
+_BRAILLE = re.compile("[\u2800-\u28ff]+")
 _BARE_CR = re.compile("\r(?!\n|$)")
 _TAG_RUN = re.compile("[\U000e0000-\U000e007f]+")
 _FLAG_TAGS = re.compile("[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,6}\U000e007f")
@@ -66,6 +70,10 @@ _JOINING = re.compile("[\u0590-\u08ff\u0900-\u0dff\u0f00-\u0fff\u1000-\u109f\u17
 _NO_SPACE = re.compile("[\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff\u3000-\u30ff"
                        "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 _HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
+#: A word of letters holding both a Latin and a Cyrillic letter (checked in Python after).
+_MIXED_WORD = re.compile("(?=[^\\W\\d_]*[a-zA-Z])(?=[^\\W\\d_]*[\u0400-\u04ff])[^\\W\\d_]+")
+#: UTF-8 lead bytes of U+0400-U+04FF (Cyrillic).
+_CYRILLIC_LEADS = (b"\xd0", b"\xd1", b"\xd2", b"\xd3")
 _LOOKALIKE_SCRIPTS = frozenset({"LATIN", "CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC"})
 _SCRIPT_SUFFIXES = frozenset(
     (
@@ -85,7 +93,7 @@ _ASCII_CONTROLS = tuple(chr(c) for c in (*range(0x09), 0x0B, *range(0x0E, 0x20),
 #: selectors), as UTF-8 byte strings: a bytes search is a memchr, a regex is ~50 ns a char.
 _PRINTABLE_SUSPECTS = tuple(c.encode() for c in (
     "\u034f", "\u115f", "\u1160", "\u17b4", "\u17b5", "\u180b", "\u180c", "\u180d", "\u180e",
-    "\u180f", "\u3164", "\uffa0")) + (b"\xef\xb8", b"\xf3\xa0")
+    "\u180f", "\u2800", "\u3164", "\uffa0")) + (b"\xef\xb8", b"\xf3\xa0")
 
 
 def _astral(text: str) -> bool:
@@ -103,7 +111,11 @@ def _plain(text: str) -> bool:
     if not text.replace("\n", "").replace("\t", "").replace("\r", "").isprintable():
         return False
     data = text.encode("utf-8", "surrogatepass")
-    return not any(s in data for s in _PRINTABLE_SUSPECTS)
+    return not any(s in data for s in _PRINTABLE_SUSPECTS) and not _cyrillic(data)
+
+
+def _cyrillic(data: bytes) -> bool:
+    return any(lead in data for lead in _CYRILLIC_LEADS)
 
 
 def _line(text: str, pos: int) -> int:
@@ -207,7 +219,8 @@ class UnicodeAuditor:
         is_code = suffix in _SCRIPT_SUFFIXES or text.startswith("#!")
         if _astral(text):
             yield from self._tags(file, text)
-        yield from self._bidi(file, text)
+        yield from self._bidi(file, text, is_code)
+        yield from self._mixed_words(file, text)
         stray: list[int] = []
         run_start, run_len, reported_run = -2, 0, False
         controls: list[tuple[str, int, str]] = []
@@ -236,6 +249,23 @@ class UnicodeAuditor:
         yield from self._controls(file, text, controls)
         yield from self._strays(file, text, stray, is_code, reported_run)
 
+    def _mixed_words(self, file: AuditFile, text: str) -> Iterable[Finding]:
+        """Words mixing Latin and Cyrillic letters ("іgnore" with a Cyrillic і): spelled so
+        that a reader sees a word a scanner does not. Greek is left out (μm, Δx, 2πr)."""
+        if text.isascii() or not _cyrillic(text.encode("utf-8", "surrogatepass")):
+            return
+        words = [m for m in _MIXED_WORD.finditer(text)
+                 if any("a" <= c.lower() <= "z" for c in m.group())
+                 and any("\u0400" <= c <= "\u04ff" for c in m.group())]
+        if not words:
+            return
+        first = words[0]
+        rule = "unicode.mixed-script-words" if len(words) >= 3 else "unicode.mixed-script-word"
+        yield self._finding(rule, f"{len(words)} word(s) mixing Latin and Cyrillic letters, "
+                                  f"the first {first.group()!r}", file.path,
+                            _line(text, first.start()), _excerpt(text, first.start(),
+                                                                 first.end()))
+
     def _tags(self, file: AuditFile, text: str) -> Iterable[Finding]:
         for run in _TAG_RUN.finditer(text):
             pos = run.start()
@@ -251,13 +281,13 @@ class UnicodeAuditor:
                                 file.path, _line(text, pos), _excerpt(text, pos, run.end()))
             return
 
-    def _bidi(self, file: AuditFile, text: str) -> Iterable[Finding]:
+    def _bidi(self, file: AuditFile, text: str, is_code: bool) -> Iterable[Finding]:
         if not any(c in text for c in _BIDI):
             return
         start = 0
         for line_no, line in enumerate(text.split("\n"), 1):
             if any(c in line for c in _BIDI):
-                why = self._bidi_problem(line)
+                why = self._bidi_problem(line, is_code)
                 if why:
                     pos = next(i for i, c in enumerate(line) if c in _BIDI)
                     yield self._finding("unicode.bidi-control", why, file.path, line_no,
@@ -266,7 +296,13 @@ class UnicodeAuditor:
             start += len(line) + 1
 
     @staticmethod
-    def _bidi_problem(line: str) -> str | None:
+    def _bidi_problem(line: str, is_code: bool) -> str | None:
+        if is_code:
+            return ("bidirectional controls in a script: the code shown is not the code that "
+                    "runs (Trojan Source)")
+        if "\u202d" in line or "\u202e" in line:
+            return ("a bidirectional override: the characters after it are shown in reverse "
+                    "of the order they are read in")
         embeds = sum(line.count(c) for c in "\u202a\u202b\u202d\u202e") - line.count("\u202c")
         isolates = sum(line.count(c) for c in "\u2066\u2067\u2068") - line.count("\u2069")
         if embeds or isolates:
@@ -304,6 +340,12 @@ class UnicodeAuditor:
             return bool(_RTL.search(text, start, end if end != -1 else len(text)))
         if char == "\ufeff":
             return pos == 0
+        if char == "\u2800":  # the blank braille pattern: legitimate inside braille art
+            start = pos
+            while start > max(0, pos - 200) and "\u2800" <= text[start - 1] <= "\u28ff":
+                start -= 1
+            run = _BRAILLE.match(text, start, pos + 200)
+            return bool(run) and run.group().strip("\u2800") != ""
         if char in "\u115f\u1160\u3164\uffa0":
             return bool(_HANGUL.match(before) or _HANGUL.match(after))
         if _VS.match(char):

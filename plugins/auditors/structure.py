@@ -143,7 +143,7 @@ class StructureAuditor:
     """The ``structure`` family; see the module docstring."""
 
     name = "structure"
-    rules_version = "structure-1"
+    rules_version = "structure-2"
     rules = RULES
 
     def audit(self, bundle: AuditBundle) -> Iterator[Finding]:

@@ -151,7 +151,7 @@ class UnicodeAuditor:
     """The ``unicode`` family; see the module docstring."""
 
     name = "unicode"
-    rules_version = "unicode-1"
+    rules_version = "unicode-2"
     rules = RULES
 
     def audit(self, bundle: AuditBundle) -> Iterator[Finding]:

@@ -236,5 +236,13 @@ class Catalog:
         with self._lock:
             self._stale = True
 
+    def vouch_unchanged(self) -> None:
+        """A caller that watches every folder of the current snapshot (a kernel watch, as the
+        MCP servers hold) saw no change: the next :meth:`snapshot` within
+        :data:`CHECK_INTERVAL` returns it without the stat check."""
+        with self._lock:
+            if self._snapshot is not None and not self._stale:
+                self._checked_at = time.monotonic()
+
 
 __all__ = ["Catalog", "CatalogSnapshot", "ParsedSkill", "build_entries", "scan"]

@@ -29,6 +29,7 @@ from __future__ import annotations
 import base64
 import heapq
 import math
+import operator
 import sys
 from array import array
 from collections import Counter
@@ -54,6 +55,9 @@ SPAN_NAME_BONUS = 2.5
 MAX_SPAN = 6
 #: The share of the score kept by a skill that matches none but one of many words.
 COVERAGE_FLOOR = 0.6
+#: A query whose postings add up to more than 1/DENSE_SHARE of the documents is scored with
+#: whole-array operations (one score per document) rather than document by document.
+DENSE_SHARE = 4
 INDEX_FORMAT = 1
 
 
@@ -106,41 +110,43 @@ class SearchIndex:
         self._postings = postings
         #: a key or name without case or separators -> doc ids
         self._names = names
+        self._dense_cache: dict[str, tuple[array[float], bytes]] = {}
 
     def __len__(self) -> int:
         return len(self.keys)
 
     @classmethod
     def build(cls, docs: Iterable[SearchDoc]) -> SearchIndex:
-        docs = list(docs)
+        docs = sorted(docs, key=lambda doc: doc.key)  # document order is key order
         n = len(docs)
         analysed = [doc.fields() for doc in docs]
-        average = {
-            field: (sum(len(f[field]) for f in analysed) / n if n else 0.0) or 1.0
-            for field in FIELDS
-        }
-        weighted: list[dict[str, float]] = []
-        document_frequency: Counter[str] = Counter()
-        for fields in analysed:
+        average = {}  # over the documents that have the field: most have no keywords
+        for field in FIELDS:
+            lengths = [len(f[field]) for f in analysed if f[field]]
+            average[field] = (sum(lengths) / len(lengths)) if lengths else 1.0
+        lists: dict[str, tuple[list[int], list[float]]] = {}
+        saturate = K1 + 1.0
+        for doc_id, fields in enumerate(analysed):
             tf: dict[str, float] = {}
-            for field, (weight, b) in FIELDS.items():
+            for field, (weight, b) in reversed(FIELDS.items()):  # the body, the largest, first
                 terms = fields[field]
                 if not terms:
                     continue
                 norm = weight / (1.0 - b + b * len(terms) / average[field])
+                if not tf:
+                    tf = {term: count * norm for term, count in Counter(terms).items()}
+                    continue
                 for term, count in Counter(terms).items():
                     tf[term] = tf.get(term, 0.0) + count * norm
-            weighted.append(tf)
-            document_frequency.update(tf.keys())
-        lists: dict[str, tuple[list[int], list[float]]] = {}
-        for doc_id, tf in enumerate(weighted):
             for term, value in tf.items():
-                ids, scores = lists.setdefault(term, ([], []))
-                ids.append(doc_id)
-                scores.append(value * (K1 + 1.0) / (K1 + value))
+                found = lists.get(term)
+                if found is None:
+                    found = lists[term] = ([], [])
+                found[0].append(doc_id)
+                found[1].append(saturate * value / (K1 + value))
         postings: dict[str, Any] = {}
         for term, (ids, scores) in lists.items():
-            df = document_frequency[term]
+            df = len(ids)
             idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
             postings[term] = (array("I", ids), array("f", [s * idf for s in scores]))
         names: dict[str, list[int]] = {}
@@ -157,6 +163,23 @@ class SearchIndex:
             if len(ids) != len(scores) or (ids and max(ids) >= len(self.keys)):
                 ids, scores = array("I"), array("f")  # not this index's: match nothing
             found = self._postings[term] = (ids, scores)
+        return found
+
+    def _dense(self, term: str) -> tuple[array[float], bytes] | None:
+        """The posting of ``term`` as one score per document (0.0 where absent) and a 0/1
+        mask, for words in many documents: adding whole arrays runs in C."""
+        found = self._dense_cache.get(term)
+        if found is None:
+            posting = self._posting(term)
+            if posting is None:
+                return None
+            ids, scores = posting
+            dense = array("f", bytes(4 * len(self.keys)))
+            mask = bytearray(len(self.keys))
+            for doc_id, score in zip(ids, scores):
+                dense[doc_id] = score
+                mask[doc_id] = 1
+            found = self._dense_cache[term] = (dense, bytes(mask))
         return found
 
     def scores(self, query: str) -> dict[int, float]:
@@ -176,26 +199,44 @@ class SearchIndex:
             share = (1.0 - COVERAGE_FLOOR) / len(terms)
             for doc_id, count in matched.items():
                 total[doc_id] *= COVERAGE_FLOOR + share * count
-        self._name_bonus(query, total)
+        for doc_id, bonus in self._name_bonus(query).items():
+            total[doc_id] = total.get(doc_id, 0.0) + bonus
         return total
 
-    def _name_bonus(self, query: str, total: dict[int, float]) -> None:
+    def _dense_scores(self, terms: Sequence[str], query: str) -> list[float]:
+        """:meth:`scores` as one score per document, computed with whole-array operations."""
+        n = len(self.keys)
+        total: list[float] = [0.0] * n
+        count: list[int] = [0] * n
+        for term in terms:
+            found = self._dense(term)
+            if found is not None:
+                total = list(map(operator.add, total, found[0]))
+                count = list(map(operator.add, count, found[1]))
+        if len(terms) > 1:
+            share = (1.0 - COVERAGE_FLOOR) / len(terms)
+            table = [COVERAGE_FLOOR + share * c for c in range(len(terms) + 1)]
+            total = list(map(operator.mul, total, map(table.__getitem__, count)))
+        for doc_id, bonus in self._name_bonus(query).items():
+            total[doc_id] += bonus
+        return total
+
+    def _name_bonus(self, query: str) -> dict[int, float]:
+        bonus: dict[int, float] = {}
         raw = _WORD.findall(fold(query))
         if not raw or not self._names:
-            return
+            return bonus
         whole = "".join(raw)
         for doc_id in self._names.get(whole, ()):
-            total[doc_id] = total.get(doc_id, 0.0) + EXACT_NAME_BONUS
-        seen = set(self._names.get(whole, ()))
+            bonus[doc_id] = EXACT_NAME_BONUS
         for size in range(min(MAX_SPAN, len(raw) - 1), 0, -1):
             for start in range(len(raw) - size + 1):
                 form = "".join(raw[start:start + size])
                 if len(form) < 4:
                     continue
                 for doc_id in self._names.get(form, ()):
-                    if doc_id not in seen:
-                        seen.add(doc_id)
-                        total[doc_id] = total.get(doc_id, 0.0) + SPAN_NAME_BONUS * size
+                    bonus.setdefault(doc_id, SPAN_NAME_BONUS * size)
+        return bonus
 
     def search(self, query: str, limit: int = 10,
                allowed: Callable[[str], bool] | None = None) -> list[tuple[str, float]]:
@@ -204,12 +245,23 @@ class SearchIndex:
         if limit <= 0:
             return []
         keys = self.keys
-        found = []
-        for doc_id, score in self.scores(query).items():
-            key = keys[doc_id]
-            if score > 0.0 and (allowed is None or allowed(key)):
-                found.append((key, score))
-        return heapq.nsmallest(limit, found, key=lambda item: (-item[1], item[0]))
+        terms = query_words(query)
+        postings = [self._posting(term) for term in terms]
+        size = sum(len(p[0]) for p in postings if p is not None)
+        if size * DENSE_SHARE <= len(keys):
+            found = [(keys[doc_id], score) for doc_id, score in self.scores(query).items()
+                     if score > 0.0 and (allowed is None or allowed(keys[doc_id]))]
+            return heapq.nsmallest(limit, found, key=lambda item: (-item[1], item[0]))
+        total = self._dense_scores(terms, query)
+        wanted = limit + 8
+        while True:  # ties keep document order, which is key order (see build)
+            best = heapq.nlargest(wanted, range(len(keys)), key=total.__getitem__)
+            found = [(keys[i], total[i]) for i in best
+                     if total[i] > 0.0 and (allowed is None or allowed(keys[i]))]
+            if len(found) >= limit or len(best) < wanted or total[best[-1]] <= 0.0:
+                break
+            wanted *= 4
+        return sorted(found, key=lambda item: (-item[1], item[0]))[:limit]
 
     def to_data(self) -> dict[str, Any]:
         postings = {}

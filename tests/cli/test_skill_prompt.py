@@ -18,6 +18,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("LEMON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("LEMON_BUILTIN_SKILLS", "0")  # only this test's skills
     return project
 
 
@@ -26,7 +27,7 @@ def test_prompt_text_and_json(project, capsys) -> None:
     write_skill(root, "beta", description="Beta <b>bold</b> & more.")
     write_skill(root, "alpha", description="Alpha skill.")
     write_skill(root, "quiet", "description: Hidden.\nhide: true\n")
-    code, out, _ = run_cli(capsys, "skill", "prompt", "--cwd", str(project))
+    code, out, err = run_cli(capsys, "skill", "prompt", "--cwd", str(project))
     assert code == 0, err
     lines = out.splitlines()
     assert lines[0] == "<available_skills>" and lines[-1] == "</available_skills>"

@@ -19,6 +19,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("LEMON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("LEMON_BUILTIN_SKILLS", "0")  # only this test's skills
     root = project / ".agents" / "skills"
     write_skill(root, "demo", description="A demo.",
                 body="# Demo\n\n## Usage\n\nRun it.\n\n## Notes\n\nMore.\n")

@@ -21,6 +21,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("LEMON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("LEMON_BUILTIN_SKILLS", "0")  # only this test's skills
     root = project / ".agents" / "skills"
     write_skill(root, "yaml-format", description="Formats YAML documents.")
     write_skill(root, "yaml-lint", description="Lints YAML files for mistakes.")

@@ -122,6 +122,18 @@ def skeleton(name: str) -> str:
     return text
 
 
+def _emoji_part(value: str, pos: int) -> bool:
+    """A joiner between two pictographs, or one variation selector after one (👩‍💻, ❤️)."""
+    char = value[pos]
+    before = value[pos - 1] if pos else ""
+    after = value[pos + 1] if pos + 1 < len(value) else ""
+    picture = ("So", "Sk", "Mn")
+    if char == "\u200d":
+        return bool(before and after) and unicodedata.category(before) in picture and (
+            unicodedata.category(after) in picture)
+    return char in "\ufe0e\ufe0f" and bool(before) and unicodedata.category(before) == "So"
+
+
 def _one_edit(a: str, b: str) -> bool:
     """True when ``a`` and ``b`` differ by one insertion, deletion, substitution or swap."""
     if a == b or abs(len(a) - len(b)) > 1:
@@ -164,7 +176,7 @@ class ManifestAuditor:
     """The ``manifest`` family; see the module docstring."""
 
     name = "manifest"
-    rules_version = "manifest-2"
+    rules_version = "manifest-3"
     rules = RULES
 
     def audit(self, bundle: AuditBundle) -> Iterator[Finding]:
@@ -303,7 +315,8 @@ class ManifestAuditor:
             return
         bad = _CONTROL.search(value.replace("\n", "").replace("\t", "").replace("\r", ""))
         if bad is None and event.style == '"':
-            bad = next((m for m in _INVISIBLE.finditer(value) if m.group() not in text), None)
+            bad = next((m for m in _INVISIBLE.finditer(value)
+                        if m.group() not in text and not _emoji_part(value, m.start())), None)
         if bad is not None:
             char = bad.group()
             yield self._finding("manifest.control-character",

@@ -38,6 +38,7 @@ def test_it_registers_one_auditor_with_a_published_policy() -> None:
         ("name: demo\ndescription: >\n  A folded description\n  over two lines.\nversion: 1.2.0\n"
         "metadata:\n  lemon:\n    category: notes\ntags: [a, b]\n"),
         'name: demo\ndescription: "Quoted: with a colon, an emoji 👩‍💻 and a tab\\t."\n',
+        'name: demo\ndescription: "Escaped emoji \\U0001F469\\u200D\\U0001F4BB and \\u2764\\uFE0F"\n',
         "name: demo\ndescription: 使用此技能整理会议记录。\n",
         "name: demo\ndescription: استخدم هذه المهارة لتلخيص الاجتماعات\n",
         "name: demo\ndescription: Works with the pdf skill and skill-creator.\n",

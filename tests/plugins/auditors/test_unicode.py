@@ -158,5 +158,9 @@ def test_names_in_one_script_are_fine(tmp_path: Path, key: str) -> None:
     assert list(AUDITOR.audit(bundle)) == []
 
 
+def test_an_invisible_file_name_blocks(tmp_path: Path) -> None:
+    assert _audit(tmp_path, "text\n", name="SKILL\u200b.md") == {"unicode.invisible-name": "block"}
+
+
 def test_a_mixed_script_file_name_warns(tmp_path: Path) -> None:
     assert _audit(tmp_path, "text\n", name="rеadme.md") == {"unicode.mixed-script-file": "warn"}

@@ -11,6 +11,10 @@
     repositories; ``--corpus DIR``) audited as a one-file bundle; total time (target <= 10 s),
     warn and block rates per repository with the rules that fired, and every block on the
     curated vendor repositories (anthropics, openai, vercel-labs) with its findings.
+(d) ``--bundles DIR`` (off by default): whole skill folders, every folder holding a
+    ``SKILL.md`` under ``DIR/<owner>__<repo>/`` (for instance the vendor repositories checked
+    out at the corpus's commits), audited as the installer would; rates per repository and
+    every warn and block with its findings.
 (c) ``--labelled``: the confusion matrix over ``tests/fixtures/audit_corpus`` (targets: every
     malicious sample flagged, >= 95% blocked, no benign blocked, <= 10% of benign warned).
 
@@ -259,6 +263,37 @@ def bench_real(corpus: Path, show_rules: int) -> None:
                     print(f"          | {f.excerpt}")
 
 
+def bench_bundles(root: Path) -> None:
+    from lemon_core.audit.host import audit_folder
+
+    auditors = _auditors()
+    folders = sorted({p.parent for p in root.rglob("SKILL.md") if p.is_file()})
+    per_repo: dict[str, Counter[str]] = defaultdict(Counter)
+    flagged = []
+    start = time.perf_counter()
+    sizes = []
+    for folder in folders:
+        repo = folder.relative_to(root).parts[0]
+        report = audit_folder(folder, auditors=auditors)
+        sizes.append(sum(1 for p in folder.rglob("*") if p.is_file()))
+        per_repo[repo][report.verdict] += 1
+        if report.verdict != "pass":
+            flagged.append((folder.relative_to(root), report))
+    elapsed = time.perf_counter() - start
+    print(f"(d) whole bundles: {len(folders)} skill folders ({sum(sizes)} files) under {root} "
+          f"in {elapsed:.2f} s")
+    for repo, c in sorted(per_repo.items()):
+        n = sum(c.values())
+        print(f"    {repo:45} {n:6} pass {c['pass']}, warn {c['warn']}, block {c['block']}")
+    for rel, report in flagged:
+        print(f"    {report.verdict.upper()} {rel}")
+        for f in report.findings:
+            where = f"{f.path}:{f.line}" if f.line else f"{f.path or '-'}"
+            print(f"        {f.severity} {f.rule} {where}: {f.message}")
+            if f.excerpt:
+                print(f"          | {f.excerpt}")
+
+
 def bench_labelled() -> None:
     from tests.audit import corpus_eval
 
@@ -286,14 +321,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=50)
     parser.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus")
     parser.add_argument("--show-rules", type=int, default=6)
+    parser.add_argument("--bundles", type=Path, default=None)
     args = parser.parse_args(argv)
-    every = not (args.typical or args.real or args.labelled)
+    every = not (args.typical or args.real or args.labelled or args.bundles)
     if every or args.typical:
         bench_typical(args.repeat)
     if every or args.real:
         bench_real(args.corpus, args.show_rules)
     if every or args.labelled:
         bench_labelled()
+    if args.bundles is not None:
+        bench_bundles(args.bundles)
     return 0
 
 

@@ -7,7 +7,8 @@ file marks the root; without a repository only the working directory; the home d
 never a project directory). Global roots: ``<agent dir>/skill``, ``~/.agents/skills``,
 ``~/.omp/agent/skills``, ``~/.claude/skills``, ``~/.codex/skills``, each replaceable by its
 ``LEMON_*_SKILLS_DIR`` variable; with ``LEMON_AGENT_DIR`` or any override set, the global roots
-that are not named are not read (isolation).
+that are not named are not read (isolation). With ``LEMON_BUILTIN_SKILLS=1`` the skills shipped
+inside lemon (:mod:`lemon_core.builtin_skills`) are a last global root, below every other.
 
 Every one of these is an agent root and has the ``flat`` layout, as the agents read them: a
 skill is a direct child folder holding ``SKILL.md`` (see :mod:`lemon_core.catalog.walk`). A root
@@ -129,7 +130,21 @@ def global_roots(ctx: LemonContext) -> list[SkillRoot]:
         else:
             path = ctx.home.joinpath(*below_home)
         roots.append(SkillRoot(path, "global", root_id))
+    builtin = builtin_root(ctx)
+    if builtin is not None:
+        roots.append(builtin)
     return roots
+
+
+def builtin_root(ctx: LemonContext) -> SkillRoot | None:
+    """The skills shipped inside lemon (:mod:`lemon_core.builtin_skills`), below every other
+    root, when ``LEMON_BUILTIN_SKILLS=1`` (off by default for now: install one with
+    ``lemon skill install builtin:<name>``)."""
+    if not ctx.flag("LEMON_BUILTIN_SKILLS"):
+        return None
+    from lemon_core.builtin_skills import FOLDER
+
+    return SkillRoot(FOLDER, "global", "builtin")
 
 
 def skill_roots(
@@ -152,6 +167,7 @@ __all__ = [
     "PROJECT_SKILL_DIRS",
     "Layout",
     "SkillRoot",
+    "builtin_root",
     "find_repo_root",
     "global_roots",
     "is_project_dir",

@@ -114,10 +114,13 @@ _TOP = object()
 def skeleton(name: str) -> str:
     """What a name looks like: compatibility forms folded, invisibles dropped, case folded,
     confusable letters and digits mapped to the Latin letter they pass for, separators one."""
-    text = unicodedata.normalize("NFKC", _INVISIBLE.sub("", name)).casefold()
-    text = text.translate(_TO_LATIN).translate(_FOLD)
-    text = "".join(c for c in unicodedata.normalize("NFKD", text)
-                   if not unicodedata.combining(c))
+    if name.isascii():
+        text = name.lower().translate(_FOLD)
+    else:
+        text = unicodedata.normalize("NFKC", _INVISIBLE.sub("", name)).casefold()
+        text = text.translate(_TO_LATIN).translate(_FOLD)
+        text = "".join(c for c in unicodedata.normalize("NFKD", text)
+                       if not unicodedata.combining(c))
     text = re.sub("-+", "-", text.replace("rn", "m").replace("vv", "w")).strip("-")
     return text
 
@@ -225,12 +228,15 @@ class ManifestAuditor:
         expanded = aliases = 0
         reported: set[str] = set()
         try:
+            skip = (yaml.StreamStartEvent, yaml.StreamEndEvent, yaml.DocumentStartEvent,
+                    yaml.DocumentEndEvent)
+            ends = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
             for event in yaml.parse(text, Loader=loader):
-                line = first_line + event.start_mark.line
-                if isinstance(event, (yaml.StreamStartEvent, yaml.StreamEndEvent,
-                                      yaml.DocumentStartEvent, yaml.DocumentEndEvent)):
+                kind = type(event)
+                if kind in skip:
                     continue
-                if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                line = first_line + event.start_mark.line
+                if kind in ends:
                     frame = stack.pop()
                     if frame.anchor:
                         sizes[frame.anchor] = expanded - frame.start + 1
@@ -240,7 +246,7 @@ class ManifestAuditor:
                     reported.add("tag")
                     yield self._finding("manifest.yaml-tag", f"the YAML tag {tag!r}", line,
                                         tag)
-                if isinstance(event, yaml.AliasEvent):
+                if kind is yaml.AliasEvent:
                     aliases += 1
                     if any(frame.anchor == event.anchor for frame in stack):
                         yield self._finding("manifest.yaml-bomb",
@@ -249,7 +255,7 @@ class ManifestAuditor:
                         return
                     expanded += sizes.get(event.anchor or "", 1)
                     yield from self._node(stack, ("*", event.anchor), line, fields)
-                elif isinstance(event, yaml.ScalarEvent):
+                elif kind is yaml.ScalarEvent:
                     expanded += 1
                     if event.anchor:
                         sizes[event.anchor] = 1
@@ -259,7 +265,7 @@ class ManifestAuditor:
                     expanded += 1
                     yield from self._node(stack, _TOP, line, fields)
                     stack.append(_Frame(event.anchor, expanded,
-                                        isinstance(event, yaml.MappingStartEvent)))
+                                        kind is yaml.MappingStartEvent))
                     if len(stack) > MAX_DEPTH:
                         yield self._finding("manifest.yaml-depth",
                                             f"collections nest more than {MAX_DEPTH} deep", line)
@@ -361,19 +367,31 @@ class ManifestAuditor:
                 continue
             if name.lower() in known:
                 continue  # the name itself: a fork or the real one, the source tells
-            twin = shapes.get(skeleton(name))
+            shape = skeleton(name)
+            twin = shapes.get(shape)
             if twin is not None:
                 yield self._finding("manifest.impersonation",
                                     f"{name!r} looks like the well-known skill {twin!r}",
                                     None, name)
                 continue
-            shape = skeleton(name)
-            near = next((k for s, k in shapes.items() if len(k) >= 8 and _one_edit(shape, s)),
-                        None)
+            near = next((k for s, k in _by_length(known).get(len(shape), ())
+                         if _one_edit(shape, s)), None)
             if near is not None:
                 yield self._finding("manifest.typosquat",
                                     f"{name!r} is one letter away from the well-known skill "
                                     f"{near!r}", None, name)
+
+
+@functools.lru_cache(maxsize=4)
+def _by_length(known: frozenset[str]) -> dict[int, tuple[tuple[str, str], ...]]:
+    """Skeletons of the known names of at least 8 letters (short ones are too easy to hit by
+    accident), by every length one edit away from them."""
+    table: dict[int, list[tuple[str, str]]] = {}
+    for shape, name in _shapes(known).items():
+        if len(name) >= 8:
+            for size in (len(shape) - 1, len(shape), len(shape) + 1):
+                table.setdefault(size, []).append((shape, name))
+    return {size: tuple(rows) for size, rows in table.items()}
 
 
 @functools.lru_cache(maxsize=4)

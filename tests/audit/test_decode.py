@@ -5,6 +5,8 @@ from __future__ import annotations
 import codecs
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lemon_core.audit.decode import decode
 
@@ -63,3 +65,14 @@ def test_nuls_between_letters_are_searched_without_them() -> None:
 
 def test_empty_file() -> None:
     assert decode(b"").text == ""
+
+
+@settings(max_examples=300, deadline=None)
+@given(prefix=st.binary(max_size=64), suffix=st.binary(max_size=64),
+       word=st.text(alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E),
+                    min_size=4, max_size=20))
+def test_an_ascii_run_is_always_searchable(prefix: bytes, suffix: bytes, word: str) -> None:
+    """Whatever surrounds it, an ASCII word in the bytes is in one of the decodings."""
+    decoded = decode(prefix + b" " + word.encode() + b" " + suffix)
+    assert any(word in text for text in decoded.texts)
+    assert decoded.text is None or decoded.texts[0] == decoded.text

@@ -73,6 +73,14 @@ def diagnostic(d: Any) -> None:
     warn(f"{d.path}: {d.message} [{d.code}]", label=d.severity)
 
 
+def ask(question: object) -> str:
+    """Ask on stderr (escaped, no newline) and read one line of the answer from stdin ("" at
+    the end of input). Nothing goes to stdout, so ``--json`` output stays one document."""
+    sys.stderr.write(escaped(question) + " ")
+    sys.stderr.flush()
+    return sys.stdin.readline().strip()
+
+
 def emit_json(data: Any) -> None:
     """Print ``data`` (plain data, no cycles) as JSON with a trailing newline, keys in the
     order given: indented for a terminal, compact for a pipe (where the C encoder makes large
@@ -105,5 +113,5 @@ def one_line(text: str, limit: int = 80) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-__all__ = ["Escaped", "diagnostic", "emit_json", "escaped", "fail", "one_line", "say",
+__all__ = ["Escaped", "ask", "diagnostic", "emit_json", "escaped", "fail", "one_line", "say",
            "say_lines", "table", "warn"]

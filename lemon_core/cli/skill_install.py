@@ -100,7 +100,8 @@ QUESTIONS = {
 
 
 def _asker(progress: _Progress | None) -> Any:
-    from lemon_core.cli.output import escaped, say
+    from lemon_core.cli.output import ask as ask_line
+    from lemon_core.cli.output import say
 
     def ask(request: Any) -> bool:
         if progress is not None:
@@ -111,19 +112,18 @@ def _asker(progress: _Progress | None) -> Any:
                 f"{request.trust}) into {what}.", err=True)
         else:
             say(*_details(request), err=True)
-        return typer.confirm(escaped(QUESTIONS[request.stage]), default=False, err=True)
+        return ask_line(f"{QUESTIONS[request.stage]} [y/N]").lower() in ("y", "yes")
 
     return ask
 
 
 def _chooser() -> Any:
-    from lemon_core.cli.output import say
+    from lemon_core.cli.output import ask, say
 
     def choose(candidates: Sequence[str]) -> list[str]:
         say("The fetched tree holds several skills:", err=True)
         say(*(f"  {i}. {c or '(the root)'}" for i, c in enumerate(candidates, 1)), err=True)
-        answer = typer.prompt("Install which (numbers separated by spaces, or 'all')",
-                              default="", show_default=False, err=True)
+        answer = ask("Install which? (numbers separated by spaces, or 'all'):")
         if answer.strip().lower() == "all":
             return list(candidates)
         picked = []

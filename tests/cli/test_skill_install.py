@@ -101,3 +101,44 @@ def test_installs_in_several_processes_keep_every_record(home: Path, tmp_path: P
     assert sorted(lock["skills"]) == names
     installed = sorted(p.name for p in (home / ".lemon" / "agent" / "skill").iterdir())
     assert installed == names  # no staging, backup or lock folder left
+
+
+@pytest.fixture
+def terminal(monkeypatch: pytest.MonkeyPatch):
+    """The prompts of a terminal session, answered from ``answers`` (one per line)."""
+    import io
+
+    from lemon_core.cli import skill_install
+
+    def answer(text: str) -> None:
+        monkeypatch.setattr(skill_install, "_interactive", lambda: True)
+        monkeypatch.setattr("sys.stdin", io.StringIO(text))
+
+    return answer
+
+
+def test_a_terminal_is_asked_with_the_details(capsys, env, tmp_path, terminal) -> None:
+    write_skill(tmp_path / "src", "demo")
+    (tmp_path / "src" / "demo" / "notes.md").write_text("WARN me not\n")
+    terminal("y\nn\n")
+    code, out, err = run_cli(capsys, "skill", "install", str(tmp_path / "src" / "demo"))
+    assert code == 1 and "not approved" in err
+    assert "Fetch it into a private staging folder" in err and "Install it?" in err
+    assert "files (2): SKILL.md, notes.md" in err and "trust trusted" in err
+    assert not (env / "skill" / "demo").exists()
+    terminal("y\ny\n")
+    code, out, err = run_cli(capsys, "skill", "install", str(tmp_path / "src" / "demo"))
+    assert code == 0 and out.startswith("Installed demo"), err
+    terminal("y\n")
+    code, out, err = run_cli(capsys, "skill", "remove", "demo")
+    assert code == 0 and "Remove it" in err and not (env / "skill" / "demo").exists()
+
+
+def test_a_terminal_picks_from_a_tree(capsys, env, tmp_path, terminal) -> None:
+    for name in ("one", "two", "three"):
+        write_skill(tmp_path / "tree", name)
+    terminal("y\n1 3\ny\n")
+    code, out, err = run_cli(capsys, "skill", "install", str(tmp_path / "tree"), "--json")
+    assert code == 0, err
+    assert [i["key"] for i in json.loads(out)["installed"]] == ["one", "two"]
+    assert "1. one" in err and "3. two" in err

@@ -51,10 +51,14 @@ class SearchHit:
 class FetchResult:
     """What a source may return from :meth:`SkillSource.fetch` (returning None is allowed):
     ``revision`` the exact thing fetched (a full commit id, a registry version), and
-    ``notes`` for the user (LFS pointers found, submodules left out), already plain text."""
+    ``notes`` for the user (LFS pointers found, submodules left out), already plain text.
+    Optional ``upstream_hash``: what :meth:`SkillSource.upstream_hash` answers for exactly
+    this content (the same algorithm, so an unchanged skill never looks outdated); without it
+    the installer records ``revision``, else the skill's bundle hash."""
 
     revision: str | None = None
     notes: tuple[str, ...] = ()
+    upstream_hash: str | None = None
 
 
 @runtime_checkable

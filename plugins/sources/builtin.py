@@ -79,15 +79,17 @@ class BuiltinSource:
         from lemon_core.fsio.copy import copy_tree
 
         folder = self._folder(ref)
+        upstream = None
         if folder.name in names():
             copy_tree(folder, dest)
+            upstream = self.upstream_hash(ref, ctx)
         else:  # the folder of every built-in skill: one sub-folder each, nothing else
             dest.mkdir(parents=True, exist_ok=True)
             for name in names():
                 copy_tree(folder / name, dest / name)
         if progress is not None:
             progress(1, 1, "copied the built-in skills")
-        return FetchResult(revision=_version())
+        return FetchResult(revision=_version(), upstream_hash=upstream)
 
     def upstream_hash(self, ref: SourceRef, ctx: LemonContext) -> str | None:
         from lemon_core.fsio.tree import bundle_hash, scan_tree

@@ -293,7 +293,9 @@ class HermesSource:
             raise LemonError(f"hermes: {ref.identifier!r} is not in the catalog at commit "
                              f"{commit}; see 'lemon skill hermes'")
         notes = _download(conf, ctx, commit, prefix, files, dest, progress)
-        return FetchResult(revision=commit, notes=notes)
+        folder_id = next((e["sha"] for e in items
+                          if e["path"] == entry.path and e.get("type") == "tree"), None)
+        return FetchResult(revision=commit, notes=notes, upstream_hash=folder_id)
 
     def upstream_hash(self, ref: SourceRef, ctx: LemonContext) -> str | None:
         conf = settings(ctx)

@@ -111,3 +111,18 @@ def test_every_form_routes_to_its_source_with_a_third_party_among_them(make_ctx,
 def test_hostile_or_unknown_identifiers_are_refused_with_reasons(make_ctx, identifier, reason):
     with pytest.raises(UsageError, match=reason):
         router.resolve(identifier, make_ctx(), plugins=inline_plugins(builtins=True))
+
+
+def test_the_recorded_upstream_hash_is_what_the_source_answers_later(make_ctx, home, project,
+                                                                     plugins, tmp_path):
+    """One hash for install and check: an unchanged skill never looks outdated."""
+    write_skill(project, "mine")
+    files = {"skills/a/arxiv/SKILL.md":
+             b"---\nname: arxiv\ndescription: Use when searching arXiv.\n---\nBody\n"}
+    with WebServer() as server:
+        ctx = make_ctx(**serve_hermes(server, files, commit=COMMIT))
+        for identifier in ("builtin:writing-skills", "./mine", "hermes:bundled/a/arxiv"):
+            result = installing.install(identifier, ctx, plugins=plugins, approve=True)
+            source, ref = router.resolve(identifier, ctx, plugins=plugins)
+            recorded = _lock(home / ".lemon" / "agent")[result.key]["upstream_hash"]
+            assert recorded == source.upstream_hash(ref, ctx), identifier

@@ -126,3 +126,15 @@ def test_the_recorded_upstream_hash_is_what_the_source_answers_later(make_ctx, h
             source, ref = router.resolve(identifier, ctx, plugins=plugins)
             recorded = _lock(home / ".lemon" / "agent")[result.key]["upstream_hash"]
             assert recorded == source.upstream_hash(ref, ctx), identifier
+
+
+@pytest.mark.parametrize("identifier", ["example:../x", "example:a\x1bb", "example:"])
+def test_the_third_party_source_refuses_its_own_malformed_ids(make_ctx, monkeypatch, identifier):
+    monkeypatch.syspath_prepend(str(FIXTURES))
+    from lemon_example_plugin import source as example
+
+    plugins = inline_plugins(("sources.example", example), builtins=True)
+    with pytest.raises(UsageError, match="an example skill name is"):
+        router.resolve(identifier, make_ctx(), plugins=plugins)
+    with pytest.raises(UsageError, match="example:<name>"):  # listed among the forms
+        router.resolve("two/parts", make_ctx(), plugins=plugins)

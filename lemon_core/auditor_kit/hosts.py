@@ -7,7 +7,9 @@ from __future__ import annotations
 import ipaddress
 import re
 
-_URL = re.compile(r"""(?i)\b(?:https?|ftp|wss?)://([^\s"'`<>()\[\]{}|\\^]+)""")
+_URL = re.compile(
+    r"""(?i)\b(?:https?|ftp|wss?)://((?:[^\s"'`<>()\[\]{}|\\^@/]*@)?\[[0-9a-f:.]+\]"""
+    r"""[^\s"'`<>()\[\]{}|\\^]*|[^\s"'`<>()\[\]{}|\\^]+)""")
 
 LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost",
                             "host.docker.internal"})
@@ -35,7 +37,14 @@ VENDOR_INSTALLERS = (
     "bootstrap.pypa.io/get-pip.py", "getcomposer.org/installer", "install.julialang.org",
     "micro.mamba.pm/install.sh", "repo.anaconda.com", "github.com/conda-forge/miniforge",
     "zed.dev/install.sh", "wasmtime.dev/install.sh", "get.wasmer.io", "sh.rustup.sh",
-    "tea.xyz", "pkgx.sh", "mise.jdx.dev/install.sh", "aider.chat/install.sh",
+    "tea.xyz", "pkgx.sh", "mise.jdx.dev/install.sh", "aider.chat/install.sh", "aka.ms",
+    "aspire.dev/install", "install.cline.bot", "gemini.google.com", "get.jetify.com",
+    "get.trunk.io", "sh.flox.dev", "downloads.nordcdn.com", "install.duckdb.org",
+    "raw.githubusercontent.com/anthropics/", "raw.githubusercontent.com/openai/",
+    "raw.githubusercontent.com/microsoft/", "raw.githubusercontent.com/vercel/",
+    "raw.githubusercontent.com/github/", "raw.githubusercontent.com/google/",
+    "raw.githubusercontent.com/aws/", "raw.githubusercontent.com/astral-sh/",
+    "raw.githubusercontent.com/oven-sh/", "raw.githubusercontent.com/denoland/",
 )
 
 #: Hosts that document things, or that RFC 2606 reserves as placeholders (never reached).
@@ -79,6 +88,9 @@ API_HOSTS = (
     "api.linkedin.com", "api.youtube.com", "www.googleapis.com", "api.wolframalpha.com",
     "api.langsmith.com", "api.smith.langchain.com", "api.wandb.ai", "api.modal.com",
     "api.runpod.io", "api.lambdalabs.com", "api.browserbase.com", "api.apify.com",
+    "api.telegram.org", "discord.com", "discordapp.com", "hooks.slack.com",
+    "pypi.nvidia.com", "pypi.ngc.nvidia.com", "download.pytorch.org", "data.pyg.org",
+    "files.pythonhosted.org", "conda.anaconda.org",
 )
 
 #: Services known for catching data or tunnelling out: never a legitimate API destination.
@@ -88,7 +100,6 @@ COLLECTOR_HOSTS = (
     "paste.ee", "hastebin.com", "transfer.sh", "interact.sh", "oast.fun", "oast.me",
     "oast.pro", "oast.live", "oast.site", "oast.online", "burpcollaborator.net",
     "oastify.com", "requestcatcher.com", "hookbin.com", "beeceptor.com", "0x0.st",
-    "discord.com/api/webhooks", "discordapp.com/api/webhooks", "api.telegram.org/bot",
     "dnslog.cn", "ceye.io", "canarytokens.com", "serveo.net", "localtunnel.me", "loca.lt",
     "bashupload.com", "file.io", "temp.sh", "termbin.com", "ix.io", "sprunge.us",
 )

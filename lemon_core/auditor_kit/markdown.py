@@ -9,6 +9,7 @@ regular-expression pass over the file.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -17,50 +18,104 @@ import attrs
 from lemon_core.auditor_kit.scripts import fence_language, file_kind, is_comment
 
 #: Context names a :class:`Line` may carry.
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
 CONTEXTS = ("frontmatter", "heading", "prose", "table", "quote", "comment", "fence",
             "code", "script-comment", "data")
 
-_NEGATED_ACTION = re.compile(
-    r"\b(?:never|don'?t|do\s+not|must\s+not|should\s+not|shouldn'?t|avoid|refuse\s+to|"
-    r"ne\s+jamais|nunca|niemals|不要|切勿|禁止)\s+"
-    r"(?!(?:forget|skip|hesitate|fail|miss|neglect|wait)\b)(?:[\w-]+\s+){0,3}?"
-    r"(?:run|runs|running|execute|executing|use|using|paste|pasting|type|copy|pipe|piping|eval|"
-    r"source|install|download|trust|follow|call|allow|click|open|do|add|put|write|commit|"
-    r"send|share|expose|store|hard-?code|log|print|echo|leak|upload)\b",
-    re.IGNORECASE,
-)
-_DANGER = re.compile(
-    r"\b(?:dangerous|malicious|harmful|destructive|insecure|unsafe|forbidden|prohibited|"
-    r"blocked|block-?list|deny-?list|anti-?patterns?|red\s+flags?|attacks?|attackers?|"
-    r"exploits?|threats?|vulnerab\w*|bad\s+(?:examples?|practices?|patterns?|code)|"
-    r"what\s+not\s+to|examples?\s+of\s+(?:attacks?|malware|injections?)|malware|malicious\s+payloads?|"
-    r"iocs?|indicators?\s+of\s+compromise|detection\s+(?:rules?|patterns?|signatures?)|"
-    r"not\s+allowed|never\s+do|do\s+not\s+do|don'?ts|risky|phishing|injection\s+examples?)\b",
-    re.IGNORECASE,
-)
-_MARKS = re.compile(r"❌|⛔|🚫|☠|✗|✘|\bBAD\b|\bWRONG\b|\bDON'?T\b|\bNEVER\b|\bAVOID\b")
+_NEGATORS = frozenset({"never", "don't", "dont", "avoid", "shouldn't", "mustn't", "nunca",
+                       "niemals", "jamais"})
+_NEGATOR_PAIRS = frozenset({("do", "not"), ("must", "not"), ("should", "not"),
+                            ("refuse", "to"), ("cannot", "be"), ("not", "to")})
+_ACTIONS = _words("""run runs running execute executing use using paste pasting type copy pipe
+    piping eval source install download trust follow call allow click open do add put write
+    commit send share expose store hardcode hard-code log print echo leak upload""")
+_NOT_AFTER = frozenset({"forget", "skip", "hesitate", "fail", "miss", "neglect", "wait"})
+_DANGER_WORDS = _words("""dangerous malicious harmful destructive insecure unsafe forbidden
+    prohibited blocked blocklist denylist antipattern antipatterns anti-pattern anti-patterns
+    attack attacks attacker attackers exploit exploits threat threats malware iocs risky phishing
+    don'ts""")
+_DANGER_PHRASES = ("vulnerab", "red flag", "bad example", "bad practice", "bad pattern",
+                   "bad code", "what not to", "examples of attack", "examples of malware",
+                   "example of attack", "indicators of compromise", "indicator of compromise",
+                   "detection rule", "detection pattern", "detection signature", "not allowed",
+                   "never do", "do not do", "injection example", "block list", "deny list",
+                   "不要运行", "不要执行", "切勿", "禁止")
+_MARK_CHARS = ("❌", "⛔", "🚫", "☠", "✗", "✘")
+_UPPER_MARKS = frozenset({"BAD", "WRONG", "DON'T", "DONT", "NEVER", "AVOID"})
+_TOKEN = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+_UPPER = re.compile(r"\b[A-Z][A-Z'’]{2,}\b")
+#: One of these appears in every text :func:`is_warning` accepts (a cheap first test).
+_STEMS = ("never", "don", "not", "avoid", "refuse", "jamais", "nunca", "niemals", "shouldn",
+          "mustn", "danger", "malic", "harm", "destruct", "insecure", "unsafe", "forbid",
+          "prohibit", "block", "deny", "anti", "red flag", "attack", "exploit", "threat",
+          "vulnerab", "bad", "wrong", "malware", "ioc", "indicator", "detection", "risky",
+          "phishing", "injection", "不要", "切勿", "禁止", *_MARK_CHARS)
+_NOT_WORDS = re.compile(r"`[^`]*`|\b[a-z][\w+.-]*://\S+|\b[\w-]+(?:\.[\w-]+)+\b", re.IGNORECASE)
 _HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")
 _TABLE_SEPARATOR = re.compile(r"\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
 
+def _negated_action(tokens: list[str]) -> bool:
+    for index, token in enumerate(tokens):
+        start = None
+        if token in _NEGATORS:
+            start = index + 1
+        elif index + 1 < len(tokens) and (token, tokens[index + 1]) in _NEGATOR_PAIRS:
+            start = index + 2
+        if start is None:
+            continue
+        for follower in tokens[start:start + 4]:
+            if follower in _NOT_AFTER:
+                break
+            if follower in _ACTIONS:
+                return True
+    return False
+
+
+@functools.lru_cache(maxsize=4096)
 def is_warning(text: str) -> bool:
-    """Whether a heading, table header or lead line warns against what follows."""
-    return bool(_NEGATED_ACTION.search(text) or _DANGER.search(text) or _MARKS.search(text))
+    """Whether a heading, table header or lead line warns against what follows ("never run
+    this", "dangerous commands", ❌, a section about attacks). Words in code spans, URLs and
+    host names do not count: ``attacker.invalid`` is not a warning."""
+    lower = text.lower()
+    if not any(stem in lower for stem in _STEMS):
+        return False
+    if any(mark in text for mark in _MARK_CHARS):
+        return True
+    if "`" in text or "." in text:
+        text = _NOT_WORDS.sub(" ", text)
+        lower = text.lower()
+    if any(phrase in lower for phrase in _DANGER_PHRASES):
+        return True
+    tokens = _TOKEN.findall(lower)
+    if _DANGER_WORDS.intersection(tokens) or _negated_action(tokens):
+        return True
+    return bool(_UPPER_MARKS.intersection(_UPPER.findall(text)))
 
 
 @attrs.frozen
 class Line:
     """One line of a file: ``number`` (1-based), ``text`` (without the newline), ``context``
-    (one of :data:`CONTEXTS`), ``language`` (of a fence or script), ``warned`` (inside a
-    warning context), ``start`` (offset of the line in the file's text)."""
+    (one of :data:`CONTEXTS`), ``language`` (of a fence or script), ``start`` (offset of the
+    line in the file's text). :attr:`warned` says it stands in a warning context: its section,
+    fence or table is one (``section_warned``), or — for prose, quotes and table rows
+    (``own_text``) — the line's own words warn."""
 
     number: int
     text: str
     context: str
     language: str | None = None
-    warned: bool = False
+    section_warned: bool = False
     start: int = 0
+    own_text: bool = False
+
+    @property
+    def warned(self) -> bool:
+        return self.section_warned or (self.own_text and is_warning(self.text))
 
     @property
     def is_code(self) -> bool:
@@ -110,84 +165,82 @@ def _script_lines(text: str, language: str | None, context: str) -> tuple[Line, 
 def _markdown_lines(text: str) -> tuple[Line, ...]:
     raw_lines = list(_split(text))
     out: list[Line] = []
+    append = out.append
     fence: tuple[str, int] | None = None  # (char, length)
     fence_lang: str | None = None
     fence_warned = False
     in_front = bool(raw_lines) and raw_lines[0][1].strip() == "---"
     in_comment = False
     sections: list[tuple[int, bool]] = []  # (level, warned) of the open headings
+    section_warned = False
     table_warned: bool | None = None
-    lead_warned = False  # the last non-blank prose line warned against what follows
+    lead = ""  # the last non-blank prose line: it may warn against the fence or table after it
     for index, (start, raw) in enumerate(raw_lines):
         number = index + 1
-        section_warned = any(w for _, w in sections)
         if in_front:
-            out.append(Line(number, raw, "frontmatter", None, False, start))
+            append(Line(number, raw, "frontmatter", None, False, start))
             if index > 0 and raw.strip() in ("---", "..."):
                 in_front = False
             continue
         if fence is not None:
-            match = _FENCE.match(raw)
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= fence[1] \
-                    and not match.group(2).strip():
+            stripped = raw.strip()
+            if stripped[:1] == fence[0] and stripped == fence[0] * len(stripped) and \
+                    len(stripped) >= fence[1] and len(raw) - len(raw.lstrip(" ")) < 4:
                 fence = None
-                out.append(Line(number, raw, "fence", fence_lang, fence_warned, start))
-                lead_warned = False
-                continue
-            out.append(Line(number, raw, "fence", fence_lang, fence_warned, start))
+                lead = ""
+            append(Line(number, raw, "fence", fence_lang, fence_warned, start))
             continue
-        if in_comment or raw.lstrip().startswith("<!--"):
+        if in_comment or "<!--" in raw[:8]:
             opened = raw.find("<!--")
-            closed = raw.find("-->", opened + 4 if opened >= 0 else 0)
-            in_comment = closed == -1
-            out.append(Line(number, raw, "comment", None, section_warned, start))
+            in_comment = raw.find("-->", opened + 4 if opened >= 0 else 0) == -1
+            append(Line(number, raw, "comment", None, section_warned, start))
             continue
         stripped = raw.strip()
         if not stripped:
             table_warned = None
-            out.append(Line(number, raw, "prose", None, section_warned, start))
+            append(Line(number, raw, "prose", None, section_warned, start))
             continue
-        match = _FENCE.match(raw)
-        if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
-            fence = (match.group(1)[0], len(match.group(1)))
-            fence_lang = fence_language(match.group(2))
-            fence_warned = section_warned or lead_warned or is_warning(match.group(2))
-            out.append(Line(number, raw, "fence", fence_lang, fence_warned, start))
-            continue
-        heading = _HEADING.match(raw)
-        if heading:
-            level = len(heading.group(1))
-            while sections and sections[-1][0] >= level:
-                sections.pop()
-            warned = is_warning(heading.group(2) or "")
-            sections.append((level, warned))
-            lead_warned = False
-            out.append(Line(number, raw, "heading", None, any(w for _, w in sections), start))
-            continue
-        if stripped.startswith("|") or (table_warned is not None and "|" in stripped):
+        first = stripped[0]
+        if first in "`~":
+            match = _FENCE.match(raw)
+            if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
+                fence = (match.group(1)[0], len(match.group(1)))
+                fence_lang = fence_language(match.group(2))
+                fence_warned = section_warned or is_warning(lead) or is_warning(match.group(2))
+                append(Line(number, raw, "fence", fence_lang, fence_warned, start))
+                continue
+        if first == "#":
+            heading = _HEADING.match(raw)
+            if heading:
+                level = len(heading.group(1))
+                while sections and sections[-1][0] >= level:
+                    sections.pop()
+                sections.append((level, is_warning(heading.group(2) or "")))
+                section_warned = any(w for _, w in sections)
+                lead = ""
+                append(Line(number, raw, "heading", None, section_warned, start))
+                continue
+        if first == "|" or (table_warned is not None and "|" in stripped):
             if table_warned is None:  # the header row decides for the whole table
-                following = raw_lines[index + 1][1] if index + 1 < len(raw_lines) else ""
-                table_warned = is_warning(stripped) or lead_warned
-                if not _TABLE_SEPARATOR.match(following) and not stripped.startswith("|"):
-                    table_warned = None
-            row_warned = section_warned or bool(table_warned) or is_warning(stripped)
-            out.append(Line(number, raw, "table", None, row_warned, start))
+                table_warned = is_warning(stripped) or is_warning(lead)
+            append(Line(number, raw, "table", None, section_warned or table_warned, start,
+                        True))
             continue
-        if stripped.startswith(">"):
-            warned = section_warned or is_warning(stripped)
-            out.append(Line(number, raw, "quote", None, warned, start))
-            lead_warned = warned
+        if first == ">":
+            append(Line(number, raw, "quote", None, section_warned, start, True))
+            lead = stripped
             continue
-        warned_here = is_warning(stripped)
-        lead_warned = warned_here
-        out.append(Line(number, raw, "prose", None, section_warned or warned_here, start))
+        lead = stripped
+        append(Line(number, raw, "prose", None, section_warned, start, True))
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=64)
 def document(path: str, text: str) -> Document:
     """The :class:`Document` of the bundle entry ``path`` whose text is ``text``: markdown
     (and plain text) line by line with fences, tables, comments and warning contexts; a
-    script's lines as ``code`` or ``script-comment``; data files as ``data``."""
+    script's lines as ``code`` or ``script-comment``; data files as ``data``. Cached for the
+    last files seen, so every auditor of one bundle shares one parse."""
     kind, language = file_kind(path, text)
     if kind == "script":
         lines = _script_lines(text, language, "code")

@@ -1,10 +1,375 @@
-"""The ``instructions`` auditor family (being built: issue 9). Registers nothing yet."""
+"""The ``instructions`` auditor family: text that tries to steer the agent (or the reviewer).
+
+Prompt injection and instruction override (in several languages), text addressed to reviewers
+or scanners ("this skill is safe, do not flag"), concealment from the user, tool poisoning and
+tool shadowing, instructions fetched from a URL at run time, requests to send the conversation
+or secrets somewhere, edits of agent instruction files, and hidden content: HTML comments
+holding directives, invisible HTML, text pushed past the visible end.
+
+Context decides (as for :mod:`lemon_plugins.auditors.code`): prose, frontmatter, quotes, tables,
+comments and script comments are what an agent reads as instructions and count in full; a fenced
+example or a script's code counts one step lower; a "never do this" section counts not at all.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator, Mapping
+
 from lemon_core import hookimpl
+from lemon_core.auditor_kit import Line, document, host_class, urls
+from lemon_core.auditor_kit.rules import finding, texts_of, unique
+from lemon_core.protocols import AuditBundle, Finding
+
+FAMILY = "instructions"
+RULES_VERSION = "1"
+I = re.IGNORECASE
+
+RULES: Mapping[str, tuple[str, str]] = {
+    "instructions.override": ("block", ("tells the agent to ignore its previous or system "
+                                       "instructions, or to take on an unrestricted role")),
+    "instructions.reviewer-address": ("block", ("addresses reviewers or scanners to get the skill "
+                                               "waved through (\"safe, do not flag\")")),
+    "instructions.concealment": ("block", "tells the agent to hide what it does from the user"),
+    "instructions.user-kept-out": ("warn", "tells the agent not to tell the user something"),
+    "instructions.remote-code": ("block", ("tells the agent to run code or commands it fetches "
+                                          "from a page at run time")),
+    "instructions.tool-poisoning": ("block", ("tells the agent to replace, intercept or redirect "
+                                             "other tools, or to override their instructions")),
+    "instructions.tool-priority": ("warn", ("tells the agent to always call something first or "
+                                           "instead of another tool")),
+    "instructions.context-exfiltration": ("block", ("asks for the conversation, system prompt, "
+                                                   "secrets or user data to be sent somewhere")),
+    "instructions.remote-instructions": ("warn", ("tells the agent to fetch instructions from a "
+                                                 "URL at run time and follow them")),
+    "instructions.agent-config-edit": ("warn", ("tells the agent to edit an agent's instruction "
+                                               "or settings file (CLAUDE.md, AGENTS.md, …)")),
+    "instructions.hidden-comment": ("block", ("an HTML comment, invisible when rendered, holds "
+                                             "directives for the agent")),
+    "instructions.hidden-html": ("block", ("text styled to be invisible (display:none, zero "
+                                          "size, white on white) holds directives")),
+    "instructions.hidden-text": ("warn", ("content is hidden from a reader (styled invisible, "
+                                         "past many blank lines or far to the right)")),
+    "instructions.after-end": ("block", ("directives placed past the visible end of the "
+                                        "document (after many blank lines or padding)")),
+}
+
+_OVERRIDE = re.compile(
+    r"\b(?:ignore|disregard|forget|skip|bypass|override|overrule|discard|drop)\s+(?:all\s+|any\s+|"
+    r"the\s+|your\s+|every\s+|of\s+)*(?:previous|prior|above|earlier|preceding|former|original|"
+    r"initial|system|developer|safety|existing|other|old)\s+(?:instructions?|rules?|directions?|"
+    r"directives?|prompts?|guidelines?|messages?|context|commands?|constraints?|policies|"
+    r"guardrails|programming)\b"
+    r"|\bforget\s+(?:everything|all)\s+(?:you|that|above|before|previous)"
+    r"|\b(?:your|the)\s+(?:new|real|true|actual|updated)\s+(?:instructions?|rules?|task|"
+    r"objective|goal|purpose|role)\s+(?:is|are)\b"
+    r"|\byou\s+are\s+(?:now|no\s+longer)\s+(?:a\s+|an\s+|in\s+)?(?:DAN|free|unrestricted|"
+    r"jailbroken|developer\s+mode|unfiltered|uncensored|bound|limited|restricted|an?\s+AI)"
+    r"|\b(?:enter|enable|activate|switch\s+to)\s+(?:god|DAN|jailbreak|unrestricted|"
+    r"uncensored)\s+mode\b|\bdo\s+anything\s+now\b"
+    r"|</?(?:system|sys|system_prompt)>|<\|im_start\|>\s*system|<\|system\|>|\[/?INST\]"
+    r"|\bBEGIN\s+(?:NEW\s+)?SYSTEM\s+PROMPT|\bnew\s+system\s+prompt\s*:"
+    r"|\boverride\s+(?:your|the)\s+(?:system\s+prompt|safety|guidelines)"
+    r"|\bignore[rz]?\s+(?:toutes\s+)?(?:les\s+)?instructions\s+(?:précédentes|antérieures|"
+    r"ci-dessus)|\boublie[rz]?\s+(?:toutes\s+)?(?:les\s+)?instructions"
+    r"|\bignora(?:r)?\s+(?:todas\s+)?las\s+instrucciones\s+(?:anteriores|previas)"
+    r"|\bolvida\s+(?:todas\s+)?las\s+instrucciones"
+    r"|\bignore\s+(?:todas\s+)?as\s+instruções\s+(?:anteriores|prévias)"
+    r"|\besqueça\s+(?:todas\s+)?as\s+instruções"
+    r"|\b(?:ignoriere|ignorier|vergiss)\s+(?:alle\s+)?(?:vorherigen|bisherigen|obigen|vorigen)\s+"
+    r"(?:Anweisungen|Instruktionen|Regeln)"
+    r"|\bignora\s+(?:tutte\s+)?le\s+istruzioni\s+(?:precedenti|sopra)"
+    r"|\bnegeer\s+(?:alle\s+)?(?:vorige|eerdere)\s+instructies"
+    r"|(?:игнорируй(?:те)?|забудь(?:те)?)\s+(?:все\s+)?(?:предыдущие|прежние)\s+(?:инструкции|указания)"
+    r"|(?:忽略|无视|忘记|忽视|忘掉)(?:之前|以上|先前|前面|上面|所有)(?:的)?(?:所有)?(?:指令|指示|说明|规则|提示)"
+    r"|(?:以前|前|上記)の(?:すべての)?(?:指示|命令|指令)を(?:すべて)?(?:無視|忘れ)"
+    r"|이전\s*(?:의\s*)?(?:모든\s*)?(?:지시|명령|지침)(?:을|를|사항을)?\s*(?:무시|잊)"
+    r"|تجاهل\s+(?:جميع\s+)?(?:التعليمات|الأوامر)\s+السابقة"
+    r"|önceki\s+(?:tüm\s+)?talimatları\s+(?:yok\s+say|görmezden\s+gel|unut)", I)
+_REVIEWER = re.compile(
+    r"\b(?:note|message|instructions?|attention)\s+(?:to|for)\s+(?:the\s+|any\s+)?(?:(?:ai|llm|"
+    r"automated|security)\s+)+(?:reviewers?|scanners?|auditors?|analy[sz]ers?|moderators?|"
+    r"graders?|evaluators?|classifiers?)\b"
+    r"|\b(?:note|message|instructions?|attention)\s+(?:to|for)\s+(?:the\s+|any\s+)?(?:scanners?|"
+    r"auditors?|analy[sz]ers?|classifiers?)\b"
+    r"|\bif\s+you\s+are\s+an?\s+(?:ai|llm|language\s+model|automated|security)\b[^.\n]{0,80}\b"
+    r"(?:ignore|skip|approve|mark|classify|report|say|respond|treat|consider|pass|rate)\b"
+    r"|\b(?:this|the)\s+(?:skill|file|code|script|package|repository|repo|content|plugin|tool|"
+    r"extension)\s+(?:is|has\s+been)\s+(?:completely\s+|totally\s+|100%\s+|fully\s+)?(?:safe|"
+    r"benign|harmless|trusted|verified|approved|audited|whitelisted|allow-?listed)\b[^\n]{0,80}"
+    r"\b(?:do\s+not|don'?t|no\s+need\s+to|never|not\s+to)\s+(?:flag|report|scan|analy[sz]e|audit|"
+    r"review|block|warn|check|inspect)"
+    r"|\b(?:do\s+not|don'?t|never)\s+flag\s+(?:this|it|these|the\s+following)\b"
+    r"|\b(?:scanners?|auditors?|reviewers?|security\s+tools?|static\s+analy[sz]ers?|"
+    r"classifiers?|moderators?)\s+(?:should|must|can|may|will|are\s+to)\s+(?:safely\s+)?(?:ignore|"
+    r"skip|not\s+flag|pass|approve|whitelist|disregard)"
+    r"|\b(?:mark|classify|rate|label|report|treat)\s+(?:this|it)\s+(?:skill\s+|file\s+)?as\s+(?:safe|"
+    r"benign|clean|harmless|low[- ]risk|trusted|passing)", I)
+_CONCEAL = re.compile(
+    r"\bkeep\s+(?:this|these|it|the\s+following)\s+(?:secret|hidden|confidential)\s+from\s+"
+    r"(?:the\s+)?(?:user|human)"
+    r"|\b(?:the\s+)?user\s+(?:must|should)\s+(?:not|never)\s+(?:know|find\s+out|be\s+told|"
+    r"notice|learn)"
+    r"|\b(?:hide|conceal)\s+(?:this|these|it|the\s+\w+)\s+from\s+(?:the\s+)?(?:user|human)"
+    r"|\b(?:secretly|covertly)\s+(?:send|upload|post|forward|copy|exfiltrate|transmit|run|execute|"
+    r"install|add|include|append|collect|read)\b"
+    r"|\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+)?(?:user|human|operator)"
+    r"[^.\n]{0,40}\b(?:send|upload|post|forward|copy|transmit|install|delete)"
+    r"|\bnever\s+(?:reveal|mention|disclose)\s+(?:these|this|the(?:se)?)\s+(?:instructions|"
+    r"steps|actions)\s+to", I)
+#: Milder: a user kept out of the loop (often a UX choice, sometimes cover).
+_QUIET = re.compile(
+    r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|alert)\s+(?:the\s+)?(?:user|human|"
+    r"operator)\b(?!s?\s+to\b)"
+    r"|\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+)?(?:user|human|operator)",
+    I)
+_POISON = re.compile(
+    r"(?-i:<IMPORTANT>|</IMPORTANT>)"
+    r"|\b(?:replace|override|shadow|intercept|hijack|redefine|supersede)\s+(?:the\s+)?(?:other|"
+    r"existing|built-?in|default|original|all|every)\s+(?:[\w`.-]+\s+)?(?:tools?|servers?|skills?|"
+    r"plugins?|functions?)\b"
+    r"|\b(?:ignore|disregard|override)\s+(?:the\s+)?(?:instructions|descriptions?|rules|"
+    r"guidance)\s+(?:of|from|in|given\s+by)\s+(?:the\s+)?(?:other|all\s+other|any\s+other)\s+"
+    r"(?:tools?|servers?|skills?|plugins?)"
+    r"|\b(?:when(?:ever)?|every\s+time|each\s+time)\s+(?:the\s+user|you|anyone|any\s+(?:other\s+)?"
+    r"tool)\s+(?:calls?|uses?|invokes?|runs?|sends?)\b[^.\n]{0,80}\b(?:also|secretly|silently|"
+    r"additionally)\s+(?:call|send|forward|include|bcc|cc|copy|run|add)\b"
+    r"|\b(?:bcc|cc|forward|redirect|send\s+a\s+copy\s+of)\b[^.\n]{0,40}\b(?:all|every|each)\s+"
+    r"(?:emails?|messages?|requests?|files?|results?|responses?)\s+to\b"
+    r"|\b(?:all|every)\s+(?:emails?|messages?|payments?|transfers?)\s+(?:must|should)\s+(?:also\s+)?"
+    r"(?:go|be\s+sent|be\s+forwarded)\s+to\b", I)
+_PRIORITY = re.compile(
+    r"\binstead\s+of\s+(?:using\s+|calling\s+)?(?:the\s+)?(?:other|built-?in|default|original|"
+    r"real|regular|standard)\s+`?[\w.-]+`?\s+(?:tool|server|skill)\b"
+    r"|\b(?:always|must|first)\s+(?:call|use|invoke|run)\s+(?:the\s+)?`?[\w.-]+`?\s+(?:tool\s+)?"
+    r"(?:before|prior\s+to)\s+(?:any|every|all)\s+(?:other\s+)?(?:tools?|tool\s+calls?|actions?|"
+    r"responses?)", I)
+_EXFIL = re.compile(
+    r"\b(?:send|post|upload|forward|transmit|submit|leak|email|exfiltrate|append|include|embed|"
+    r"encode|put|add)\b[^.\n]{0,60}?\b(?:the\s+|your\s+|all\s+|any\s+|entire\s+|full\s+|user'?s?\s+)*"
+    r"(?:conversation|chat\s+history|chat\s+log|message\s+history|previous\s+messages|system\s+"
+    r"prompt|context\s+window|memory|memories|api\s+keys?|secrets?|credentials?|passwords?|"
+    r"environment\s+variables|env\s+vars|ssh\s+keys?|private\s+keys?|\.env\s+file|session\s+"
+    r"cookies?)\b[^.\n]{0,80}?\b(?:to|into|in|as|via)\s+(?:https?://|the\s+(?:url|image|link|"
+    r"endpoint|webhook|query)|an?\s+(?:image|url|link|webhook|query\s+parameter|markdown\s+image)"
+    r"|[\w.+-]+@[\w-]+\.[\w.]+)", I)
+_NEGATED = re.compile(r"\b(?:never|do\s+not|don'?t|must\s+not|should\s+not|avoid)\b", I)
+_REMOTE = re.compile(
+    r"\b(?:fetch|download|curl|wget|retrieve|read|load|get|visit|open|grab|pull)\b[^.\n]{0,60}?"
+    r"(https?://\S+)[^\n]{0,80}?\b(?:follow|execute|obey|apply|do\s+what|carry\s+out|perform|"
+    r"comply|run)\b"
+    r"|\b(?:follow|obey|execute|apply|carry\s+out)\s+(?:the\s+)?(?:latest\s+|current\s+|updated\s+|"
+    r"new\s+|remote\s+)?(?:instructions?|steps|rules|directives|commands|orders|tasks?)\s+(?:at|"
+    r"from|in|found\s+at|hosted\s+at|published\s+at|on)\s+<?(https?://\S+)"
+    r"|\b(?:instructions?|rules|directives|prompt|system\s+prompt|commands)\s+(?:are|is)\s+(?:hosted|"
+    r"located|available|kept|published|maintained)\s+(?:at|on)\s+<?(https?://\S+)", I)
+_AGENT_FILES = (r"(?:~/)?(?:\.claude/settings(?:\.local)?\.json|CLAUDE\.md|AGENTS\.md|GEMINI\.md|"
+                r"\.cursorrules|\.cursor/rules|\.clinerules|\.windsurfrules|\.codex/config\.toml|"
+                r"\.mcp\.json|\.gemini/settings\.json|copilot-instructions\.md)")
+_CONFIG_EDIT = re.compile(
+    r"\b(?:add|append|write|insert|put|save|inject|overwrite|replace|prepend)\b[^.\n]{0,60}?\b"
+    r"(?:to|into|in|inside)\s+(?:your\s+|the\s+|a\s+|every\s+)?(?:global\s+|user\s+|project\s+)?"
+    rf"`?{_AGENT_FILES}", I)
+_DIRECTIVE = re.compile(
+    r"\byou\s+(?:must|should|will|need\s+to|are\s+to|have\s+to)\b|\bignore\s+(?:all\s+|any\s+)?"
+    r"(?:previous|prior|above|these|the\s+user)\b|\bdisregard\b|\bsystem\s+prompt\b|"
+    r"\b(?:the\s+)?(?:agent|assistant|ai|model|llm|claude|copilot)\s*(?:should|must|will|needs?\s+to|"
+    r"is\s+to|,|:)\s|\b(?:do\s+not|don'?t|never)\s+(?:tell|mention|reveal|inform)\b|"
+    r"\bsecretly\b|\bwithout\s+(?:telling|asking)\b|\bexfiltrat\w*\s+(?:the|all|any|your)\b|"
+    r"\b(?:curl|wget)\s+\S|\b(?:send|upload|post)\s+(?:the|all|your|any)\s+\w+\s+(?:to|at)\b|"
+    r"\b(?:output|print|reveal|list)\s+(?:all\s+)?(?:the\s+)?(?:api\s+keys?|tokens|secrets|"
+    r"credentials|environment\s+variables)", I)
+_TOOLING_COMMENT = re.compile(
+    r"^\s*(?:prettier|markdownlint|eslint|cspell|vale|toc|omit|end|begin|start|region|endregion|"
+    r"textlint|lint|spell|alex|remark|docs?:|@|#|[-=*_ ]*$)", I)
+_HIDDEN_STYLE = re.compile(
+    r"<(?:div|span|p|section|font|small|sub|sup|a)\b[^>]*(?:style\s*=\s*[\"'][^\"']*(?:display\s*:"
+    r"\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:\.0+)?(?:px|em|rem|pt)?\s*[;\"']|opacity\s*"
+    r":\s*0(?:\.0+)?\s*[;\"']|color\s*:\s*(?:transparent|rgba\([^)]*,\s*0\))|"
+    r"height\s*:\s*0|width\s*:\s*0|(?:left|top|text-indent)\s*:\s*-\d{3,}px)|\bhidden\b(?!\s*=\s*"
+    r"[\"']?false)(?=[\s>/]))", I)
+
+#: (rule, pattern, lower-case words one of which must appear first).
+_LINE_RULES = (
+    ("instructions.override", _OVERRIDE,
+     ("ignor", "disregard", "forget", "skip", "bypass", "overr", "discard", "drop", "new",
+      "real", "true", "actual", "updated", "you are", "mode", "anything now", "system", "inst]",
+      "oubli", "olvida", "instru", "vergiss", "negeer", "игнор", "забуд", "忽略", "无视", "忘",
+      "忽视", "無視", "무시", "잊", "تجاهل", "talimat")),
+    ("instructions.reviewer-address", _REVIEWER,
+     ("review", "scan", "audit", "analy", "moderat", "grader", "evaluat", "classif", "if you are",
+      "flag", "report", "block", "as safe", "as benign", "as clean", "as harmless", "as low",
+      "as trusted", "as passing")),
+    ("instructions.concealment", _CONCEAL,
+     ("user", "human", "secretly", "covertly", "reveal", "mention", "disclose")),
+    ("instructions.user-kept-out", _QUIET, ("user", "human", "operator")),
+    ("instructions.tool-poisoning", _POISON,
+     ("<important", "</important", "tool", "server", "skill", "plugin",
+      "function", "bcc", " cc", "forward", "redirect", "copy", "all email", "every email",
+      "all message", "every message", "payment", "transfer")),
+    ("instructions.tool-priority", _PRIORITY, ("instead of", "before", "prior to")),
+    ("instructions.agent-config-edit", _CONFIG_EDIT,
+     ("claude", "agents.md", "gemini", "cursor", "cline", "windsurf", "codex", "mcp.json",
+      "copilot")),
+)
+_FULL = frozenset({"prose", "heading", "frontmatter", "quote", "table", "comment",
+                   "script-comment", "data"})
+_LOWER = {"block": "warn", "warn": None}
+
+
+def _weigh(severity: str, line: Line) -> str | None:
+    """Instructions count in full where an agent reads them as text, one step lower in a
+    fenced example or a script's code, not at all in a warning context."""
+    if line.warned:
+        return None
+    return severity if line.context in _FULL else _LOWER[severity]
+
+
+_QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|`[^`\n]*`|'[^'\n]{6,}'")
+
+
+def _quoted(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` sits inside quotes or a code span: a phrase quoted as an
+    example (\"detect phrases like 'ignore previous instructions'\"), not said."""
+    return any(m.start() <= start and end <= m.end() for m in _QUOTED.finditer(text))
+
+
+def _line_findings(line: Line) -> Iterator[tuple[str, str, str, int, int]]:
+    text = line.text
+    lower = text.lower()
+    for rule, pattern, words in _LINE_RULES:
+        if any(word in lower for word in words):
+            match = pattern.search(text)
+            if match:
+                severity = RULES[rule][0]
+                if severity == "block" and _quoted(text, match.start(), match.end()):
+                    severity = "warn"
+                yield rule, severity, RULES[rule][1], match.start(), match.end()
+    if "http" in lower:
+        yield from _remote(text)
+    if any(word in lower for word in ("conversation", "history", "prompt", "context", "memor",
+                                      "key", "secret", "credential", "password", "env",
+                                      "cookie")):
+        match = _EXFIL.search(text)
+        if match and not _NEGATED.search(text[: match.start() + 12]):
+            yield ("instructions.context-exfiltration", "block",
+                   ("asks for the conversation, system prompt, secrets or user data to be sent "
+                   "out"), match.start(), match.end())
+
+
+def _remote(text: str) -> Iterator[tuple[str, str, str, int, int]]:
+    match = _REMOTE.search(text)
+    if match is None or _NEGATED.search(text[: match.start() + 12]):
+        return
+    url = next((g for g in match.groups() if g), None) or next((u for *_, u in urls(text)), "")
+    kind = host_class(url) if url else "unknown"
+    if kind in ("docs", "loopback"):
+        return
+    if re.search(r"\b(?:execute|run)\b", match.group(), I):
+        yield ("instructions.remote-code", "block",
+               f"tells the agent to run what it fetches from {url[:100]}", match.start(),
+               match.end())
+        return
+    severity = "block" if kind == "collector" else "warn"
+    yield ("instructions.remote-instructions", severity,
+           f"tells the agent to fetch instructions from {url[:100]} and follow them",
+           match.start(), match.end())
+
+
+def _comments(text: str) -> Iterator[tuple[int, int, str]]:
+    """``(start, end, body)`` of each HTML comment of ``text``."""
+    for match in re.finditer(r"<!--(.*?)(?:-->|$)", text, re.DOTALL):
+        yield match.start(), match.end(), match.group(1)
+
+
+def _hidden(path: str, text: str, lines: tuple[Line, ...]) -> Iterator[tuple[str, str, str, Line,
+                                                                              int, int | None]]:
+    starts = [line.start for line in lines]
+
+    def line_at(offset: int) -> Line:
+        import bisect
+
+        return lines[max(0, bisect.bisect_right(starts, offset) - 1)]
+
+    if "<!--" in text:
+        for start, _, body in _comments(text):
+            line = line_at(start)
+            if len(body.strip()) < 12 or _TOOLING_COMMENT.match(body) and len(body) < 60 or \
+                    line.section_warned or line.context == "fence":
+                continue
+            if _DIRECTIVE.search(body) or _OVERRIDE.search(body):
+                yield ("instructions.hidden-comment", "block",
+                       "an HTML comment (invisible when rendered) holds directives",
+                       line, start - line.start, start - line.start + 120)
+    if "<" in text:
+        for match in _HIDDEN_STYLE.finditer(text):
+            line = line_at(match.start())
+            if line.context == "fence" or line.section_warned:
+                continue
+            body = text[match.end(): match.end() + 600]
+            inner = re.split(r"</(?:div|span|p|section|font|small|sub|sup|a)>", body, maxsplit=1)[0]
+            if not inner.strip(" >\n"):
+                continue
+            rule = "instructions.hidden-html" if _DIRECTIVE.search(inner) else \
+                "instructions.hidden-text"
+            yield (rule, RULES[rule][0], "text styled to be invisible when rendered"
+                   + (" holds directives" if rule.endswith("html") else ""),
+                   line, match.start() - line.start, None)
+    blank = 0
+    for line in lines:
+        if not line.text.strip():
+            blank += 1
+            continue
+        if line.context in ("table", "fence"):
+            blank = 0
+            continue
+        pad = len(line.text) - len(line.text.lstrip(" \t"))
+        directive = bool(_DIRECTIVE.search(line.text) or _OVERRIDE.search(line.text))
+        if blank >= 25 or pad >= 150 or re.search(r"\S {150,}\S", line.text):
+            where = f"after {blank} blank lines" if blank >= 25 else "pushed far to the right"
+            if directive:
+                yield ("instructions.after-end", "block",
+                       f"directives placed past the visible end ({where})", line, pad, None)
+            else:
+                yield ("instructions.hidden-text", "warn",
+                       f"content placed where a reader will not see it ({where})", line, pad,
+                       None)
+        blank = 0
+
+
+class InstructionsAuditor:
+    """Text that tries to steer the agent or its reviewer (see the module docstring)."""
+
+    name = "instructions"
+    rules_version = RULES_VERSION
+    rules = RULES
+
+    def audit(self, bundle: AuditBundle) -> Iterator[Finding]:
+        for file in bundle.files:
+            if file.kind != "file":
+                continue
+            found = []
+            for text in texts_of(file):
+                doc = document(file.path, text)
+                for line in doc.lines:
+                    if not line.text.strip():
+                        continue
+                    for rule, severity, message, start, end in _line_findings(line):
+                        weighed = _weigh(severity, line)
+                        if weighed is not None:
+                            found.append(finding(RULES, rule, weighed, message, file.path, line,
+                                                 start, end, family=FAMILY, auditor=self.name))
+                if doc.kind in ("markdown", "text", "data"):
+                    for rule, severity, message, line, start, end in _hidden(file.path, text,
+                                                                            doc.lines):
+                        found.append(finding(RULES, rule, severity, message, file.path, line,
+                                             start, end, family=FAMILY, auditor=self.name))
+            yield from unique(found)
 
 
 @hookimpl
 def lemon_register_auditors(register):  # type: ignore[no-untyped-def]
-    """Registers nothing until the auditor lands."""
+    register(InstructionsAuditor())
+
+
+__all__ = ["RULES", "RULES_VERSION", "InstructionsAuditor", "lemon_register_auditors"]

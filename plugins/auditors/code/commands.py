@@ -1,0 +1,287 @@
+"""Line patterns of the ``code`` family: remote code execution, reverse shells, obfuscated
+execution, destructive commands, privilege escalation, persistence and agent-config writes.
+
+Each detector takes one line's text (raw, or de-obfuscated by the scanner) and yields
+``Hit`` tuples ``(rule, severity, message, start, end)``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from lemon_core.auditor_kit import host_class, urls
+
+Hit = tuple[str, str, str, int, int]
+I = re.IGNORECASE
+
+_FETCHER = (r"(?:curl|wget|fetch|aria2c|http|https|xh|iwr|irm|Invoke-WebRequest|"
+            r"Invoke-RestMethod|lwp-download|GET)")
+_INTERP = (r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\S+=\S*\s+)*)?(?:/usr)?(?:/bin/|/usr/local/bin/)?"
+           r"(?:ba|z|k|da|fi|a)?sh|python[\d.]*|perl|ruby|node|php|bun|deno|iex|"
+           r"Invoke-Expression|pwsh|powershell|osascript|tclsh|lua|source|\.")
+PIPE_TO_SHELL = re.compile(rf"\b{_FETCHER}\b[^|\n]*\|\s*(?:{_INTERP})(?=\s|$|;|&|\)|\"|')", I)
+SUBST_EXEC = re.compile(
+    rf"(?:\b(?:(?:ba|z|da|k)?sh|python[\d.]*|perl|ruby|node|eval|source)|(?:^|[;&|(]\s*)\.)\s+"
+    rf"(?:-c\s+)?(?:[\"']?\$\(|<\()\s*{_FETCHER}\b", I)
+PS_DOWNLOAD_EXEC = re.compile(
+    r"\b(?:iex|Invoke-Expression)\b[^\n]*(?:DownloadString|DownloadData|iwr|irm|"
+    r"Invoke-WebRequest|Invoke-RestMethod|Net\.WebClient)"
+    r"|(?:DownloadString|Invoke-RestMethod|irm|iwr)\b[^\n]*\|\s*(?:iex|Invoke-Expression)\b", I)
+LANG_DOWNLOAD_EXEC = re.compile(
+    r"\b(?:exec|eval)\s*\(\s*(?:await\s+)?\(?\s*(?:await\s+)?(?:requests\.get|urllib\.request\."
+    r"urlopen|urlopen|httpx\.get|fetch|urllib2\.urlopen|open-uri|Net::HTTP\.get|URI\.open|"
+    r"file_get_contents\s*\(\s*[\"']https?:)"
+    r"|\bnew\s+Function\s*\([^\n]*\bfetch\("
+    r"|\b(?:exec|eval)\s*\([^\n]{0,80}\b(?:urlopen|requests\.get|httpx\.get)\([^\n]*\)\s*"
+    r"(?:\.read\(\)|\.text|\.content)", I)
+DOWNLOAD_THEN_RUN = re.compile(
+    rf"\b{_FETCHER}\b[^\n;&|]*\s(?:-o|-O|--output(?:-document)?|>)\s*[\"']?(\S+?)[\"']?"
+    r"\s*(?:&&|;|\|\|)\s*(?:chmod\s+[+\w]+\s+\S+\s*(?:&&|;)\s*)?"
+    r"(?:(?:sudo\s+)?(?:ba|z)?sh\s+|python[\d.]*\s+|node\s+|\./|/tmp/)\S*", I)
+
+REVERSE_SHELL = re.compile(
+    r"/dev/(?:tcp|udp)/[^\s/]+/\d+"
+    r"|\b(?:nc|ncat|netcat)\b[^\n|;]*\s-[a-z]*[ec]\s+\S*(?:sh|cmd|powershell)\b"
+    r"|\b(?:nc|ncat|netcat|telnet)\b\s+\S+\s+\d+[^\n]*\|\s*(?:/bin/)?(?:ba)?sh\b"
+    r"|\bmkfifo\b[^\n]*\b(?:nc|ncat|netcat|telnet|openssl)\b"
+    r"|\bsocat\b[^\n]*\b(?:exec|system):"
+    r"|\b(?:ba)?sh\s+-i\s*(?:>&|&>|<&|>\s*&)"
+    r"|\bpty\.spawn\s*\(\s*[\"'](?:/bin/)?(?:ba)?sh"
+    r"|\bos\.dup2\s*\(\s*\w+\.fileno\(\)"
+    r"|\bfsockopen\s*\([^\n]*\b(?:exec|shell_exec|system|proc_open|passthru)\b"
+    r"|\bNet\.Sockets\.TCPClient\b"
+    r"|\bsocket\.socket\([^\n]*\bconnect\([^\n]*\b(?:subprocess|/bin/(?:ba)?sh|pty)\b"
+    r"|\brequire\([\"']child_process[\"']\)[^\n]*\bnet\b[^\n]*connect"
+    r"|-rsocket\b[^\n]*\b(?:exec|spawn|system)\b"
+    r"|\buse\s+Socket\b[^\n]*\bexec\b", I)
+
+_DECODE = (r"(?:base64\s+(?:-d|--decode|-D)\b|base64\s+-[a-z]*d|openssl\s+(?:enc\s+)?-?base64\s+-d|"
+           r"xxd\s+-r(?:\s+-p)?|\brev\b|uudecode|gunzip|gzip\s+-d|zcat|b64decode)")
+DECODE_PIPE_EXEC = re.compile(rf"{_DECODE}[^\n|]*\|\s*(?:{_INTERP})(?=\s|$|;|&|\)|\"|')", I)
+DECODE_EVAL = re.compile(
+    rf"\b(?:eval|exec|source|(?:ba)?sh\s+-c)\s+[\"']?\$\([^)]*{_DECODE}"
+    r"|\b(?:exec|eval|compile)\s*\(\s*(?:[\w.]*\.)?(?:b64decode|a2b_base64|b32decode|b85decode|"
+    r"a85decode|decodebytes|unhexlify|fromhex|decompress|loads|decode)\s*\("
+    r"|\b(?:exec|eval)\s*\(\s*(?:bytes\.fromhex|bytearray\.fromhex|codecs\.decode|"
+    r"__import__\s*\(\s*[\"'](?:base64|zlib|codecs|marshal|binascii)[\"']\))"
+    r"|\b(?:exec|eval)\s*\(\s*[\"']{2}\.join\s*\("
+    r"|\b(?:exec|eval)\s*\(\s*(?:[\"'][^\"']*[\"']\s*)?\.?\s*(?:chr|map\(\s*chr)\s*\("
+    r"|\beval\s*\(\s*(?:atob|unescape|decodeURIComponent|String\.fromCharCode|"
+    r"Buffer\.from\s*\([^)]*(?:base64|hex))"
+    r"|\bnew\s+Function\s*\(\s*(?:atob|Buffer\.from|String\.fromCharCode|unescape)"
+    r"|\bprintf\s+[\"'](?:\\x[0-9a-f]{2}|\\[0-7]{3}){4,}[^\n|]*\|\s*(?:ba|z)?sh\b"
+    r"|\b(?:iex|Invoke-Expression)\b[^\n]*FromBase64String"
+    r"|FromBase64String[^\n]*\|\s*(?:iex|Invoke-Expression)\b"
+    r"|\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-(?:e|ec|en|enc|encodedcommand)\s+[A-Za-z0-9+/=]{16,}"
+    r"|\bgetattr\s*\(\s*__import__\s*\(\s*[\"']os[\"']\s*\)\s*,\s*[\"']system[\"']", I)
+
+_HOME = r"(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|\$env:USERPROFILE|/home/\w+|/Users/\w+)"
+_ROOTS = (rf"(?:/|/\*|{_HOME}/?\*?|/home/?\*?|/Users/?\*?|/etc/?|/usr/?|/var/?|/boot/?|/bin/?|"
+          r"/lib/?|/opt/?|/root/?|/System/?|C:\\\\?|C:/)")
+DESTRUCTIVE = re.compile(
+    rf"\brm\s+(?:-[a-zA-Z-]+\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\s+(?:-[a-zA-Z-]+\s+)*[\"']?{_ROOTS}[\"']?"
+    r"(?=\s|$|;|&|\||\))"
+    r"|\brm\s+[^\n]*--no-preserve-root"
+    r"|\bmkfs(?:\.\w+)?\s+(?:-\S+\s+)*/dev/"
+    r"|\bdd\b[^\n]*\bof=/dev/(?:sd|hd|nvme|disk|rdisk|mmcblk|xvd|vd)"
+    r"|>\s*/dev/(?:sd[a-z]|nvme\d|disk\d|rdisk\d|mmcblk\d)"
+    r"|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:"
+    r"|\b(?:shred|wipefs)\b[^\n]*/dev/"
+    r"|\bchmod\s+-R\s+0?777\s+/(?=\s|$)"
+    rf"|\bfind\s+(?:/|{_HOME})\s+[^\n]*-delete\b"
+    r"|\bshutil\.rmtree\s*\(\s*(?:[\"']/[\"']|[\"']~[\"']|os\.path\.expanduser\(\s*[\"']~/?[\"']\s*\)|"
+    r"Path\.home\(\)|os\.environ\[[\"']HOME[\"']\])\s*[,)]"
+    r"|\bRemove-Item\b[^\n]*-Recurse[^\n]*(?:C:\\\\?(?:\s|$|\")|\$env:USERPROFILE|~(?:\s|$))"
+    r"|\bformat\s+c:", I)
+
+PRIVILEGE = re.compile(
+    r"\bNOPASSWD\b"
+    r"|\bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+[rwx]*s[rwx]*|[0-7]?[4-7][0-7]{3})\s+\S"
+    r"|(?:>>?|\btee\b[^\n]*)\s*/etc/(?:sudoers|passwd|shadow)\b"
+    r"|\bvisudo\b[^\n]*-f"
+    r"|/etc/sudoers\.d/", I)
+PRIVILEGE_CHANGE = re.compile(
+    r"\bsetcap\s+\S*cap_|\busermod\s+(?:-\w+\s+)*-a?G\s+(?:sudo|wheel|admin|root|docker)\b", I)
+
+_WRITE = r"(?:>>?|\btee\b(?:\s+-a)?|\bcp\b[^\n]*|\bmv\b[^\n]*|\bln\s+-s\w*\b[^\n]*|\bsed\s+-i\S*\b[^\n]*|\binstall\b[^\n]*)"
+SSH_BACKDOOR = re.compile(
+    rf"{_WRITE}\s*[\"']?\S*authorized_keys\b"
+    r"|\bopen\s*\([^\n]*authorized_keys[^\n]*[\"'][aw]\+?[\"']"
+    r"|\bssh-copy-id\b[^\n]*\b(?:root|\w+)@[\w.-]+\.(?:invalid|example)\b", I)
+PERSISTENCE = re.compile(
+    r"\bcrontab\s+(?:-[a-z]*e\b|-\s|-$|[\w./~-]+\.(?:txt|cron)\b)|\|\s*crontab\b"
+    r"|(?:>>?|\btee\b[^\n]*)\s*[\"']?/etc/cron|/var/spool/cron"
+    rf"|{_WRITE}\s*[\"']?{_HOME}?/?\.(?:bashrc|bash_profile|bash_login|zshrc|zprofile|zshenv|"
+    r"zlogin|profile|kshrc|config/fish/config\.fish)\b"
+    r"|\bopen\s*\([^\n]*\.(?:bashrc|zshrc|bash_profile|profile|zprofile)\b[^\n]*[\"']a\+?[\"']"
+    r"|\bsystemctl\s+(?:--user\s+)?enable\b|/etc/systemd/system/|\.config/systemd/user"
+    r"|Library/Launch(?:Agents|Daemons)|\blaunchctl\s+(?:load|bootstrap|submit)\b"
+    rf"|{_WRITE}\s*[\"']?\S*\.git/hooks/|\bcore\.hooksPath\b"
+    r"|\bschtasks\s+/create\b|CurrentVersion\\\\?Run\b|\bRegister-ScheduledTask\b", I)
+#: Shell start-up lines every installer adds: not persistence worth a warning.
+_BENIGN_RC = re.compile(
+    r"^\s*(?:echo|printf)\s+[\"']?(?:export\s+PATH=|export\s+[A-Z_]+_HOME=|eval\s+\"?\$\(|"
+    r"source\s|\.\s|alias\s|fpath=|path=|PATH=|\[\s*-s\s)", I)
+
+_AGENT_FILES = (r"(?:\.claude/settings(?:\.local)?\.json|\.claude\.json|\.claude/(?:commands|agents|"
+                r"hooks)/|CLAUDE\.md|AGENTS\.md|GEMINI\.md|\.cursorrules|\.cursor/rules|"
+                r"\.cursor/mcp\.json|\.clinerules|\.windsurfrules|\.codex/config\.toml|"
+                r"\.codex/AGENTS\.md|\.mcp\.json|\.gemini/settings\.json|copilot-instructions\.md|"
+                r"\.vscode/mcp\.json|\.config/opencode/|\.omp/|\.lemon/mcp\.json|"
+                r"claude_desktop_config\.json)")
+AGENT_CONFIG = re.compile(
+    rf"{_WRITE}\s*[\"']?[^\s\"']*{_AGENT_FILES}"
+    rf"|\bopen\s*\([^\n]*{_AGENT_FILES}[^\n]*[\"'][aw]\+?[\"']"
+    rf"|\b(?:write_text|writeFileSync|appendFileSync|writeFile|appendFile)\s*\([^\n]*{_AGENT_FILES}"
+    rf"|{_AGENT_FILES}[^\n]*\.(?:write_text|write)\s*\(", I)
+AGENT_AUTONOMY = re.compile(
+    r"\bbypassPermissions\b|approval_policy\s*=\s*[\"']never|"
+    r"sandbox_mode\s*=\s*[\"']danger-full-access|\"autoApprove\"\s*:\s*\[\s*\"\*\"", I)
+#: Command-line switches that turn prompts off: counted in scripts only (run unattended).
+AUTONOMY_FLAGS = re.compile(
+    r"--dangerously-skip-permissions|--yolo\b|--full-auto\b|--dangerously-bypass-approvals", I)
+
+
+def _hosts_verdict(text: str, start: int) -> tuple[str, str]:
+    """The most dangerous class among the URLs from ``start`` on (``unknown`` when the host is
+    not written out), and the URL."""
+    found = [(host_class(url), url) for s, _, url in urls(text) if s >= start - 200]
+    if not found:
+        return "unknown", ""
+    order = {"collector": 0, "unknown": 1, "docs": 2, "api": 3, "vendor": 4, "loopback": 5}
+    return min(found, key=lambda pair: order[pair[0]])
+
+
+def _own_project(url: str, names: frozenset[str]) -> bool:
+    """Whether ``url`` is the skill's own project (its host or path names the skill)."""
+    if not url or not names:
+        return False
+    lower = re.sub(r"[-_.]", "", url.lower())
+    return any(len(name) >= 4 and name in lower for name in names)
+
+
+def remote_execution(text: str, names: frozenset[str] = frozenset()) -> Iterator[Hit]:
+    for pattern in (PIPE_TO_SHELL, SUBST_EXEC, PS_DOWNLOAD_EXEC):
+        for match in pattern.finditer(text):
+            kind, url = _hosts_verdict(text[: match.end() + 200], match.start())
+            shown = url or "a host held in a variable or not written out"
+            if kind in ("vendor", "loopback"):
+                continue
+            if kind == "unknown" and _own_project(url, names) and url.startswith("https://"):
+                yield ("code.unvetted-installer", "warn",
+                       (f"pipes the install script of the skill's own project ({url}) into an "
+                       "interpreter"), match.start(), match.end())
+            elif kind in ("docs", "api"):
+                yield ("code.unvetted-installer", "warn",
+                       (f"pipes a script from {shown} into an interpreter; it is not a known "
+                       "vendor installer"), match.start(), match.end())
+            else:
+                yield ("code.pipe-to-shell", "block",
+                       f"pipes a script from {shown} straight into an interpreter",
+                       match.start(), match.end())
+    for pattern in (LANG_DOWNLOAD_EXEC, DOWNLOAD_THEN_RUN):
+        for match in pattern.finditer(text):
+            kind, url = _hosts_verdict(text, match.start())
+            if kind in ("vendor", "loopback"):
+                continue
+            yield ("code.download-exec", "block",
+                   f"runs code downloaded from {url or 'a host not written out'}",
+                   match.start(), match.end())
+
+
+def _simple(pattern: re.Pattern[str], rule: str, severity: str, message: str):  # type: ignore[no-untyped-def]
+    def detect(text: str) -> Iterator[Hit]:
+        for match in pattern.finditer(text):
+            yield rule, severity, message, match.start(), match.end()
+
+    return detect
+
+
+reverse_shell = _simple(REVERSE_SHELL, "code.reverse-shell", "block",
+                        "connects a shell to a network socket (reverse or bind shell)")
+obfuscated_exec = _simple(DECODE_EVAL, "code.obfuscated-exec", "block",
+                          "decodes a payload and executes it")
+_decode_pipe = _simple(DECODE_PIPE_EXEC, "code.obfuscated-exec", "block",
+                       "decodes a payload and pipes it into an interpreter")
+destructive = _simple(DESTRUCTIVE, "code.destructive", "block",
+                      "deletes or overwrites a home folder, the root file system or a disk")
+privilege = _simple(PRIVILEGE, "code.privilege-escalation", "block",
+                    "grants password-less sudo, sets setuid or edits sudoers/passwd")
+privilege_change = _simple(PRIVILEGE_CHANGE, "code.privilege-change", "warn",
+                           "changes capabilities or adds a user to a privileged group")
+_KEY_LITERAL = re.compile(r"\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-\S+|sk-ssh-\S+)\s+AAAA|"
+                          r"\b(?:curl|wget)\b|\$\(", I)
+
+
+def ssh_backdoor(text: str) -> Iterator[Hit]:
+    """A key written into authorized_keys: the user's own ``.pub`` is key set-up; a key
+    written out literally or fetched blocks; anything else warns."""
+    for match in SSH_BACKDOOR.finditer(text):
+        if ".pub" in text and not _KEY_LITERAL.search(text.replace("$(cat", "")):
+            continue
+        if _KEY_LITERAL.search(text):
+            yield ("code.ssh-backdoor", "block", ("adds a key that is not the user's own to an "
+                   "authorized_keys file"), match.start(), match.end())
+        else:
+            yield ("code.authorized-keys", "warn", "writes an authorized_keys file",
+                   match.start(), match.end())
+agent_config = _simple(AGENT_CONFIG, "code.agent-config", "warn",
+                       "writes an agent's configuration or instruction file")
+agent_autonomy = _simple(AGENT_AUTONOMY, "code.agent-autonomy", "warn",
+                         "turns off an agent's permission prompts or sandbox")
+
+
+def persistence(text: str) -> Iterator[Hit]:
+    if _BENIGN_RC.search(text) and not re.search(r"\b(?:curl|wget|nc|base64)\b", text, I):
+        return
+    for match in PERSISTENCE.finditer(text):
+        yield ("code.persistence", "warn",
+               "sets up something that runs again later (cron, shell rc, service, git hook)",
+               match.start(), match.end())
+
+
+def obfuscation(text: str) -> Iterator[Hit]:
+    yield from obfuscated_exec(text)
+    yield from _decode_pipe(text)
+
+
+#: The detectors a line goes through, with the lower-case words one of which must appear on
+#: the line for the detector to run (a substring test: cheap, and every pattern needs one).
+LINE_DETECTORS = (
+    (("curl", "wget", "fetch", "http", "iwr", "irm", "invoke-", "download", "urlopen",
+      "requests", "aria2c", "xh "), remote_execution),
+    (("/dev/", "nc ", "ncat", "netcat", "socat", "sh -i", "pty", "dup2", "sock", "tcpclient",
+      "mkfifo"), reverse_shell),
+    (("base64", "xxd", "| rev", "|rev", "decode", "decompress", "loads", "fromhex", "atob",
+      "eval", "exec", "function", "printf", " -e", "getattr", "uudecode", "zcat", "gunzip",
+      "compile"), obfuscation),
+    (("rm ", "mkfs", "of=/dev", "> /dev/", ">/dev/", ":()", "shred", "wipefs", "chmod -r",
+      "find ", "rmtree", "remove-item", "format c"), destructive),
+    (("nopasswd", "chmod", "sudoers", "/etc/passwd", "/etc/shadow", "visudo"), privilege),
+    (("setcap", "usermod"), privilege_change),
+    (("authorized_keys", "ssh-copy-id"), ssh_backdoor),
+    (("cron", "bashrc", "zshrc", "kshrc", "profile", "zshenv", "zlogin", "fish", "systemctl",
+      "systemd", "launch", "hooks", "schtasks", "currentversion", "scheduledtask"), persistence),
+    (("claude", "agents.md", "gemini", "cursor", "cline", "windsurf", "codex", "mcp",
+      "copilot", "opencode", ".omp", ".lemon"), agent_config),
+    (("bypass", "approval_policy", "sandbox_mode", "autoapprove"), agent_autonomy),
+)
+
+
+def detect_line(text: str, names: frozenset[str] = frozenset(), *,
+                script: bool = False) -> Iterator[Hit]:
+    """Every command hit on one line of text; ``names`` are the skill's own names (its
+    project's installer is not an unknown host's), ``script`` says the line runs unattended."""
+    lower = text.lower()
+    for words, detector in LINE_DETECTORS:
+        if any(word in lower for word in words):
+            yield from (remote_execution(text, names) if detector is remote_execution
+                        else detector(text))
+    if script and "--" in text:
+        for match in AUTONOMY_FLAGS.finditer(text):
+            yield ("code.agent-autonomy", "warn", ("starts an agent with its permission prompts "
+                   "off"), match.start(), match.end())
+
+
+__all__ = ["LINE_DETECTORS", "Hit", "detect_line"]

@@ -1,0 +1,218 @@
+"""Exfiltration: data that should stay on the machine (environment variables, credential files,
+SSH keys, shell and agent history) sent to a network destination — on one line, or read in one
+place and sent in another of the same script or fenced block — and the two side channels
+scanners forget: DNS lookups of names built from data, and image URLs carrying data.
+
+Loopback is never exfiltration; a named credential sent to the API its name names
+(``ACME_API_KEY`` to ``api.acme.io``) or to a well-known API is that API being used.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from lemon_core.auditor_kit import host_class, names_host, urls
+
+Hit = tuple[str, str, str, int, int]
+I = re.IGNORECASE
+
+NET_TOOL = re.compile(
+    r"\b(?:curl|wget|nc|ncat|netcat|socat|xh|scp|sftp|rsync|ftp|tftp|telnet|sendmail|mutt|"
+    r"Invoke-WebRequest|Invoke-RestMethod|iwr|irm|openssl\s+s_client)\b"
+    r"|\bhttps?\s+(?:post|put|get|-f|--form)\b"
+    r"|\brequests\.(?:post|put|patch|get|request)\s*\(|\bhttpx\.(?:post|put|patch|get|request|"
+    r"AsyncClient|Client)\b|\burlopen\s*\(|\burllib\.request\.Request\s*\(|\bhttp\.client\."
+    r"|\baiohttp\.ClientSession\b|\bsession\.(?:post|put)\s*\(|\bfetch\s*\(|\baxios(?:\.\w+)?\s*\("
+    r"|\bXMLHttpRequest\b|\bsendBeacon\s*\(|\bsmtplib\b|\bsocket\.create_connection\s*\("
+    r"|\.connect\s*\(\s*\(|\bNet::HTTP\b|\bHTTParty\b|\bcurl_exec\s*\(|\bUpload(?:String|File|"
+    r"Data)\s*\(|\bWebClient\b|\bhttp\.(?:post|get|request)\s*\(|\bgot\.(?:post|put)\s*\(", I)
+_HEADER = re.compile(
+    r"(?:-H|--header|headers\s*[=:]|\.setRequestHeader\()\s*[\[{(]?\s*[\"']?(?:Authorization|"
+    r"X-[\w-]*(?:Key|Token|Auth)[\w-]*|Api-?Key|Token|Cookie|PRIVATE-TOKEN)\b|"
+    r"[\"'](?:Authorization|X-[\w-]*(?:Key|Token)|Api-?Key)[\"']\s*:|\bauth\s*=\s*\(|"
+    r"\bBearer\s|--oauth2-bearer|\s-u\s+\S+:\$|\bapi_key\s*=|\bapiKey\s*:|token\s*=", I)
+
+BULK_ENV = re.compile(
+    r"\$\(\s*(?:env|printenv|set|export\s+-p|declare\s+-x)\s*\)|`\s*(?:env|printenv)\s*`"
+    r"|(?:^|[|;&(]\s*)(?:env|printenv)\s*(?:\||>)"
+    r"|\bjson\.dumps\(\s*(?:dict\()?os\.environ|\bstr\(\s*os\.environ|\brepr\(\s*os\.environ"
+    r"|\burlencode\(\s*(?:dict\()?os\.environ|\bdict\(\s*os\.environ\s*\)\s*[,)]"
+    r"|\bos\.environ(?:\.copy\(\))?\s*[,)}](?![^\n]*\benv\s*=)"
+    r"|\bJSON\.stringify\(\s*process\.env\b|\bObject\.(?:entries|keys|assign)\(\s*process\.env\b"
+    r"|\bprocess\.env\s*[,)}]|\bGet-ChildItem\s+env:|\bgci\s+env:|\$env:\*|\bENV\.to_[ha]\b", I)
+_SENSITIVE = (
+    r"\.ssh(?:/|[\"']\s*[,/]\s*[\"'])(?:id_[\w-]+(?<!\.pub)(?![\w.])|[\w-]*_key\b(?!\.pub))"
+    r"|\.aws(?:/|[\"']\s*[,/]\s*[\"'])(?:credentials|config)\b|(?<![\w$])\.netrc\b"
+    r"|(?<![\w$])\.npmrc\b|(?<![\w$])\.pypirc\b|\.git-credentials\b|\.docker/config\.json"
+    r"|\.kube/config\b|\.gnupg\b|\.config/gh/hosts\.yml|\.config/gcloud\b"
+    r"|application_default_credentials\.json|\.vault-token\b|(?<![\w$])\.pgpass\b"
+    r"|\.terraform\.d/credentials|\.claude/\.credentials\.json|(?<![\w$])\.claude\.json\b"
+    r"|\.codex/auth\.json|/etc/shadow\b|wallet\.dat\b|\.ethereum/keystore|\.solana/id\.json"
+    r"|(?<![\w$])\.(?:bash|zsh|python|node_repl)_history\b|\.claude/(?:projects|history)"
+    r"|\bhistory\.jsonl\b|(?<![\w$/.-])\.env(?![\w.-])"
+    r"|\$\(\s*(?:gh\s+auth\s+token|security\s+find-(?:generic|internet)-password|"
+    r"aws\s+configure\s+get|gcloud\s+auth\s+print-access-token|op\s+read|pass\s+show)"
+    r"|\bsecurity\s+dump-keychain\b"
+)
+SENSITIVE_FILE = re.compile(_SENSITIVE, I)
+#: A key file named as an identity, created or secured: not read to be sent.
+_IDENTITY = re.compile(r"(?:\s-i\s+|IdentityFile\s*=?\s*|-e\s+[\"']?ssh\s[^\n]*-i\s+)\S*\.ssh/|"
+                       r"\b(?:ssh-keygen|ssh-add|chmod|chown|ls|mkdir|touch|stat|test)\b", I)
+_SECRET_WORD = r"(?:TOKEN|SECRET|KEY|PASSWORD|PASSWD|PASS|CREDENTIALS?|COOKIE|SESSION|PAT|AUTH)"
+NAMED_SECRET = re.compile(
+    rf"\$\{{?([A-Z][A-Z0-9_]*{_SECRET_WORD}[A-Z0-9_]*)\}}?"
+    rf"|\bos\.environ\[\s*[\"']([A-Za-z0-9_]*{_SECRET_WORD}[A-Za-z0-9_]*)[\"']\s*\]"
+    rf"|\bos\.(?:environ\.get|getenv)\(\s*[\"']([A-Za-z0-9_]*{_SECRET_WORD}[A-Za-z0-9_]*)[\"']"
+    rf"|\bprocess\.env\.([A-Za-z0-9_]*{_SECRET_WORD}[A-Za-z0-9_]*)"
+    rf"|\bprocess\.env\[\s*[\"']([A-Za-z0-9_]*{_SECRET_WORD}[A-Za-z0-9_]*)[\"']\s*\]"
+    rf"|\$env:([A-Za-z0-9_]*{_SECRET_WORD}[A-Za-z0-9_]*)", I)
+_HOSTISH = re.compile(r"(?<![\w@/.-])(?:[a-z0-9-]+\.)+(?:[a-z]{2,})(?=[:/\s\"']|$)", I)
+_FILEISH = re.compile(r"\.(?:json|md|txt|ya?ml|py|sh|js|ts|toml|log|csv|pub|pem|key|cfg|conf|"
+                      r"ini|lock|env|html|xml|tar|gz|zip)$", I)
+_SENDS_DATA = re.compile(
+    r"\s(?:-d|--data[\w-]*|-F|--form|-T|--upload-file|--post-data|--post-file|--json)\b|"
+    r"-X\s*(?:POST|PUT|PATCH)\b|\.(?:post|put|patch)\s*\(|method\s*[:=]\s*[\"'](?:POST|PUT)|"
+    r"\bsendBeacon\b|\|\s*(?:curl|nc|ncat)\b", I)
+_ORDER = {"collector": 0, "unknown": 1, "docs": 2, "api": 3, "vendor": 4, "loopback": 5}
+
+
+def destinations(text: str) -> list[tuple[str, str]]:
+    """``(class, url-or-host)`` of every destination written on ``text`` (URLs, then bare host
+    names like ``nc host 443``); an unresolved ``$VAR`` host is ``unknown``."""
+    found = [(host_class(url), url) for _, _, url in urls(text)]
+    if not found:
+        for match in _HOSTISH.finditer(text):
+            name = match.group()
+            if not _FILEISH.search(name) and not name.startswith(("os.", "process.", "sys.")):
+                found.append((host_class(name), name))
+    if not found and re.search(r"://\$|@\$|\s\$\{?\w*(?:HOST|URL|SERVER|ENDPOINT|ADDR)", text, I):
+        found.append(("unknown", "a host held in a variable"))
+    return found
+
+
+def _worst(dests: Sequence[tuple[str, str]]) -> tuple[str, str]:
+    return min(dests, key=lambda pair: _ORDER[pair[0]]) if dests else ("unknown", "")
+
+
+def _secret_name(match: re.Match[str]) -> str:
+    return next(group for group in match.groups() if group)
+
+
+#: Every NET_TOOL match holds one of these (lower case): the cheap test before the pattern.
+NET_WORDS = ("curl", "wget", "nc ", "ncat", "netcat", "socat", "xh ", "scp", "sftp", "rsync",
+             "ftp", "telnet", "sendmail", "mutt", "invoke-", "iwr", "irm", "openssl", "http",
+             "urlopen", "request", "session.", "fetch", "axios", "sendbeacon", "smtplib",
+             "socket", "connect", "curl_exec", "upload", "webclient", "got.")
+
+
+def sends(text: str) -> re.Match[str] | None:
+    """The first network send on ``text``, if any."""
+    lower = text.lower()
+    if not any(word in lower for word in NET_WORDS):
+        return None
+    return NET_TOOL.search(text)
+
+
+def line_exfiltration(text: str) -> Iterator[Hit]:
+    """Data and a network send written on one line."""
+    net = sends(text)
+    if net is None:
+        return
+    dests = destinations(text)
+    kind, where = _worst(dests)
+    if kind == "collector" and (_SENDS_DATA.search(text) or sources_in(text) or
+                                NAMED_SECRET.search(text)):
+        yield ("code.collector-host", "block",
+               f"sends data to {where}, a service known for catching requests or tunnelling",
+               net.start(), net.end())
+        return
+    if dests and all(k == "loopback" for k, _ in dests):
+        return
+    shown = where or "a destination not written out"
+    source = sources_in(text)
+    if source is not None:
+        yield ("code.exfiltration", "block",
+               f"sends {source.group().strip()} to {shown}", source.start(), source.end())
+        return
+    lower = text.lower()
+    if not any(word in lower for word in ("token", "secret", "key", "pass", "credential",
+                                           "cookie", "session", "pat", "auth")):
+        return
+    for match in NAMED_SECRET.finditer(text):
+        name = _secret_name(match)
+        if not dests:
+            continue  # the destination is elsewhere: nothing to judge on this line
+        allowed = [d for k, d in dests if k in ("api", "docs", "loopback") or names_host(name, d)]
+        if allowed:
+            continue
+        if _HEADER.search(text):
+            yield ("code.secret-to-host", "warn",
+                   f"sends the credential {name} to {shown}, a host its name does not name",
+                   match.start(), match.end())
+        else:
+            yield ("code.exfiltration", "block",
+                   f"sends the credential {name} to {shown}", match.start(), match.end())
+        return
+
+
+DNS_LOOKUP = re.compile(
+    r"\b(?:nslookup|dig|host|drill|ping|getent\s+hosts|resolvectl\s+query|Resolve-DnsName)\b"
+    r"[^\n|;]*?(?:\$\([^)]*\)|`[^`]*`|\$\{?\w+\}?|\{\})[\w.-]*\.[a-z0-9-]+\.[a-z]{2,}"
+    r"|\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolver\.(?:resolve|query)|dns\.(?:lookup|"
+    r"resolve\w*))\s*\(\s*(?:f[\"'][^\"'\n]*\{|[^)\n]*\+\s*[\"']\.|[^)\n]*\.format\(|"
+    r"`[^`\n]*\$\{)", I)
+IMAGE_URL = re.compile(
+    r"!\[[^\]\n]*\]\(\s*<?(https?://[^)\s>]+)|<img\b[^>\n]*\bsrc\s*=\s*[\"']?(https?://[^\"'\s>]+)",
+    I)
+_PLACEHOLDER = re.compile(
+    r"\$\{|\{\{|\{[A-Za-z_][\w.]*\}|%7B|<[A-Za-z_ ]{2,}>|\[[A-Z_ ]{3,}\]|\$[A-Z_]{3,}|"
+    r"[?&][\w-]*=(?:\{|<|\[|\$|%7B|INSERT|DATA|SECRET|YOUR_|CONTEN|SUMMARY|HISTORY)"
+    r"|[?&](?:data|payload|secret|token|key|history|conversation|context|memory|chat|prompt|"
+    r"creds?|password|env|dump|leak|exfil)=", I)
+
+
+_DNS_WORDS = ("nslookup", "dig ", "host ", "drill", "ping", "getent", "resolvectl",
+              "resolve-dnsname", "gethostbyname", "getaddrinfo", "resolver.", "dns.")
+_IMAGE_WORDS = ("![", "<img")
+
+
+def dns_exfiltration(text: str) -> Iterator[Hit]:
+    lower = text.lower()
+    if not any(word in lower for word in _DNS_WORDS):
+        return
+    for match in DNS_LOOKUP.finditer(text):
+        yield ("code.dns-exfiltration", "block",
+               "looks up a DNS name built from data, which leaks it through the resolver",
+               match.start(), match.end())
+
+
+def image_exfiltration(text: str) -> Iterator[Hit]:
+    if not any(word in text for word in _IMAGE_WORDS):
+        return
+    for match in IMAGE_URL.finditer(text):
+        url = match.group(1) or match.group(2)
+        if host_class(url) == "loopback" or not _PLACEHOLDER.search(url):
+            continue
+        yield ("code.image-exfiltration", "block",
+               f"an image URL ({url[:80]}) carries data or a placeholder for it",
+               match.start(), match.end())
+
+
+#: For the flow rule: what reads data worth stealing, and what sends.
+_SOURCE_WORDS = ("env", ".ssh", ".aws", "netrc", "npmrc", "pypirc", "credentials", ".docker",
+                 ".kube", "gnupg", "gh/hosts", "gcloud", "vault-token", "pgpass", ".claude",
+                 ".codex", "shadow", "wallet", "keystore", "solana", "history", "auth token",
+                 "password", "configure get", "access-token", "op read", "pass show",
+                 "keychain", "gci ")
+
+
+def sources_in(text: str) -> re.Match[str] | None:
+    lower = text.lower()
+    if not any(word in lower for word in _SOURCE_WORDS) or _IDENTITY.search(text):
+        return None
+    return BULK_ENV.search(text) or SENSITIVE_FILE.search(text)
+
+
+__all__ = ["BULK_ENV", "NAMED_SECRET", "NET_TOOL", "SENSITIVE_FILE", "destinations",
+           "dns_exfiltration", "image_exfiltration", "line_exfiltration", "sources_in"]

@@ -1,0 +1,57 @@
+"""The ``code`` family's rules: id -> (severity, why). Published in docs/audit-policy.md."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+#: Bump on any change of a pattern, a list or a severity (it keys the verdict cache).
+RULES_VERSION = "1"
+
+BLOCK, WARN = "block", "warn"
+
+RULES: Mapping[str, tuple[str, str]] = {
+    "code.pipe-to-shell": (BLOCK, ("a script downloaded from a host that is not a well-known "
+                                  "vendor installer is run as it arrives: remote code execution")),
+    "code.download-exec": (BLOCK, ("code fetched at run time is executed (eval/exec of a "
+                                  "download, a downloaded file made executable and run)")),
+    "code.unvetted-installer": (WARN, ("an install script from a documentation or code-hosting "
+                                      "site (not a known vendor installer) is piped to a shell")),
+    "code.reverse-shell": (BLOCK, ("a shell wired to a network connection gives a remote party "
+                                  "control of the machine")),
+    "code.exfiltration": (BLOCK, ("environment variables, credential files, SSH keys or agent "
+                                 "context are sent to a network destination")),
+    "code.secret-to-host": (WARN, ("a named credential is sent to a host its name does not "
+                                  "name (may be a documented API; check where it goes)")),
+    "code.collector-host": (BLOCK, ("data is sent to a service known for catching requests, "
+                                   "pasting or tunnelling (webhook.site, ngrok, pastebin…)")),
+    "code.dns-exfiltration": (BLOCK, ("a DNS lookup of a name built from data leaks that data "
+                                     "through the resolver")),
+    "code.image-exfiltration": (BLOCK, ("a markdown/HTML image URL carries data or a "
+                                       "placeholder for it: rendering it sends the data out")),
+    "code.obfuscated-exec": (BLOCK, ("a payload is decoded (base64, hex, char codes…) and "
+                                    "executed: hidden behaviour")),
+    "code.encoded-payload": (BLOCK, "an encoded blob decodes to a dangerous command"),
+    "code.obfuscated-command": (BLOCK, ("a dangerous command is disguised (split strings, $IFS, "
+                                       "quotes or backslashes inside words, variables)")),
+    "code.destructive": (BLOCK, ("deletes or overwrites a home folder, the root file system or "
+                                "a disk")),
+    "code.privilege-escalation": (BLOCK, ("grants password-less sudo, sets the setuid bit or "
+                                         "edits sudoers/passwd")),
+    "code.privilege-change": (WARN, ("changes capabilities or group membership (setcap, "
+                                    "usermod -aG sudo/docker)")),
+    "code.ssh-backdoor": (BLOCK, "adds a key to authorized_keys: a standing way in"),
+    "code.authorized-keys": (WARN, ("writes an authorized_keys file with a key of unclear "
+                                   "origin")),
+    "code.persistence": (WARN, ("installs something that runs again later (cron, shell rc "
+                               "files, systemd/launchd units, git hooks)")),
+    "code.agent-config": (WARN, ("writes an agent's configuration or instruction files "
+                                "(~/.claude/settings.json, AGENTS.md, CLAUDE.md, .mcp.json…)")),
+    "code.agent-autonomy": (WARN, "turns off an agent's permission prompts or sandbox"),
+    "code.typosquat": (BLOCK, ("installs a package whose name is one typo away from a popular "
+                              "package: a known supply-chain attack")),
+    "code.remote-package": (WARN, ("installs a package straight from a URL or an extra index "
+                                  "(not a pinned registry release)")),
+    "code.unpinned-install": (WARN, "a script installs a package without pinning its version"),
+}
+
+__all__ = ["BLOCK", "RULES", "RULES_VERSION", "WARN"]

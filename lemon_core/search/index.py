@@ -14,8 +14,7 @@ body     a bounded excerpt of the body    0.4
 ======== ================================ ======
 
 Every (word, skill) score is computed when the index is built, so a query only adds up the
-postings of its own words: its cost is the length of those postings, whatever the catalog's
-size. On top of that sum, a skill whose key or name is spelled by a run of the query's words
+postings of its own words (the longest copied in C), whatever the catalog's size. On top of that sum, a skill whose key or name is spelled by a run of the query's words
 (``bun file io``, ``bun-file-io``, ``BunFileIO``) gains a bonus, and a skill matching only some of
 the query's words is scaled down (coverage). Equal scores are ordered by key.
 
@@ -55,10 +54,11 @@ SPAN_NAME_BONUS = 2.5
 MAX_SPAN = 6
 #: The share of the score kept by a skill that matches none but one of many words.
 COVERAGE_FLOOR = 0.6
-#: A query whose postings add up to more than 1/DENSE_SHARE of the documents is scored with
-#: whole-array operations (one score per document) rather than document by document.
-DENSE_SHARE = 4
+#: Added to every word's score while summing, so the sum also counts the words matched (a
+#: score is at most idf * (K1 + 1), far below it).
+COUNT_UNIT = 4096.0
 INDEX_FORMAT = 1
+_SCORE = operator.itemgetter(1)
 
 
 @attrs.frozen
@@ -110,7 +110,7 @@ class SearchIndex:
         self._postings = postings
         #: a key or name without case or separators -> doc ids
         self._names = names
-        self._dense_cache: dict[str, tuple[array[float], bytes]] = {}
+        self._plus: dict[str, array[float]] = {}
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -148,7 +148,9 @@ class SearchIndex:
         for term, (ids, scores) in lists.items():
             df = len(ids)
             idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-            postings[term] = (array("I", ids), array("f", [s * idf for s in scores]))
+            order = sorted(range(len(ids)), key=scores.__getitem__, reverse=True)
+            postings[term] = (array("I", [ids[i] for i in order]),
+                              array("f", [scores[i] * idf for i in order]))
         names: dict[str, list[int]] = {}
         for doc_id, doc in enumerate(docs):
             for form in {compact(doc.key), compact(doc.name)}:
@@ -165,60 +167,44 @@ class SearchIndex:
             found = self._postings[term] = (ids, scores)
         return found
 
-    def _dense(self, term: str) -> tuple[array[float], bytes] | None:
-        """The posting of ``term`` as one score per document (0.0 where absent) and a 0/1
-        mask, for words in many documents: adding whole arrays runs in C."""
-        found = self._dense_cache.get(term)
+    def _counted(self, term: str) -> array[float] | None:
+        """The scores of ``term``'s posting plus :data:`COUNT_UNIT` each (made once per
+        word, in C): a sum of them holds how many words matched (``sum // COUNT_UNIT``)."""
+        found = self._plus.get(term)
         if found is None:
             posting = self._posting(term)
             if posting is None:
                 return None
-            ids, scores = posting
-            dense = array("f", bytes(4 * len(self.keys)))
-            mask = bytearray(len(self.keys))
-            for doc_id, score in zip(ids, scores):
-                dense[doc_id] = score
-                mask[doc_id] = 1
-            found = self._dense_cache[term] = (dense, bytes(mask))
+            found = self._plus[term] = array("d", map(COUNT_UNIT.__add__, posting[1]))
         return found
 
     def scores(self, query: str) -> dict[int, float]:
-        """Every matching document's score for ``query`` (documents scoring 0 left out)."""
+        """Every matching document's score for ``query``."""
         terms = query_words(query)
-        total: dict[int, float] = {}
-        matched: dict[int, int] = {}
-        for term in terms:
-            posting = self._posting(term)
-            if posting is None:
-                continue
-            get_total, get_matched = total.get, matched.get
-            for doc_id, score in zip(*posting):
-                total[doc_id] = get_total(doc_id, 0.0) + score
-                matched[doc_id] = get_matched(doc_id, 0) + 1
-        if len(terms) > 1:
+        posted = [(term, posting[0]) for term in terms
+                  if (posting := self._posting(term)) is not None and len(posting[0])]
+        total: dict[int, float]
+        if not posted:
+            total = {}
+        elif len(terms) == 1:
+            total = dict(zip(*self._postings[posted[0][0]]))
+        else:
+            # Longest posting first, copied in C; the others added one document at a time.
+            # Each score carries COUNT_UNIT so the sum also counts the words matched.
+            posted.sort(key=lambda item: -len(item[1]))
+            first, ids = posted[0]
+            total = dict(zip(ids, self._counted(first)))
+            get = total.get
+            for term, ids in posted[1:]:
+                for doc_id, score in zip(ids, self._counted(term)):
+                    total[doc_id] = get(doc_id, 0.0) + score
             share = (1.0 - COVERAGE_FLOOR) / len(terms)
-            for doc_id, count in matched.items():
-                total[doc_id] *= COVERAGE_FLOOR + share * count
+            factor = [COVERAGE_FLOOR + share * count for count in range(len(terms) + 1)]
+            unit = COUNT_UNIT
+            total = {doc_id: (value - unit * (count := int(value // unit))) * factor[count]
+                     for doc_id, value in total.items()}
         for doc_id, bonus in self._name_bonus(query).items():
             total[doc_id] = total.get(doc_id, 0.0) + bonus
-        return total
-
-    def _dense_scores(self, terms: Sequence[str], query: str) -> list[float]:
-        """:meth:`scores` as one score per document, computed with whole-array operations."""
-        n = len(self.keys)
-        total: list[float] = [0.0] * n
-        count: list[int] = [0] * n
-        for term in terms:
-            found = self._dense(term)
-            if found is not None:
-                total = list(map(operator.add, total, found[0]))
-                count = list(map(operator.add, count, found[1]))
-        if len(terms) > 1:
-            share = (1.0 - COVERAGE_FLOOR) / len(terms)
-            table = [COVERAGE_FLOOR + share * c for c in range(len(terms) + 1)]
-            total = list(map(operator.mul, total, map(table.__getitem__, count)))
-        for doc_id, bonus in self._name_bonus(query).items():
-            total[doc_id] += bonus
         return total
 
     def _name_bonus(self, query: str) -> dict[int, float]:
@@ -245,23 +231,21 @@ class SearchIndex:
         if limit <= 0:
             return []
         keys = self.keys
-        terms = query_words(query)
-        postings = [self._posting(term) for term in terms]
-        size = sum(len(p[0]) for p in postings if p is not None)
-        if size * DENSE_SHARE <= len(keys):
-            found = [(keys[doc_id], score) for doc_id, score in self.scores(query).items()
-                     if score > 0.0 and (allowed is None or allowed(keys[doc_id]))]
-            return heapq.nsmallest(limit, found, key=lambda item: (-item[1], item[0]))
-        total = self._dense_scores(terms, query)
+        total = self.scores(query)
         wanted = limit + 8
-        while True:  # ties keep document order, which is key order (see build)
-            best = heapq.nlargest(wanted, range(len(keys)), key=total.__getitem__)
-            found = [(keys[i], total[i]) for i in best
-                     if total[i] > 0.0 and (allowed is None or allowed(keys[i]))]
-            if len(found) >= limit or len(best) < wanted or total[best[-1]] <= 0.0:
+        while True:
+            best = heapq.nlargest(wanted, total.items(), key=_SCORE)  # in C
+            found = [(keys[doc_id], score) for doc_id, score in best
+                     if score > 0.0 and (allowed is None or allowed(keys[doc_id]))]
+            if len(best) < wanted or len(found) >= limit:
                 break
             wanted *= 4
-        return sorted(found, key=lambda item: (-item[1], item[0]))[:limit]
+        if len(best) == wanted and found[limit - 1][1] == best[-1][1]:
+            # documents tied with the last one taken may lie beyond it: take them all
+            edge = best[-1][1]
+            found = [(keys[doc_id], score) for doc_id, score in total.items()
+                     if score >= edge and (allowed is None or allowed(keys[doc_id]))]
+        return heapq.nsmallest(limit, found, key=lambda item: (-item[1], item[0]))
 
     def to_data(self) -> dict[str, Any]:
         postings = {}

@@ -37,7 +37,6 @@ _log = logging.getLogger(__name__)
 MAX_READ_BYTES = 4 * 1024 * 1024
 #: States in which a skill is never suggested (relevance, listing) nor loaded.
 _REFUSED_STATES = ("disabled", "blocked")
-_UNSUGGESTED_STATES = ("disabled", "blocked", "platform_incompatible")
 
 
 class UnknownSkillError(NotFoundError):
@@ -117,23 +116,37 @@ def find_relevant(query: str, ctx: LemonContext | None = None, *, max_results: i
     ctx = api._context(ctx, cwd)
     catalog = api.catalog_for(ctx, persistent=persistent)
     snapshot = catalog.snapshot()  # one identity check (coalesced: at most one per 50 ms)
-    listing = api._listing(ctx, snapshot, catalog.derived)
     index = index_for(catalog, snapshot)
-    suggestable = _suggestable(listing, catalog.derived)
+    suggestable = _suggestable(ctx, snapshot, catalog.derived)
     hits = index.search(query, max_results, suggestable.__contains__)
-    by_key = {key: suggestable[key] for key, _ in hits}
-    return [RelevantSkill(key, by_key[key].name, by_key[key].description, round(score, 4))
-            for key, score in hits]
+    return [RelevantSkill(key, suggestable[key].name, suggestable[key].description,
+                          round(score, 4)) for key, score in hits]
 
 
-def _suggestable(listing: api.SkillListing, derived: dict[str, Any]) -> dict[str, SkillEntry]:
-    """Key -> entry of every skill that may be suggested, computed once per listing."""
+def _suggestable(ctx: LemonContext, snapshot: Any, derived: dict[str, Any]
+                 ) -> dict[str, SkillEntry]:
+    """Key -> entry of every skill that may be suggested now: not hidden, disabled, blocked
+    or for another platform (readiness does not matter, so no PATH lookup). Settings and
+    lock files are read afresh; the set is recomputed only when they or the snapshot
+    change."""
+    from lemon_core.state.readiness import platform_ok
+    from lemon_core.state.settings import is_disabled
+
+    state = api._State.read(ctx)
+    inputs = (state.project_settings, state.global_settings, state.locks, ctx.platform)
     kept = derived.get("suggestable")
-    if kept is not None and kept[0] is listing.skills:
-        return kept[1]
-    result = {item.entry.key: item.entry for item in listing.skills
-              if item.status.state not in _UNSUGGESTED_STATES and not item.entry.hidden}
-    derived["suggestable"] = (listing.skills, result)
+    if kept is not None and kept[0] is snapshot and kept[1] == inputs:
+        return kept[2]
+    result = {}
+    for entry in snapshot.entries:
+        if entry.hidden or is_disabled(entry.key, state.project_settings,
+                                       state.global_settings):
+            continue
+        record = state.lock_record(entry)
+        if _field(record, "audit_status") == "block" or not platform_ok(entry, ctx):
+            continue
+        result[entry.key] = entry
+    derived["suggestable"] = (snapshot, inputs, result)
     return result
 
 

@@ -65,8 +65,30 @@ def test_ties_by_key_and_limit_and_allowed() -> None:
     assert index.search("yaml", limit=0) == [] and index.search("nothing") == []
 
 
+def _reference_scores(index: SearchIndex, query: str) -> dict[int, float]:
+    """The scores written out plainly: the sum over the query's words, scaled by coverage,
+    plus the name bonus."""
+    from lemon_core.search.tokens import query_words
+
+    terms = query_words(query)
+    total: dict[int, float] = {}
+    matched: dict[int, int] = {}
+    for term in terms:
+        posting = index._posting(term)
+        for doc_id, score in zip(*(posting or ((), ()))):
+            total[doc_id] = total.get(doc_id, 0.0) + score
+            matched[doc_id] = matched.get(doc_id, 0) + 1
+    if len(terms) > 1:
+        for doc_id, count in matched.items():
+            total[doc_id] *= index_module.COVERAGE_FLOOR + (
+                1 - index_module.COVERAGE_FLOOR) * count / len(terms)
+    for doc_id, bonus in index._name_bonus(query).items():
+        total[doc_id] = total.get(doc_id, 0.0) + bonus
+    return total
+
+
 @pytest.mark.parametrize("seed", range(5))
-def test_dense_and_sparse_scoring_agree(seed: int, monkeypatch) -> None:
+def test_fast_scoring_and_top_k_agree_with_the_plain_computation(seed: int) -> None:
     rng = random.Random(seed)
     vocabulary = ["alpha", "beta", "kafka", "yaml", "docker", "lint", "deploy", "cloud"]
     docs = [SearchDoc(f"k{i:03d}-{rng.choice(vocabulary)}", f"k{i:03d}",
@@ -74,14 +96,25 @@ def test_dense_and_sparse_scoring_agree(seed: int, monkeypatch) -> None:
                       (), " ".join(rng.choices(vocabulary, k=25))) for i in range(200)]
     index = SearchIndex.build(docs)
     allowed = (lambda key: not key.endswith("a"))
-    for query in ("kafka yaml", "docker", "deploy cloud lint", "k007 beta"):
-        results = []
-        for share in (10**9, 0):  # always sparse, always dense
-            monkeypatch.setattr(index_module, "DENSE_SHARE", share)
-            results.append((index.search(query, 7), index.search(query, 7, allowed)))
-        for sparse, dense in zip(*results):
-            assert keys(sparse) == keys(dense)
-            assert [s for _, s in sparse] == pytest.approx([s for _, s in dense])
+    for query in ("kafka yaml", "docker", "deploy cloud lint", "k007 beta", "zzz kafka"):
+        expected = _reference_scores(index, query)
+        got = index.scores(query)
+        assert set(got) == set(expected)
+        assert all(got[d] == pytest.approx(expected[d]) for d in got)
+        for limit, keep in ((7, None), (3, allowed), (500, allowed)):
+            ranked = sorted(((index.keys[d], s) for d, s in got.items()
+                             if s > 0 and (keep is None or keep(index.keys[d]))),
+                            key=lambda item: (-item[1], item[0]))[:limit]
+            assert index.search(query, limit, keep) == ranked
+
+
+def test_many_ties_at_the_cut_are_ordered_by_key() -> None:
+    docs = [SearchDoc(f"k{i:02d}", f"k{i:02d}", "alpha words here") for i in range(40)]
+    docs.append(SearchDoc("z-best", "z-best", "alpha words here", keywords=("alpha",)))
+    index = SearchIndex.build(reversed(docs))
+    assert keys(index.search("alpha words", limit=3)) == ["z-best", "k00", "k01"]
+    assert keys(index.search("alpha words", limit=3, allowed=lambda k: k > "k30")) == [
+        "z-best", "k31", "k32"]
 
 
 def test_round_trip_through_plain_data_and_bad_data() -> None:

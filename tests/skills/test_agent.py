@@ -308,3 +308,14 @@ def test_skill_uris(tree) -> None:
             skills.resolve_skill_uri(bad, tree)
     with pytest.raises(SkillFileError):
         skills.resolve_skill_uri("skill://bun-file-io/..%2F..%2Fx", tree)
+
+
+def test_audit_blocked_skills_are_neither_suggested_nor_loaded(tree, project: Path) -> None:
+    lock = project / ".lemon" / "skills.lock.json"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_text(json.dumps({"version": 1, "skills": {"database": {
+        "source_kind": "local", "source_id": "/x", "audit_status": "block"}}}))
+    assert skills.find_relevant("database migration", tree) == []
+    assert "database" not in skills.prompt_listing(tree)
+    with pytest.raises(SkillUnavailableError, match="blocked"):
+        skills.read_skill("database", tree)

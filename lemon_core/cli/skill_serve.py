@@ -1,5 +1,42 @@
-"""``lemon skill …`` commands of this module register on :data:`lemon_core.cli.skill_app.app`."""
+"""``lemon skill serve``: the lemon catalog of the working directory as an MCP server (stdio).
+
+Registers on :data:`lemon_core.cli.skill_app.app`; a thin layer over
+:mod:`lemon_core.mcp.servers` (``find_skills`` / ``load_skill`` as the lazy-skills-mcp
+interface defines them, and the skills as SEP-2640 resources). stdout carries the protocol
+only; anything else goes to stderr.
+"""
 
 from __future__ import annotations
 
-from lemon_core.cli.skill_app import app  # noqa: F401
+from pathlib import Path
+
+from lemon_core.cli.params import cwd_option
+from lemon_core.cli.skill_app import app
+
+SERVER_NAME = "lemon-skills"
+_CWD = cwd_option("The project whose skills are served (default: the current directory).")
+
+
+@app.command("serve", short_help="Serve the skills to an agent over MCP (stdio).")
+def serve(cwd: Path | None = _CWD) -> None:
+    """Run an MCP server on stdin/stdout with the tools find_skills(query) and
+    load_skill(name) over this project's skills (every root, disabled skills left out), and
+    the skills as resources (skill://<name>/SKILL.md, skill://index.json). Changes on disk are
+    seen at the next call. Register it in an agent as the command 'lemon skill serve'."""
+    from lemon_core import __version__
+    from lemon_core.context import LemonContext
+    from lemon_core.mcp.servers.sdk import require_sdk
+
+    require_sdk()  # before anything is read: without the SDK, say how to install it
+    from lemon_core.mcp.servers.app import build_server, run_stdio
+    from lemon_core.mcp.servers.lemon_backend import LemonBackend
+
+    ctx = LemonContext.from_environment(cwd=cwd)
+    backend = LemonBackend(ctx)
+    server = build_server(backend, name=SERVER_NAME, version=__version__)
+    try:
+        run_stdio(server)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        backend.close()

@@ -22,8 +22,9 @@ import json
 from typing import Any
 from urllib.parse import quote, unquote
 
+from lemon_core.errors import LemonError
 from lemon_core.fsio.read import FileProblem
-from lemon_core.mcp.servers.backend import Loaded, SkillBackend, UnknownSkill
+from lemon_core.mcp.servers.backend import Loaded, SkillBackend
 from lemon_core.mcp.servers.descriptions import (
     INSTRUCTIONS,
     LOAD_DESCRIPTION,
@@ -118,9 +119,7 @@ def build_server(backend: SkillBackend, *, name: str, version: str,
                             "files": list(loaded.files)}, notes, {"size_bytes": loaded.size})
             return _error(f"unknown tool '{params.name}'; the tools are find_skills and "
                           "load_skill")
-        except UnknownSkill as exc:
-            return _error(str(exc))
-        except (ValueError, FileProblem) as exc:
+        except (LemonError, ValueError, FileProblem) as exc:  # UnknownSkill is a LemonError
             return _error(_problem(exc))
 
     async def list_resources(ctx: Any, params: Any) -> Any:
@@ -154,7 +153,7 @@ def build_server(backend: SkillBackend, *, name: str, version: str,
                 raise _mcp_error(f"not a skill resource: {uri}")
             try:
                 text = backend.read_file(*parsed)
-            except UnknownSkill as exc:
+            except LemonError as exc:
                 raise _mcp_error(str(exc)) from None
             except FileProblem as exc:
                 raise _mcp_error(f"{parsed[1]}: {_problem(exc)}") from None

@@ -1,0 +1,107 @@
+"""The SDK transport for one configured server entry (:class:`lemon_core.models.McpServer`).
+
+- ``stdio``: the command and its argument vector (never a shell), the entry's ``env`` over the
+  SDK's safe inherited environment, and its ``cwd`` (default: the requesting project; a
+  relative one resolves against it). The server's stderr goes to ``errlog`` (by default
+  nowhere: what a server prints may hold secrets).
+- ``http`` (Streamable HTTP) and ``sse`` (legacy HTTP+SSE): the URL with the entry's headers, no
+  proxy from the environment, redirects only as the SDK allows (same origin).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, TextIO
+
+from lemon_core.context import LemonContext
+from lemon_core.models import McpServer
+
+DEFAULT_TIMEOUT_MS = 10_000
+DEFAULT_READY_TIMEOUT_MS = 5_000
+
+
+def request_timeout(server: McpServer) -> float:
+    return (server.timeout_ms or DEFAULT_TIMEOUT_MS) / 1000
+
+
+def ready_timeout(server: McpServer) -> float:
+    return (server.ready_timeout_ms or DEFAULT_READY_TIMEOUT_MS) / 1000
+
+
+def working_dir(server: McpServer, ctx: LemonContext) -> str:
+    if not server.cwd:
+        return str(ctx.cwd)
+    return os.path.normpath(os.path.join(str(ctx.cwd), server.cwd))
+
+
+class StatusRecorder:
+    """Remembers the last HTTP error status a server answered (the Streamable HTTP transport
+    turns it into a generic MCP error; ``lemon mcp test`` reports the status itself)."""
+
+    def __init__(self) -> None:
+        self.status: int | None = None
+
+    async def __call__(self, response: Any) -> None:
+        if response.status_code >= 400:
+            self.status = response.status_code
+
+
+def transport_for(server: McpServer, ctx: LemonContext, *, errlog: TextIO | None = None,
+                  statuses: StatusRecorder | None = None) -> Any:
+    """An SDK ``Transport`` (an async context manager of the two streams) for ``server``."""
+    if server.transport == "stdio":
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
+        params = StdioServerParameters(command=server.command or "", args=list(server.args),
+                                       env=dict(server.env) or None,
+                                       cwd=working_dir(server, ctx))
+        return stdio_client(params, errlog=errlog if errlog is not None else _devnull())
+    import httpx2
+
+    timeout = request_timeout(server)
+    headers = dict(server.headers)
+    hooks = {"response": [statuses]} if statuses is not None else None
+    if server.transport == "sse":
+        from mcp.client.sse import sse_client
+
+        def factory(headers: Any = None, timeout: Any = None, auth: Any = None) -> Any:
+            return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth,
+                                      trust_env=False, event_hooks=hooks)
+
+        return sse_client(server.url or "", headers=headers, timeout=timeout,
+                          sse_read_timeout=max(timeout, 30.0), httpx_client_factory=factory)
+    from mcp.client.streamable_http import streamable_http_client
+
+    client = httpx2.AsyncClient(headers=headers, trust_env=False, event_hooks=hooks,
+                                timeout=httpx2.Timeout(timeout, read=max(timeout, 30.0)))
+    return _owning(client, streamable_http_client(server.url or "", http_client=client))
+
+
+class _owning:
+    """The Streamable HTTP transport, closing the HTTP client it was given afterwards."""
+
+    def __init__(self, client: Any, transport: Any) -> None:
+        self._client = client
+        self._transport = transport
+
+    async def __aenter__(self) -> Any:
+        await self._client.__aenter__()
+        try:
+            return await self._transport.__aenter__()
+        except BaseException:
+            await self._client.__aexit__(None, None, None)
+            raise
+
+    async def __aexit__(self, *exc: object) -> Any:
+        try:
+            return await self._transport.__aexit__(*exc)
+        finally:
+            await self._client.__aexit__(None, None, None)
+
+
+def _devnull() -> TextIO:
+    return open(os.devnull, "w")
+
+
+__all__ = ["DEFAULT_READY_TIMEOUT_MS", "DEFAULT_TIMEOUT_MS", "StatusRecorder", "ready_timeout",
+           "request_timeout", "transport_for", "working_dir"]

@@ -1,0 +1,140 @@
+"""The :class:`~lemon_core.mcp.servers.backend.SkillBackend` of ``lemon skill serve``.
+
+It serves the lemon catalog of one working directory (every root, precedence, lemon's manifest
+rules, the persistent cache) through the agent API: ``find_skills`` is
+:func:`lemon_core.skills.agent.find_relevant` (disabled, platform-incompatible, blocked and
+hidden skills never suggested), ``load_skill`` is :func:`~lemon_core.skills.agent.read_skill`
+(the full view; a disabled or blocked skill is refused, a hidden one stays loadable by name).
+The names in the tool description and ``skill://index.json`` are the prompt listing's skills
+(active or not ready, not hidden).
+
+Freshness: the catalog's identity check stats every recorded path (about 45 ms at 10,000
+skills), so each call first asks a kernel watch on the snapshot's folders
+(:mod:`.watch`); when nothing happened it vouches for the snapshot
+(:meth:`lemon_core.catalog.snapshot.Catalog.vouch_unchanged`) and the call costs no stat.
+After a change (or without inotify) the identity check runs and rescans what changed.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable
+
+from lemon_core.context import LemonContext
+from lemon_core.mcp.servers.backend import Found, Loaded, UnknownSkill
+from lemon_core.mcp.servers.watch import FolderWatcher, open_watcher
+
+_LISTED_STATES = ("active", "not_ready")
+
+
+def _existing(path: str) -> str:
+    """``path``, or its nearest existing ancestor (to notice it being created)."""
+    while not os.path.isdir(path):
+        parent = os.path.dirname(path)
+        if parent == path:
+            return path
+        path = parent
+    return path
+
+
+def snapshot_folders(snapshot: object, aux_files: Iterable[object]) -> list[str]:
+    """Every folder whose change could change ``snapshot`` or the statuses."""
+    folders = [_existing(path) for path, _ in snapshot.watched_dirs]  # type: ignore[attr-defined]
+    folders += [entry.dir for entry in snapshot.entries]  # type: ignore[attr-defined]
+    folders += [_existing(os.path.dirname(str(path))) for path in aux_files]
+    return folders
+
+
+class LemonBackend:
+    def __init__(self, ctx: LemonContext, *, watch: bool = True) -> None:
+        from lemon_core.skills import api
+
+        self.ctx = ctx
+        self._api = api
+        self._catalog = api.catalog_for(ctx, persistent=True)
+        self._watch = watch
+        self._watcher: FolderWatcher | None = None
+        self._watched: object | None = None
+        self._lock = threading.Lock()
+        self._fresh()
+
+    @property
+    def watching(self) -> bool:
+        return self._watcher is not None
+
+    def _fresh(self) -> None:
+        """Before each call: vouch for the snapshot when the watch saw nothing, else let the
+        catalog check (and rescan), then watch the new snapshot's folders."""
+        with self._lock:
+            if self._watcher is not None and self._watched is not None \
+                    and not self._watcher.changed():
+                self._catalog.vouch_unchanged()
+                return
+            snapshot = self._catalog.snapshot()
+            if snapshot is self._watched and self._watcher is not None:
+                return
+            if self._watcher is not None:
+                self._watcher.close()
+            self._watcher = open_watcher(snapshot_folders(snapshot, self._catalog.aux_files)) \
+                if self._watch else None
+            self._watched = snapshot
+            if self._watcher is not None and not snapshot.unchanged():
+                self._catalog.invalidate()  # changed while the watch was set up: re-read
+                self._watched = None
+
+    def _listed(self) -> list[Found]:
+        listing = self._api.list_skills(self.ctx, persistent=True)
+        return [Found(item.entry.key, item.entry.description) for item in listing.skills
+                if item.status.state in _LISTED_STATES and not item.entry.hidden]
+
+    def names(self) -> list[str]:
+        self._fresh()
+        return [found.name for found in self._listed()]
+
+    def described(self) -> list[Found]:
+        self._fresh()
+        return self._listed()
+
+    def find(self, query: str | None) -> list[Found]:
+        from lemon_core.skills.agent import find_relevant
+
+        self._fresh()
+        if not (query or "").strip():
+            return self._listed()
+        return [Found(hit.key, hit.description)
+                for hit in find_relevant(query or "", self.ctx, max_results=10,
+                                         persistent=True)]
+
+    def _read(self, name: str, **view: str) -> object:
+        from lemon_core.skills.agent import (
+            SkillUnavailableError,
+            UnknownSkillError,
+            read_skill,
+        )
+
+        self._fresh()
+        try:
+            return read_skill(name, self.ctx, persistent=True, **view)
+        except SkillUnavailableError:
+            raise
+        except UnknownSkillError as exc:
+            raise UnknownSkill(name, exc.close_names) from None
+
+    def load(self, name: str) -> Loaded:
+        read = self._read(name)
+        return Loaded(read.key, read.content, read.dir, tuple(read.files),  # type: ignore[attr-defined]
+                      read.size)  # type: ignore[attr-defined]
+
+    def read_file(self, name: str, relative: str) -> str:
+        if relative == "SKILL.md":
+            return self._read(name).content  # type: ignore[attr-defined]
+        return self._read(name, view="file", file=relative).content  # type: ignore[attr-defined]
+
+    def close(self) -> None:
+        if self._watcher is not None:
+            self._watcher.close()
+            self._watcher = None
+
+
+__all__ = ["LemonBackend", "snapshot_folders"]

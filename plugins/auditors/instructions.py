@@ -186,8 +186,8 @@ _HIDDEN_STYLE = re.compile(
     r"<(?:div|span|p|section|font|small|sub|sup|a)\b[^>]*(?:style\s*=\s*[\"'][^\"']*(?:display\s*:"
     r"\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:\.0+)?(?:px|em|rem|pt)?\s*[;\"']|opacity\s*"
     r":\s*0(?:\.0+)?\s*[;\"']|color\s*:\s*(?:transparent|rgba\([^)]*,\s*0\))|"
-    r"height\s*:\s*0|width\s*:\s*0|(?:left|top|text-indent)\s*:\s*-\d{3,}px)|\bhidden\b(?!\s*=\s*"
-    r"[\"']?false)(?=[\s>/]))", I)
+    r"height\s*:\s*0|width\s*:\s*0|(?:left|top|text-indent)\s*:\s*-\d{3,}px)|\shidden(?=\s*/?>|\s+[\w-]+=|"
+    r"\s*=\s*[\"']?(?:hidden|true|until-found)))", I)
 
 #: (rule, pattern, lower-case words one of which must appear first).
 _LINE_RULES = (

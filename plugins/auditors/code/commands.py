@@ -15,12 +15,12 @@ from lemon_core.auditor_kit import host_class, urls
 Hit = tuple[str, str, str, int, int]
 I = re.IGNORECASE
 
-_FETCHER = (r"(?:curl|wget|fetch|aria2c|http|https|xh|iwr|irm|Invoke-WebRequest|"
+_FETCHER = (r"(?:curl|wget|fetch|aria2c|https?(?=\s)|xh|iwr|irm|Invoke-WebRequest|"
             r"Invoke-RestMethod|lwp-download|GET)")
 _INTERP = (r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\S+=\S*\s+)*)?(?:/usr)?(?:/bin/|/usr/local/bin/)?"
            r"(?:ba|z|k|da|fi|a)?sh|python[\d.]*|perl|ruby|node|php|bun|deno|iex|"
            r"Invoke-Expression|pwsh|powershell|osascript|tclsh|lua|source|\.")
-PIPE_TO_SHELL = re.compile(rf"\b{_FETCHER}\b[^|\n]*\|\s*(?:{_INTERP})(?=\s|$|;|&|\)|\"|')", I)
+PIPE_TO_SHELL = re.compile(rf"\b{_FETCHER}\b[^|\n]*\|\s*(?:{_INTERP})(?=\s|$|;|&|\)|\"|'|`)", I)
 SUBST_EXEC = re.compile(
     rf"(?:\b(?:(?:ba|z|da|k)?sh|python[\d.]*|perl|ruby|node|eval|source)|(?:^|[;&|(]\s*)\.)\s+"
     rf"(?:-c\s+)?(?:[\"']?\$\(|<\()\s*{_FETCHER}\b", I)
@@ -58,7 +58,7 @@ REVERSE_SHELL = re.compile(
 
 _DECODE = (r"(?:base64\s+(?:-d|--decode|-D)\b|base64\s+-[a-z]*d|openssl\s+(?:enc\s+)?-?base64\s+-d|"
            r"xxd\s+-r(?:\s+-p)?|\brev\b|uudecode|gunzip|gzip\s+-d|zcat|b64decode)")
-DECODE_PIPE_EXEC = re.compile(rf"{_DECODE}[^\n|]*\|\s*(?:{_INTERP})(?=\s|$|;|&|\)|\"|')", I)
+DECODE_PIPE_EXEC = re.compile(rf"{_DECODE}[^\n|]*\|\s*(?:{_INTERP})(?=\s|$|;|&|\)|\"|'|`)", I)
 DECODE_EVAL = re.compile(
     rf"\b(?:eval|exec|source|(?:ba)?sh\s+-c)\s+[\"']?\$\([^)]*{_DECODE}"
     r"|\b(?:exec|eval|compile)\s*\(\s*(?:[\w.]*\.)?(?:b64decode|a2b_base64|b32decode|b85decode|"

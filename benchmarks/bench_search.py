@@ -36,7 +36,10 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
-import tomllib
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 

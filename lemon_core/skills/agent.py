@@ -230,14 +230,16 @@ def _provenance(record: Any, entry: SkillEntry) -> tuple[str, str | None]:
     return (f"{kind}:{ident}" if ident else kind), _field(record, "trust_level")
 
 
-def _close_names(key: str, listing: api.SkillListing) -> tuple[str, ...]:
-    keys = [item.entry.key for item in listing.skills
-            if not item.entry.hidden and item.status.state != "disabled"]
+def _close_names(key: str, snapshot: Any, state: Any) -> tuple[str, ...]:
+    from lemon_core.state.settings import is_disabled
+
+    keys = [entry.key for entry in snapshot.entries if not entry.hidden
+            and not is_disabled(entry.key, state.project_settings, state.global_settings)]
     return tuple(difflib.get_close_matches(key, keys, n=3, cutoff=0.6))
 
 
-def _unknown(key: str, ctx: LemonContext, listing: api.SkillListing) -> UnknownSkillError:
-    close = _close_names(key, listing)
+def _unknown(key: str, ctx: LemonContext, snapshot: Any, state: Any) -> UnknownSkillError:
+    close = _close_names(key, snapshot, state)
     hint = (f"did you mean {', '.join(repr(c) for c in close)}?" if close
             else "run 'lemon skill list' to see the keys")
     return UnknownSkillError(f"no skill with key {key!r} is discovered from {ctx.cwd}; {hint}",
@@ -300,24 +302,26 @@ def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
     if max_chars is not None and max_chars < 0:
         raise UsageError("max_chars must be 0 or more")
     ctx = api._context(ctx, cwd)
-    listing = api.list_skills(ctx, persistent=persistent)
-    item = listing.get(key)
-    if item is None or item.status.state in _REFUSED_STATES:
+    catalog = api.catalog_for(ctx, persistent=persistent)
+    snapshot = catalog.snapshot()
+    entry = _by_key(snapshot, catalog.derived).get(key)
+    state = api._State.read(ctx)
+    status = None if entry is None else state.status(entry, ctx)  # this skill's alone
+    if entry is None or status is None or status.state in _REFUSED_STATES:
         _emit(ctx, plugins, key, False, view, None, tool_call_id, file)
-        if item is not None:
+        if status is not None:
             what = ("is disabled; enable it with 'lemon skill enable " + key + "'"
-                    if item.status.state == "disabled" else
+                    if status.state == "disabled" else
                     "is blocked by its audit; see 'lemon skill inspect " + key + "'")
-            raise SkillUnavailableError(f"skill {key!r} {what}", key=key,
-                                        state=item.status.state)
-        failed = listing.get_invalid(key)
+            raise SkillUnavailableError(f"skill {key!r} {what}", key=key, state=status.state)
+        failed = next((i for i in api._failed(snapshot, catalog.derived)[0] if i.key == key),
+                      None)
         if failed is not None:
             raise api.invalid_skill_error(failed)
-        raise _unknown(key, ctx, listing)
-    entry = item.entry
+        raise _unknown(key, ctx, snapshot, state)
     try:
-        read = _load(entry, item, view, section, file, include_status, include_manifest,
-                     max_chars, ctx)
+        read = _load(entry, status, state, view, section, file, include_status,
+                     include_manifest, max_chars)
     except LemonError:
         _emit(ctx, plugins, key, False, view, entry, tool_call_id, file)
         raise
@@ -325,9 +329,17 @@ def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
     return read
 
 
-def _load(entry: SkillEntry, item: api.ListedSkill, view: str, section: str | None,
+def _by_key(snapshot: Any, derived: dict[str, Any]) -> Mapping[str, SkillEntry]:
+    """``snapshot.by_key()``, made once per snapshot."""
+    kept = derived.get("by_key")
+    if kept is None or kept[0] is not snapshot:
+        kept = derived["by_key"] = (snapshot, snapshot.by_key())
+    return kept[1]
+
+
+def _load(entry: SkillEntry, status: Any, state: Any, view: str, section: str | None,
           file: str | None, include_status: bool, include_manifest: bool,
-          max_chars: int | None, ctx: LemonContext) -> SkillRead:
+          max_chars: int | None) -> SkillRead:
     from lemon_core.catalog.serialize import manifest_view, status_view
     from lemon_core.search import views
 
@@ -346,13 +358,12 @@ def _load(entry: SkillEntry, item: api.ListedSkill, view: str, section: str | No
             content = text
     size = len(content.encode("utf-8", "surrogatepass"))
     content, truncated = views.clamp(content, max_chars)
-    record = api.lock_record(entry.key, ctx)
-    source, trust = _provenance(record, entry)
+    source, trust = _provenance(state.lock_record(entry), entry)
     return SkillRead(
         entry.key, entry.name, view, content, entry.path, size, source, trust,
-        status=status_view(item.status) if include_status else None,
+        status=status_view(status) if include_status else None,
         manifest=manifest_view(entry.manifest) if include_manifest else None,
-        dir=entry.dir, scope=item.scope, file=file, section=section, truncated=truncated,
+        dir=entry.dir, scope=state.scope_of(entry), file=file, section=section, truncated=truncated,
         files=files,
     )
 

@@ -35,9 +35,16 @@ class ChoiceNeeded(LemonError):
         self.choices = tuple(choices)
 
 
+def _holds_skill(folder: Path) -> bool:
+    """A SKILL.md entry that is not a folder (a link or a FIFO counts: the safe-tree check
+    then refuses it by name, rather than the skill going unseen)."""
+    path = folder / SKILL_FILE
+    return os.path.lexists(path) and not (path.is_dir() and not path.is_symlink())
+
+
 def find_skills(tree: Path) -> list[str]:
     """The relative folders of ``tree`` that hold a SKILL.md ("" for the root), sorted."""
-    if (tree / SKILL_FILE).is_file() and not (tree / SKILL_FILE).is_symlink():
+    if _holds_skill(tree):
         return [""]
     found: list[str] = []
     queue: list[tuple[str, int]] = [("", 0)]
@@ -53,8 +60,7 @@ def find_skills(tree: Path) -> list[str]:
             continue
         for child in children:
             rel = f"{relative}/{child.name}" if relative else child.name
-            skill_md = Path(child.path) / SKILL_FILE
-            if skill_md.is_file() and not skill_md.is_symlink():
+            if _holds_skill(Path(child.path)):
                 found.append(rel)
             elif depth + 1 < MAX_DEPTH:
                 queue.append((rel, depth + 1))

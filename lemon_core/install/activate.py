@@ -4,7 +4,8 @@
 (``.<name>.backup-<random>``), renames the staged folder into its place and fsyncs the
 skills folder; :meth:`Activation.rollback` puts every backup back (removing what was
 activated), :meth:`Activation.commit` deletes the backups. The pipeline commits only after the
-lockfile record and the catalog refresh succeeded, and rolls back on any failure or Ctrl-C.
+lockfile record and the catalog refresh succeeded, and rolls back on any failure or Ctrl-C;
+:func:`recover` puts back what a killed install (``kill -9`` mid-activation) left aside.
 """
 
 from __future__ import annotations
@@ -36,6 +37,24 @@ def aside(path: Path, label: str) -> Path:
         candidate = path.with_name(f".{path.name}.{label}-{secrets.token_hex(4)}")
         if not _exists(candidate):
             return candidate
+
+
+def recover(target: Path) -> bool:
+    """Put back the copy an install killed mid-activation left aside: when ``target`` is
+    missing and exactly one hidden backup of it exists, rename it back. Call it holding the
+    skill's lock. Returns whether it did."""
+    if _exists(target):
+        return False
+    prefix = f".{target.name}.backup-"
+    try:
+        backups = [n for n in os.listdir(target.parent) if n.startswith(prefix)]
+    except OSError:
+        return False
+    if len(backups) != 1:
+        return False
+    os.rename(target.parent / backups[0], target)
+    fsync_dir(target.parent)
+    return True
 
 
 class Activation:
@@ -79,4 +98,4 @@ class Activation:
                     remove_tree(backup)
 
 
-__all__ = ["Activation", "aside", "fsync_dir"]
+__all__ = ["Activation", "aside", "fsync_dir", "recover"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +27,7 @@ import attrs
 from lemon_core.errors import LemonError
 from lemon_core.fsio.write import file_lock
 from lemon_core.install import approval, checks, gate, router, select, staging, targets
-from lemon_core.install.activate import Activation
+from lemon_core.install.activate import Activation, recover
 from lemon_core.protocols import FetchResult, Finding, SkillWriteEvent
 from lemon_core.state.lockfile import editable_records, write_records
 from lemon_core.state.records import AuditOverride, LockRecord
@@ -222,6 +222,19 @@ def _judge(job: _Job, staged: list[Staged], approve: approval.Approver, override
     return out
 
 
+def _expected(staged: list[Staged], expected: str | Mapping[str, str] | None) -> None:
+    """Refuse a bundle that is not the one expected (``sync``): one hash for every staged
+    skill, or a hash per key (a staged key without one is a difference too)."""
+    if expected is None:
+        return
+    for item in staged:
+        want = expected if isinstance(expected, str) else expected.get(item.key)
+        if want != item.bundle_hash:
+            what = f"the expected {want}" if want else "recorded"
+            raise LemonError(f"the fetched bundle of {item.key!r} ({item.bundle_hash}) is not "
+                             f"{what}; nothing was installed")
+
+
 def _record_of(job: _Job, item: Staged, fetched: FetchResult,
                previous: LockRecord | None) -> LockRecord:
     when = now()
@@ -246,6 +259,8 @@ def _activate_all(job: _Job, staged: list[Staged], fetched: FetchResult, force: 
     with contextlib.ExitStack() as locks:
         for item in sorted(staged, key=lambda s: s.key):
             locks.enter_context(file_lock(job.scope.skills_dir / f".{item.key}"))
+        for item in staged:
+            recover(item.target)
         replaced = [refuse_existing(item.target, force) for item in staged]
         existing = editable_records(job.scope.lockfile)
         for item in staged:
@@ -272,7 +287,8 @@ def install(identifier: str, ctx: LemonContext, *, plugins: Plugins, local: bool
             force: bool = False, approve: approval.Approver = None, skills: Sequence[str] = (),
             all_skills: bool = False, progress: ProgressCallback | None = None,
             choose: select.Selector | None = None, revision: str | None = None,
-            expected_bundle_hash: str | None = None, override: bool = False,
+            expected_bundle_hash: str | Mapping[str, str] | None = None,
+            override: bool = False,
             refresh: Callable[[], None] | None = None) -> InstallResult:
     """Install the skill(s) ``identifier`` names; see the module docstring for the steps."""
     keys: list[str] = []
@@ -307,7 +323,8 @@ def install(identifier: str, ctx: LemonContext, *, plugins: Plugins, local: bool
 
 def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[str],
          all_skills: bool, progress: ProgressCallback | None, choose: select.Selector | None,
-         expected_bundle_hash: str | None, override: bool, refresh: Callable[[], None] | None,
+         expected_bundle_hash: str | Mapping[str, str] | None, override: bool,
+         refresh: Callable[[], None] | None,
          existing: dict[str, LockRecord]) -> InstallResult:
     folder = staging.make_staging(job.scope.skills_dir, job.ref.name or "skill")
     try:
@@ -319,10 +336,7 @@ def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[st
         if len(set(seen)) != len(seen):
             raise LemonError(f"two skills of the tree have one name ({', '.join(seen)}); "
                              f"nothing was installed")
-        if expected_bundle_hash is not None and any(s.bundle_hash != expected_bundle_hash
-                                                    for s in staged):
-            raise LemonError(f"the fetched bundle of {seen[0]!r} is not the expected "
-                             f"{expected_bundle_hash}; nothing was installed")
+        _expected(staged, expected_bundle_hash)
         staged = _judge(job, staged, approve, override, fetched)
         replaced = _activate_all(job, staged, fetched, force, refresh)
     finally:

@@ -8,7 +8,7 @@ message saying so) and refresh the in-process catalog once the change is on disk
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,7 +39,7 @@ def install(identifier: str, ctx: LemonContext | None = None, *, local: bool = F
             all_skills: bool = False, progress: ProgressCallback | None = None,
             cwd: str | Path | None = None, select: Selector | None = None,
             override: bool = False, revision: str | None = None,
-            expected_bundle_hash: str | None = None,
+            expected_bundle_hash: str | Mapping[str, str] | None = None,
             plugins: Plugins | None = None) -> InstallResult:
     """Install the skill ``identifier`` names (a path, a git URL, ``gh:``, ``hermes:``, a
     registry ref…) globally, or into the project with ``local``.

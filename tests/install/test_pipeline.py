@@ -262,3 +262,35 @@ def test_a_failure_at_any_step_leaves_everything_as_it_was(ctx, plugins, agent, 
     records = json.loads((agent / "skills.lock.json").read_text())["skills"]
     assert set(records) == {"demo", "other"}
     assert records["demo"]["source_id"] == str(old)
+
+
+def test_sync_pins_each_skill_to_its_recorded_bundle(ctx, plugins, agent, src) -> None:
+    tree = src / "tree"
+    for name in ("alpha", "beta"):
+        skill_folder(tree, name)
+    first = _install(tree, ctx, plugins, all_skills=True)
+    hashes = {item.key: item.bundle_hash for item in first.all}
+    again = _install(tree, ctx, plugins, all_skills=True, force=True,
+                     expected_bundle_hash=hashes)
+    assert {item.key: item.bundle_hash for item in again.all} == hashes
+    (tree / "beta" / "SKILL.md").write_text((tree / "beta" / "SKILL.md").read_text() + "x\n")
+    before = snapshot(agent)
+    with pytest.raises(LemonError, match="'beta'.*is not the expected"):
+        _install(tree, ctx, plugins, all_skills=True, force=True, expected_bundle_hash=hashes)
+    with pytest.raises(LemonError, match="'alpha'.*is not recorded"):
+        _install(tree, ctx, plugins, skills=("alpha",), force=True, expected_bundle_hash={})
+    assert snapshot(agent) == before
+
+
+def test_a_copy_left_aside_by_a_killed_install_is_put_back(ctx, plugins, agent, src) -> None:
+    folder = skill_folder(src, "demo")
+    _install(folder, ctx, plugins)
+    before = snapshot(agent)
+    # kill -9 between "old copy to the backup" and "staged copy into place"
+    os.rename(agent / "skill" / "demo", agent / "skill" / ".demo.backup-deadbeef")
+    with pytest.raises(LemonError, match="already installed"):
+        _install(folder, ctx, plugins)
+    assert {k.replace(".demo.backup-deadbeef", "demo"): v for k, v in snapshot(agent).items()
+            } == before
+    assert _install(folder, ctx, plugins, force=True).replaced
+    assert sorted(p.name for p in (agent / "skill").iterdir()) == ["demo"]

@@ -22,7 +22,7 @@ from lemon_core.auditor_kit.rules import finding, texts_of, unique
 from lemon_core.protocols import AuditBundle, Finding
 
 FAMILY = "instructions"
-RULES_VERSION = "1"
+RULES_VERSION = "instructions-1"
 I = re.IGNORECASE
 
 RULES: Mapping[str, tuple[str, str]] = {

@@ -161,9 +161,17 @@ def _own_project(url: str, names: frozenset[str]) -> bool:
     return any(len(name) >= 4 and name in lower for name in names)
 
 
+#: ``| python3 -c '…'``, ``| node -e …``, ``| python -m json.tool``: the interpreter runs its own
+#: code and reads the download as data.
+_OWN_CODE = re.compile(r"\|\s*(?:sudo\s+)?(?:python[\d.]*|perl|ruby|node|php|bun|deno)\s+-[cmenpE]",
+                       I)
+
+
 def remote_execution(text: str, names: frozenset[str] = frozenset()) -> Iterator[Hit]:
     for pattern in (PIPE_TO_SHELL, SUBST_EXEC, PS_DOWNLOAD_EXEC):
         for match in pattern.finditer(text):
+            if pattern is PIPE_TO_SHELL and _OWN_CODE.search(text, match.start()):
+                continue
             kind, url = _hosts_verdict(text[: match.end() + 200], match.start())
             shown = url or "a host held in a variable or not written out"
             if kind in ("vendor", "loopback"):

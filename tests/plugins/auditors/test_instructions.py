@@ -12,10 +12,10 @@ import json
 from pathlib import Path
 
 import pytest
+from lemon_plugins.auditors.instructions import RULES, InstructionsAuditor
 
 from lemon_core.audit.host import audit_folder
 from lemon_core.protocols import AuditBundle, AuditFile, Finding
-from lemon_plugins.auditors.instructions import RULES, InstructionsAuditor
 
 CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "audit_corpus"
 

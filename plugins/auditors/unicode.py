@@ -159,7 +159,7 @@ class UnicodeAuditor:
     """The ``unicode`` family; see the module docstring."""
 
     name = "unicode"
-    rules_version = "unicode-2"
+    rules_version = "unicode-3"
     rules = RULES
 
     def audit(self, bundle: AuditBundle) -> Iterator[Finding]:
@@ -292,12 +292,15 @@ class UnicodeAuditor:
     def _bidi(self, file: AuditFile, text: str, is_code: bool) -> Iterable[Finding]:
         if not any(c in text for c in _BIDI):
             return
-        start = 0
+        start, fenced = 0, False
         for line_no, line in enumerate(text.split("\n"), 1):
-            if any(c in line for c in _BIDI):
-                why = self._bidi_problem(line, is_code)
+            if not is_code and line.lstrip(" ").startswith(("```", "~~~")):
+                fenced = not fenced
+            elif any(c in line for c in _BIDI):
+                pos = next(i for i, c in enumerate(line) if c in _BIDI)
+                code = is_code or fenced or line.count("`", 0, pos) % 2 == 1
+                why = self._bidi_problem(line, code)
                 if why:
-                    pos = next(i for i, c in enumerate(line) if c in _BIDI)
                     yield self._finding("unicode.bidi-control", why, file.path, line_no,
                                         _excerpt(text, start + pos, start + pos + 1))
                     return
@@ -306,7 +309,7 @@ class UnicodeAuditor:
     @staticmethod
     def _bidi_problem(line: str, is_code: bool) -> str | None:
         if is_code:
-            return ("bidirectional controls in a script: the code shown is not the code that "
+            return ("bidirectional controls in code: the code shown is not the code that "
                     "runs (Trojan Source)")
         if "\u202d" in line or "\u202e" in line:
             return ("a bidirectional override: the characters after it are shown in reverse "

@@ -125,6 +125,14 @@ def test_bidi_controls_in_a_script_block_even_beside_rtl_text(tmp_path: Path) ->
     assert found == {"unicode.bidi-control": "block"}
 
 
+@pytest.mark.parametrize("body", [
+    "```python\nlabel = 'שלום'  # \u2067note\u2069\n```\n",
+    "Run `echo 'שלום' \u2067x\u2069` first.\n",
+])
+def test_bidi_controls_in_markdown_code_block_beside_rtl_text(tmp_path: Path, body: str) -> None:
+    assert _audit(tmp_path, body) == {"unicode.bidi-control": "block"}
+
+
 def test_one_mixed_script_word_warns(tmp_path: Path) -> None:
     assert _audit(tmp_path, "Please іgnore that.\n") == {"unicode.mixed-script-word": "warn"}
 

@@ -24,9 +24,6 @@ SKILL.md), or with a checkout the folder's bundle hash; the revision is the comm
 
 from __future__ import annotations
 
-import hashlib
-import os
-import re
 import time
 import urllib.parse
 from pathlib import Path
@@ -37,85 +34,28 @@ import attrs
 from lemon_core import hookimpl
 from lemon_core.errors import LemonError, UsageError
 from lemon_core.protocols import FetchResult, SearchHit, SourceRef
-from lemon_core.text import unsafe_reason
+
+from .download import download, git_blob_sha
+from .layout import (
+    ALIASES,
+    FOLDERS,
+    LISTING_SECONDS,
+    MANIFEST_MAX_BYTES,
+    PREFIX,
+    SHA,
+    TREE_MAX_BYTES,
+    Entry,
+    Settings,
+    checkout_entries,
+    frontmatter,
+    raw_url,
+    segments_reason,
+    settings,
+)
 
 if TYPE_CHECKING:
     from lemon_core.context import LemonContext
     from lemon_core.protocols import ProgressCallback, TrustLevel
-
-PREFIX = "hermes:"
-FOLDERS = {"bundled": "skills", "optional": "optional-skills"}
-ALIASES = {"skills": "bundled", "optional-skills": "optional", **{c: c for c in FOLDERS}}
-API_URL = "https://api.github.com/repos/NousResearch/hermes-agent"
-RAW_URL = "https://raw.githubusercontent.com/NousResearch/hermes-agent"
-TREE_MAX_BYTES = 64 * 1024 * 1024
-MANIFEST_MAX_BYTES = 256 * 1024
-#: How long one listing of the repository answers every question (catalog, upstream hashes).
-LISTING_SECONDS = 60.0
-_SEGMENT = re.compile(r"[A-Za-z0-9._-]+\Z")
-_SHA = re.compile(r"[0-9a-f]{40}\Z")
-
-
-@attrs.frozen
-class Settings:
-    api: str
-    raw: str
-    ref: str
-    checkout: Path | None
-    token: str | None = attrs.field(default=None, repr=False)
-
-
-def settings(ctx: LemonContext) -> Settings:
-    checkout = ctx.getenv("LEMON_HERMES_REPO")
-    api = (ctx.getenv("LEMON_HERMES_API_URL") or API_URL).rstrip("/")
-    token = ctx.getenv("GITHUB_TOKEN") if urllib.parse.urlsplit(api).hostname == (
-        "api.github.com") else None
-    return Settings(api, (ctx.getenv("LEMON_HERMES_RAW_URL") or RAW_URL).rstrip("/"),
-                    ctx.getenv("LEMON_HERMES_REF") or "main",
-                    ctx.expand_path(checkout) if checkout else None, token)
-
-
-def _segments_reason(parts: list[str]) -> str | None:
-    for part in parts:
-        if part in (".", ".."):
-            return f"'{part}' steps are not allowed"
-        if not _SEGMENT.match(part):
-            unsafe = unsafe_reason(part)
-            if unsafe is not None:
-                return f"a part {unsafe[1]}"
-            return (f"the part {part!r} is not letters, digits, '.', '_' or '-'" if part
-                    else "a part is empty")
-    return None
-
-
-def git_blob_sha(data: bytes) -> str:
-    return hashlib.sha1(b"blob %d\x00" % len(data) + data).hexdigest()  # git's object id
-
-
-@attrs.frozen
-class Entry:
-    """One skill of the catalog."""
-
-    collection: str
-    folder: str  # below the collection's repository folder: <category…>/<key>
-    sha: str | None = None
-
-    @property
-    def key(self) -> str:
-        return self.folder.rsplit("/", 1)[-1]
-
-    @property
-    def category(self) -> str:
-        return self.folder.rpartition("/")[0] or "other"
-
-    @property
-    def path(self) -> str:
-        return f"{FOLDERS[self.collection]}/{self.folder}"
-
-    @property
-    def id(self) -> str:
-        return f"{PREFIX}{self.collection}/{self.folder}"
-
 
 class HermesSource:
     name = "hermes"
@@ -133,7 +73,7 @@ class HermesSource:
             raise UsageError(f"{identifier!r}: the Hermes collection must be 'bundled' or "
                              "'optional' (hermes:<collection>/<category…>/<skill>)")
         parts = rest.split("/")
-        reason = "a skill is missing after the collection" if not rest else _segments_reason(parts)
+        reason = "a skill is missing after the collection" if not rest else segments_reason(parts)
         if reason:
             raise UsageError(f"{identifier!r} is not a Hermes skill id: {reason}")
         entry = Entry(ALIASES[collection], rest)
@@ -162,11 +102,11 @@ class HermesSource:
             headers["Authorization"] = f"Bearer {conf.token}"
         try:
             commit = conf.ref
-            if not _SHA.match(commit):
+            if not SHA.match(commit):
                 data = get_json(f"{conf.api}/commits/{urllib.parse.quote(conf.ref, safe='')}",
                                 ctx=ctx, headers=headers, max_bytes=1024 * 1024)
                 commit = data.get("sha") if isinstance(data, dict) else None
-                if not isinstance(commit, str) or not _SHA.match(commit):
+                if not isinstance(commit, str) or not SHA.match(commit):
                     raise LemonError(f"hermes: {conf.api} gave no commit for {conf.ref!r}")
             tree = get_json(f"{conf.api}/git/trees/{commit}?recursive=1", ctx=ctx,
                             headers=headers, max_bytes=TREE_MAX_BYTES)
@@ -187,7 +127,7 @@ class HermesSource:
 
     def _entries(self, ctx: LemonContext, conf: Settings) -> list[Entry]:
         if conf.checkout is not None:
-            return _checkout_entries(conf.checkout)
+            return checkout_entries(conf.checkout)
         _commit, items = self._listing(ctx, conf)
         trees = {e["path"]: e["sha"] for e in items if e.get("type") == "tree"}
         found = []
@@ -197,7 +137,7 @@ class HermesSource:
                 continue
             root, _, folder = path[: -len("/SKILL.md")].partition("/")
             collection = {v: k for k, v in FOLDERS.items()}.get(root)
-            if collection and folder and _segments_reason(folder.split("/")) is None:
+            if collection and folder and segments_reason(folder.split("/")) is None:
                 found.append(Entry(collection, folder, trees.get(path[: -len("/SKILL.md")])))
         return found
 
@@ -242,11 +182,11 @@ class HermesSource:
                                   nofollow=True) or b""
             else:
                 commit, _ = self._listing(ctx, conf)
-                data = get(_raw_url(conf, commit, f"{entry.path}/SKILL.md"), ctx=ctx,
+                data = get(raw_url(conf, commit, f"{entry.path}/SKILL.md"), ctx=ctx,
                            max_bytes=MANIFEST_MAX_BYTES).body
         except (FileProblem, WebError):
             return entry.key, ""
-        return _frontmatter(data, entry.key)
+        return frontmatter(data, entry.key)
 
     def search(self, query: str, ctx: LemonContext, limit: int) -> list[SearchHit]:
         conf = settings(ctx)
@@ -283,7 +223,7 @@ class HermesSource:
                 raise LemonError(f"hermes: cannot copy {entry.path}: {exc}") from None
             return FetchResult(revision=None)
         if ref.revision:  # a pinned install (sync): that exact commit, not the branch
-            if not _SHA.match(ref.revision):
+            if not SHA.match(ref.revision):
                 raise LemonError(f"hermes: the revision {ref.revision!r} is not a commit id")
             conf = attrs.evolve(conf, ref=ref.revision)
         commit, items = self._listing(ctx, conf)
@@ -292,7 +232,7 @@ class HermesSource:
         if not any(e["path"] == prefix + "SKILL.md" for e in files):
             raise LemonError(f"hermes: {ref.identifier!r} is not in the catalog at commit "
                              f"{commit}; see 'lemon skill hermes'")
-        notes = _download(conf, ctx, commit, prefix, files, dest, progress)
+        notes = download(conf, ctx, commit, prefix, files, dest, progress)
         folder_id = next((e["sha"] for e in items
                           if e["path"] == entry.path and e.get("type") == "tree"), None)
         return FetchResult(revision=commit, notes=notes, upstream_hash=folder_id)
@@ -314,129 +254,9 @@ class HermesSource:
                      if e["path"] == entry.path and e.get("type") == "tree"), None)
 
 
-def _raw_url(conf: Settings, commit: str, path: str) -> str:
-    return f"{conf.raw}/{commit}/{urllib.parse.quote(path)}"
-
-
-def _checkout_entries(root: Path) -> list[Entry]:
-    """Every ``SKILL.md`` below the checkout's collection folders (links not followed,
-    hidden folders skipped, at most 20,000 folders)."""
-    found: list[Entry] = []
-    budget = 20_000
-    for collection, folder in FOLDERS.items():
-        base = root / folder
-        for current, dirs, files in os.walk(base, followlinks=False):
-            budget -= 1
-            if budget < 0:
-                raise LemonError(f"hermes: the checkout {root} holds more than 20000 folders")
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            rel = os.path.relpath(current, base)
-            if "SKILL.md" in files and rel != "." and os.path.isfile(
-                    os.path.join(current, "SKILL.md")):
-                rel = rel.replace(os.sep, "/")
-                if _segments_reason(rel.split("/")) is None:
-                    found.append(Entry(collection, rel))
-    return found
-
-
-def _frontmatter(data: bytes, key: str) -> tuple[str, str]:
-    import yaml
-
-    text = data.decode("utf-8", "replace").lstrip("\ufeff")
-    if not text.startswith("---"):
-        return key, ""
-    block = text[3:].split("\n---", 1)[0]
-    try:
-        meta = yaml.safe_load(block)
-    except yaml.YAMLError:
-        return key, ""
-    if not isinstance(meta, dict):
-        return key, ""
-    name, description = meta.get("name"), meta.get("description")
-    return (name if isinstance(name, str) and name else key,
-            " ".join(description.split()) if isinstance(description, str) else "")
-
-
-def _download(conf: Settings, ctx: LemonContext, commit: str, prefix: str,
-              files: list[dict[str, Any]], dest: Path,
-              progress: ProgressCallback | None) -> tuple[str, ...]:
-    """Download the skill's blobs into ``dest``: folders first, files, links last; every name
-    checked, every size capped before the GET, every body checked against its blob id."""
-    from lemon_core.fsio.tree import DEFAULT_LIMITS as LIMITS
-    from lemon_core.source_kit.web import WebError, get
-
-    notes: list[str] = []
-    plan: list[tuple[str, dict[str, Any]]] = []
-    total = 0
-    for item in sorted(files, key=lambda e: e["path"]):
-        rel = item["path"][len(prefix):]
-        parts = rel.split("/")
-        if _unsafe_path(parts):
-            raise LemonError(f"hermes: refused the file name {rel!r} in {prefix[:-1]}")
-        if len(parts) > LIMITS.max_depth:
-            raise LemonError(f"hermes: {rel!r} nests deeper than {LIMITS.max_depth} levels")
-        if item.get("mode") == "160000" or item.get("type") == "commit":
-            notes.append(f"left out the submodule {rel} (submodules are not fetched)")
-            continue
-        size = item.get("size")
-        if not isinstance(size, int) or size < 0 or size > LIMITS.max_file_bytes:
-            raise LemonError(f"hermes: {rel!r} is {size} bytes; a skill file may hold at most "
-                             f"{LIMITS.max_file_bytes}")
-        total += size
-        plan.append((rel, item))
-    if len(plan) > LIMITS.max_entries or total > LIMITS.max_total_bytes:
-        raise LemonError(f"hermes: {prefix[:-1]} holds {len(plan)} files, {total} bytes; more "
-                         "than a skill may hold")
-    dest.mkdir(parents=True, exist_ok=True)
-    links = []
-    for done, (rel, item) in enumerate(plan, 1):
-        try:
-            data = get(_raw_url(conf, commit, item["path"]), ctx=ctx,
-                       max_bytes=max(item["size"], 1)).body
-        except WebError as exc:
-            raise LemonError(f"hermes: {exc}") from None
-        if git_blob_sha(data) != item["sha"]:
-            raise LemonError(f"hermes: {rel!r} does not match the repository listing (blob "
-                             f"{item['sha']}); try again")
-        target = dest.joinpath(*rel.split("/"))
-        _make_parents(dest, rel)
-        if item.get("mode") == "120000":
-            links.append((target, data.decode("utf-8", "surrogateescape")))
-        else:
-            _write_new(target, data, 0o755 if item.get("mode") == "100755" else 0o644)
-        if progress is not None:
-            progress(done, len(plan), rel)
-    for target, link in links:  # after every file, so no file is ever written through a link
-        os.symlink(link, target)
-    return tuple(notes)
-
-
-def _unsafe_path(parts: list[str]) -> bool:
-    return any(p in ("", ".", "..", ".git") or "\\" in p or unsafe_reason(p) is not None
-               for p in parts)
-
-
-def _make_parents(dest: Path, rel: str) -> None:
-    current = dest
-    for part in rel.split("/")[:-1]:
-        current = current / part
-        try:
-            os.mkdir(current, 0o755)
-        except FileExistsError:
-            if not current.is_dir() or current.is_symlink():
-                raise LemonError(f"hermes: {rel!r} lies below a file of the same skill") from None
-
-
-def _write_new(target: Path, data: bytes, mode: int) -> None:
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), mode)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-    finally:
-        os.close(fd)
-
-
 @hookimpl
 def lemon_register_sources(register):  # type: ignore[no-untyped-def]
     register(HermesSource())
+
+
+__all__ = ["Entry", "HermesSource", "Settings", "git_blob_sha", "settings"]

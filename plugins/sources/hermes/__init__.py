@@ -47,6 +47,7 @@ from .layout import (
     Entry,
     Settings,
     checkout_entries,
+    checkout_head,
     frontmatter,
     raw_url,
     segments_reason,
@@ -217,11 +218,16 @@ class HermesSource:
             if not (folder / "SKILL.md").is_file():
                 raise LemonError(f"hermes: the checkout {conf.checkout} has no {entry.path}/"
                                  "SKILL.md; see 'lemon skill hermes'")
+            head = checkout_head(conf.checkout)
+            if ref.revision and ref.revision != head:
+                at = head or "an unknown commit"
+                raise LemonError(f"hermes: the checkout {conf.checkout} is at {at}, not the "
+                                 f"asked {ref.revision}; check it out or unset LEMON_HERMES_REPO")
             try:
                 copy_tree(folder, dest)
             except CopyRefused as exc:
                 raise LemonError(f"hermes: cannot copy {entry.path}: {exc}") from None
-            return FetchResult(revision=None)
+            return FetchResult(revision=head)
         if ref.revision:  # a pinned install (sync): that exact commit, not the branch
             if not SHA.match(ref.revision):
                 raise LemonError(f"hermes: the revision {ref.revision!r} is not a commit id")

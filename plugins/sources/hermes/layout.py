@@ -128,3 +128,15 @@ def frontmatter(data: bytes, key: str) -> tuple[str, str]:
     name, description = meta.get("name"), meta.get("description")
     return (name if isinstance(name, str) and name else key,
             " ".join(description.split()) if isinstance(description, str) else "")
+
+
+def checkout_head(root: Path) -> str | None:
+    """The commit a local checkout is at (read by dulwich, which runs nothing), or None."""
+    try:
+        from dulwich.repo import Repo
+
+        with Repo(str(root)) as repo:
+            head = repo.head().decode("ascii")
+    except Exception:  # noqa: BLE001 - not a repository, a detached oddity: no commit to tell
+        return None
+    return head if SHA.match(head) else None

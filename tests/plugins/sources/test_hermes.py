@@ -292,3 +292,18 @@ def test_links_are_written_last_as_links_and_submodules_left_out(source, web_ser
     assert os.readlink(dest / "data") == "/etc/passwd"
     assert result.notes == ("left out the submodule vendor (submodules are not fetched)",)
     assert [p.code for p in scan_tree(dest).problems] == ["escaping_link"]  # the pipeline refuses
+
+
+def test_a_git_checkout_gives_its_head_commit_and_refuses_another_pin(source, tmp_path,
+                                                                       make_ctx):
+    from tests.gitserver import build_repo
+
+    root = tmp_path / "hermes-agent"
+    repo, sha = build_repo(root, {"skills/a/x/SKILL.md": skill_md("x", "X.")}, bare=False)
+    (root / "skills" / "a" / "x").mkdir(parents=True, exist_ok=True)
+    (root / "skills" / "a" / "x" / "SKILL.md").write_bytes(skill_md("x", "X."))
+    ctx = make_ctx(LEMON_HERMES_REPO=str(root))
+    ref = source.parse("hermes:bundled/a/x")
+    assert source.fetch(ref, tmp_path / "s", ctx, None).revision == sha
+    with pytest.raises(LemonError, match="is at .*, not the asked"):
+        source.fetch(attrs.evolve(ref, revision="1" * 40), tmp_path / "t", ctx, None)

@@ -299,7 +299,7 @@ def test_a_git_checkout_gives_its_head_commit_and_refuses_another_pin(source, tm
     from tests.gitserver import build_repo
 
     root = tmp_path / "hermes-agent"
-    repo, sha = build_repo(root, {"skills/a/x/SKILL.md": skill_md("x", "X.")}, bare=False)
+    _repo, sha = build_repo(root, {"skills/a/x/SKILL.md": skill_md("x", "X.")}, bare=False)
     (root / "skills" / "a" / "x").mkdir(parents=True, exist_ok=True)
     (root / "skills" / "a" / "x" / "SKILL.md").write_bytes(skill_md("x", "X."))
     ctx = make_ctx(LEMON_HERMES_REPO=str(root))

@@ -16,7 +16,32 @@ from lemon_core.manifest.frontmatter import FrontmatterError, split_frontmatter
 READ_BYTES = 16 * 1024
 EXCERPT_CHARS = 4000
 
-_FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)[^\n]*\n.*?(?:^[ \t]{0,3}\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.MULTILINE)
+
+
+def without_fenced_code(text: str) -> str:
+    """``text`` with every fenced code block (its fences included) replaced by a newline; an
+    unclosed fence runs to the end."""
+    marks = list(_FENCE.finditer(text))
+    if not marks:
+        return text
+    pieces: list[str] = []
+    position = index = 0
+    while index < len(marks):
+        opening = marks[index]
+        pieces.append(text[position:opening.start()])
+        fence = opening.group(1)
+        index += 1
+        while index < len(marks) and not (marks[index].group(1)[0] == fence[0]
+                                          and len(marks[index].group(1)) >= len(fence)):
+            index += 1
+        if index == len(marks):
+            return "\n".join(pieces)
+        end = text.find("\n", marks[index].end())
+        position = len(text) if end < 0 else end
+        index += 1
+    pieces.append(text[position:])
+    return "\n".join(pieces)
 
 
 def body_excerpt_of_text(text: str) -> str:
@@ -25,7 +50,7 @@ def body_excerpt_of_text(text: str) -> str:
         body = split_frontmatter(text).body
     except FrontmatterError:
         return ""  # a frontmatter longer than what was read: no body in sight
-    return _FENCE.sub(" ", body)[:EXCERPT_CHARS]
+    return without_fenced_code(body[: 4 * EXCERPT_CHARS])[:EXCERPT_CHARS]
 
 
 def body_excerpt(path: str) -> str:

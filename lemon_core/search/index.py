@@ -54,6 +54,9 @@ SPAN_NAME_BONUS = 2.5
 MAX_SPAN = 6
 #: The share of the score kept by a skill that matches none but one of many words.
 COVERAGE_FLOOR = 0.6
+#: A word in more than this share of the skills counts only for the skills it names or
+#: describes (name, keywords, tags, description), not for those whose body merely uses it.
+COMMON_SHARE = 0.5
 #: Added to every word's score while summing, so the sum also counts the words matched (a
 #: score is at most idf * (K1 + 1), far below it).
 COUNT_UNIT = 4096.0
@@ -124,7 +127,7 @@ class SearchIndex:
         for field in FIELDS:
             lengths = [len(f[field]) for f in analysed if f[field]]
             average[field] = (sum(lengths) / len(lengths)) if lengths else 1.0
-        lists: dict[str, tuple[list[int], list[float]]] = {}
+        lists: dict[str, tuple[list[int], list[float], list[bool]]] = {}
         saturate = K1 + 1.0
         for doc_id, fields in enumerate(analysed):
             tf: dict[str, float] = {}
@@ -138,19 +141,25 @@ class SearchIndex:
                     continue
                 for term, count in Counter(terms).items():
                     tf[term] = tf.get(term, 0.0) + count * norm
+            meta = {*fields["name"], *fields["keywords"], *fields["about"]}
             for term, value in tf.items():
                 found = lists.get(term)
                 if found is None:
-                    found = lists[term] = ([], [])
+                    found = lists[term] = ([], [], [])
                 found[0].append(doc_id)
                 found[1].append(saturate * value / (K1 + value))
+                found[2].append(term in meta)
         postings: dict[str, Any] = {}
-        for term, (ids, scores) in lists.items():
+        common = n * COMMON_SHARE
+        for term, (ids, scores, in_meta) in lists.items():
             df = len(ids)
             idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-            order = sorted(range(len(ids)), key=scores.__getitem__, reverse=True)
-            postings[term] = (array("I", [ids[i] for i in order]),
-                              array("f", [scores[i] * idf for i in order]))
+            if df > common:  # only where it names or describes the skill
+                kept = [i for i, flag in enumerate(in_meta) if flag]
+                ids, scores = [ids[i] for i in kept], [scores[i] for i in kept]
+                if not ids:
+                    continue
+            postings[term] = (array("I", ids), array("f", [s * idf for s in scores]))
         names: dict[str, list[int]] = {}
         for doc_id, doc in enumerate(docs):
             for form in {compact(doc.key), compact(doc.name)}:

@@ -30,3 +30,11 @@ def test_unreadable_files_give_nothing(tmp_path: Path) -> None:
     unclosed = tmp_path / "unclosed.md"
     unclosed.write_text("---\ndescription: x\n" + "y: z\n" * 10_000)
     assert body_excerpt(str(unclosed)) == ""
+
+
+def test_fences_of_either_kind_and_length() -> None:
+    from lemon_core.search.excerpt import without_fenced_code
+
+    text = "a\n```py\nx\n~~~\ny\n```\nb\n````\n```\nz\n````\nc\n~~~\nopen\n"
+    assert without_fenced_code(text).split() == ["a", "b", "c"]
+    assert without_fenced_code("no fences") == "no fences"

@@ -16,13 +16,22 @@ def keys(hits) -> list[str]:
 
 def test_field_weights_name_and_keywords_above_description_above_body() -> None:
     index = SearchIndex.build([
-        SearchDoc("in-body", "in-body", "Helps with things.", body="kafka " * 3),
+        SearchDoc("in-body", "in-body", "Helps with things.", body="Mentions kafka once."),
         SearchDoc("in-description", "in-description", "Works with kafka."),
         SearchDoc("in-keywords", "in-keywords", "Helps with things.", keywords=("kafka",)),
         SearchDoc("kafka", "kafka", "Helps with things."),
-        SearchDoc("other", "other", "Nothing."),
+        *(SearchDoc(f"other-{i}", f"other-{i}", "Nothing.") for i in range(5)),
     ])
     assert keys(index.search("kafka")) == ["kafka", "in-keywords", "in-description", "in-body"]
+
+
+def test_a_word_in_most_skills_counts_only_where_it_names_or_describes_one() -> None:
+    docs = [SearchDoc(f"s{i}", f"s{i}", "Plain helper.", body="uses docker a lot")
+            for i in range(10)]
+    docs.append(SearchDoc("docker-helper", "docker-helper", "Plain helper.", body="docker"))
+    docs.append(SearchDoc("about-it", "about-it", "Runs docker images."))
+    index = SearchIndex.build(docs)
+    assert keys(index.search("docker")) == ["docker-helper", "about-it"]
 
 
 def test_tags_count_like_keywords() -> None:

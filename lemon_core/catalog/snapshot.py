@@ -236,13 +236,14 @@ class Catalog:
         with self._lock:
             self._stale = True
 
-    def vouch_unchanged(self) -> None:
-        """A caller that watches every folder of the current snapshot (a kernel watch, as the
-        MCP servers hold) saw no change: the next :meth:`snapshot` within
-        :data:`CHECK_INTERVAL` returns it without the stat check."""
+    def vouch(self, unchanged: bool) -> None:
+        """For a caller that watches every folder of the current snapshot (a kernel watch, as
+        the MCP servers hold): ``unchanged`` (it saw no event) lets the next :meth:`snapshot`
+        within :data:`CHECK_INTERVAL` return it without the stat check; False (it saw one)
+        makes the next :meth:`snapshot` run the check (and rescan what changed) at once."""
         with self._lock:
             if self._snapshot is not None and not self._stale:
-                self._checked_at = time.monotonic()
+                self._checked_at = time.monotonic() if unchanged else float("-inf")
 
 
 __all__ = ["Catalog", "CatalogSnapshot", "ParsedSkill", "build_entries", "scan"]

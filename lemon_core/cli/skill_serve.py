@@ -25,14 +25,21 @@ def serve(cwd: Path | None = _CWD) -> None:
     seen at the next call. Register it in an agent as the command 'lemon skill serve'."""
     from lemon_core import __version__
     from lemon_core.context import LemonContext
+    from lemon_core.mcp.servers.backend import Deferred
     from lemon_core.mcp.servers.sdk import require_sdk
 
-    require_sdk()  # before anything is read: without the SDK, say how to install it
-    from lemon_core.mcp.servers.app import build_server, run_stdio
-    from lemon_core.mcp.servers.lemon_backend import LemonBackend
-
     ctx = LemonContext.from_environment(cwd=cwd)
-    backend = LemonBackend(ctx)
+
+    def load() -> object:
+        from lemon_core.mcp.servers.lemon_backend import LemonBackend
+
+        return LemonBackend(ctx)
+
+    # the catalog loads while the SDK imports and the handshake is answered
+    backend = Deferred(load)
+    require_sdk()  # without the SDK, say how to install it (the load is simply abandoned)
+    from lemon_core.mcp.servers.app import build_server, run_stdio
+
     server = build_server(backend, name=SERVER_NAME, version=__version__)
     try:
         run_stdio(server)

@@ -35,8 +35,6 @@ SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 INDEX_URI = "skill://index.json"
 LARGE_BYTES = 24 * 1024
 RESOURCE_PAGE = 500
-READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
-             "openWorldHint": False}
 
 
 def skill_uri(name: str, relative: str = "SKILL.md") -> str:
@@ -70,28 +68,21 @@ def load_result(backend: SkillBackend, arguments: dict[str, Any]) -> Loaded:
 
 def build_server(backend: SkillBackend, *, name: str, version: str,
                  instructions: str = INSTRUCTIONS) -> Any:
-    """The SDK server for ``backend`` (its tool list is computed now, once)."""
+    """The SDK server for ``backend`` (a :class:`~.backend.Deferred` one may still be
+    loading: ``initialize`` is answered at once, the other requests wait for it)."""
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
-    tools = [
-        types.Tool(name="find_skills", description=find_description(backend.names()),
-                   input_schema={"type": "object", "properties": {"query": {
-                       "type": "string",
-                       "description": "Words describing the task; empty lists every skill."}}},
-                   annotations=types.ToolAnnotations(title="Find skills", read_only_hint=True,
-                                                     destructive_hint=False,
-                                                     idempotent_hint=True,
-                                                     open_world_hint=False)),
-        types.Tool(name="load_skill", description=LOAD_DESCRIPTION,
-                   input_schema={"type": "object", "required": ["name"], "properties": {
-                       "name": {"type": "string", "description": "The skill's exact name."}}},
-                   annotations=types.ToolAnnotations(title="Load a skill", read_only_hint=True,
-                                                     destructive_hint=False,
-                                                     idempotent_hint=True,
-                                                     open_world_hint=False)),
-    ]
-    schemas = {tool.name: tool.input_schema for tool in tools}
+    fixed: list[Any] = []
+
+    def tools() -> list[Any]:
+        """The two tools, described once (at the first ``tools/list``, right after startup):
+        Codex ignores ``list_changed``, so the names in the description stay as they were."""
+        if not fixed:
+            fixed.extend(_tools(types, backend))
+        return fixed
+
+    schemas = {"find_skills": FIND_SCHEMA, "load_skill": LOAD_SCHEMA}
 
     def _error(message: str) -> Any:
         return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
@@ -103,7 +94,7 @@ def build_server(backend: SkillBackend, *, name: str, version: str,
         return types.CallToolResult(content=blocks, structured_content=data, meta=meta)
 
     async def list_tools(ctx: Any, params: Any) -> Any:
-        return types.ListToolsResult(tools=tools)
+        return types.ListToolsResult(tools=tools())
 
     async def call_tool(ctx: Any, params: Any) -> Any:
         arguments = dict(params.arguments or {})
@@ -167,6 +158,25 @@ def build_server(backend: SkillBackend, *, name: str, version: str,
                     on_list_resource_templates=list_templates, on_read_resource=read_resource)
     server.extensions[SKILLS_EXTENSION] = {}
     return server
+
+
+FIND_SCHEMA = {"type": "object", "properties": {"query": {
+    "type": "string", "description": "Words describing the task; empty lists every skill."}}}
+LOAD_SCHEMA = {"type": "object", "required": ["name"], "properties": {
+    "name": {"type": "string", "description": "The skill's exact name."}}}
+
+
+def _tools(types: Any, backend: SkillBackend) -> list[Any]:
+    def hints(title: str) -> Any:
+        return types.ToolAnnotations(title=title, read_only_hint=True, destructive_hint=False,
+                                     idempotent_hint=True, open_world_hint=False)
+
+    return [
+        types.Tool(name="find_skills", description=find_description(backend.names()),
+                   input_schema=FIND_SCHEMA, annotations=hints("Find skills")),
+        types.Tool(name="load_skill", description=LOAD_DESCRIPTION, input_schema=LOAD_SCHEMA,
+                   annotations=hints("Load a skill")),
+    ]
 
 
 def _cursor(params: Any) -> int:

@@ -8,8 +8,9 @@ MCP server. ``lazy-skills-mcp`` (:mod:`.lazy_backend`) and ``lemon skill serve``
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
-from typing import Protocol
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 import attrs
 
@@ -65,6 +66,49 @@ class SkillBackend(Protocol):
         """Every served skill with its description, by name (``skill://index.json``)."""
 
 
+class Deferred:
+    """A backend built in a background thread, so the server can answer ``initialize``
+    while the catalog loads; each method waits for it (and re-raises a failed load)."""
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make = make
+        self._backend: Any = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="skills-backend", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._backend = self._make()
+        except BaseException as exc:  # noqa: BLE001 - handed to the first caller
+            self._error = exc
+
+    def get(self) -> Any:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._backend
+
+    def names(self) -> Sequence[str]:
+        return self.get().names()
+
+    def find(self, query: str | None) -> Sequence[Found]:
+        return self.get().find(query)
+
+    def load(self, name: str) -> Loaded:
+        return self.get().load(name)
+
+    def read_file(self, name: str, relative: str) -> str:
+        return self.get().read_file(name, relative)
+
+    def described(self) -> Sequence[Found]:
+        return self.get().described()
+
+    def close(self) -> None:
+        if not self._thread.is_alive() and self._backend is not None:
+            self._backend.close()
+
+
 def close_names(name: str, names: Sequence[str], limit: int = 3) -> list[str]:
     """Up to ``limit`` served names close to ``name``: the same once case and hyphens are
     ignored first, then names containing it, then the closest spellings."""
@@ -75,4 +119,4 @@ def close_names(name: str, names: Sequence[str], limit: int = 3) -> list[str]:
     return list(dict.fromkeys(same + sorted(holding, key=len)[:limit] + spelled))[:limit]
 
 
-__all__ = ["Found", "Loaded", "SkillBackend", "UnknownSkill", "close_names"]
+__all__ = ["Deferred", "Found", "Loaded", "SkillBackend", "UnknownSkill", "close_names"]

@@ -4,8 +4,9 @@ Its interface contract, to the letter: ``--skills-dir DIR`` and ``--skip-install
 (repeatable), ``--print-skills-dir``, ``--version``, ``LAZY_SKILLS_MCP_SKILLS_DIR`` and the
 default folders (:mod:`.lazy_sources`), the layout, validity, duplicate and skip rules
 (:mod:`.lazy_catalog`), exit status 1 with a message on stderr naming the paths when nothing
-can be served, every diagnostic on stderr (stdout carries the protocol). The folders are
-scanned before the SDK is imported, so a failing start and ``--print-skills-dir`` are quick.
+can be served, every diagnostic on stderr (stdout carries the protocol). The first scan runs
+in a child process while the SDK imports (:mod:`.lazy_prescan`); ``--print-skills-dir`` and
+``--version`` import neither.
 """
 
 from __future__ import annotations
@@ -66,22 +67,22 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
         return 0
     skip_dirs = resolve_skip_dirs(args.skip_installed_in, env)
 
-    from lemon_core.mcp.servers.lazy_catalog import scan_sources, startup_problem
-
-    first = scan_sources(sources, skip_dirs)
-    for message in first.warnings:
-        log(f"warning: {message}")
-    problem = startup_problem(first, sources)
-    if problem is not None:
-        log(problem)
-        return 1
-
+    from lemon_core.mcp.servers.lazy_catalog import startup_problem
+    from lemon_core.mcp.servers.lazy_prescan import scan_aside
     from lemon_core.mcp.servers.sdk import McpSdkMissing, require_sdk
 
+    scanned = scan_aside(sources, skip_dirs)  # in a child process while the SDK imports
     try:
         require_sdk()
+        sdk_problem = None
     except McpSdkMissing as exc:
-        log(str(exc))
+        sdk_problem = str(exc)
+    first = scanned()
+    for message in first.warnings:
+        log(f"warning: {message}")
+    problem = startup_problem(first, sources) or sdk_problem
+    if problem is not None:
+        log(problem)
         return 1
     from lemon_core import __version__
     from lemon_core.mcp.servers.app import build_server, run_stdio

@@ -11,7 +11,7 @@ The names in the tool description and ``skill://index.json`` are the prompt list
 Freshness: the catalog's identity check stats every recorded path (about 45 ms at 10,000
 skills), so each call first asks a kernel watch on the snapshot's folders
 (:mod:`.watch`); when nothing happened it vouches for the snapshot
-(:meth:`lemon_core.catalog.snapshot.Catalog.vouch_unchanged`) and the call costs no stat.
+(:meth:`lemon_core.catalog.snapshot.Catalog.vouch`) and the call costs no stat.
 After a change (or without inotify) the identity check runs and rescans what changed.
 """
 
@@ -58,19 +58,30 @@ class LemonBackend:
         self._watched: object | None = None
         self._lock = threading.Lock()
         self._fresh()
+        self._warm()
+
+    def _warm(self) -> None:
+        """Build (or load from the cache) the listing and the relevance index now, not at the
+        first call."""
+        from lemon_core.skills.agent import find_relevant
+
+        self._listed()
+        find_relevant("", self.ctx, max_results=1, persistent=True)
 
     @property
     def watching(self) -> bool:
         return self._watcher is not None
 
     def _fresh(self) -> None:
-        """Before each call: vouch for the snapshot when the watch saw nothing, else let the
-        catalog check (and rescan), then watch the new snapshot's folders."""
+        """Before each call: vouch for the snapshot when the watch saw nothing; after an event
+        (or without a watch) let the catalog check and rescan what changed, then watch the new
+        snapshot's folders."""
         with self._lock:
-            if self._watcher is not None and self._watched is not None \
-                    and not self._watcher.changed():
-                self._catalog.vouch_unchanged()
-                return
+            if self._watcher is not None and self._watched is not None:
+                if not self._watcher.changed():
+                    self._catalog.vouch(True)
+                    return
+                self._catalog.vouch(False)
             snapshot = self._catalog.snapshot()
             if snapshot is self._watched and self._watcher is not None:
                 return
@@ -80,7 +91,8 @@ class LemonBackend:
                 if self._watch else None
             self._watched = snapshot
             if self._watcher is not None and not snapshot.unchanged():
-                self._catalog.invalidate()  # changed while the watch was set up: re-read
+                # changed while the watch was being set up: check again at the next call
+                self._catalog.vouch(False)
                 self._watched = None
 
     def _listed(self) -> list[Found]:

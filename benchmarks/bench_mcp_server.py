@@ -1,0 +1,193 @@
+"""The skill servers' figures over stdio: ``lemon skill serve`` and ``lazy-skills-mcp``.
+
+``python benchmarks/bench_mcp_server.py [--skills N] [--corpus DIR] [--queries Q] [--check]``
+
+Builds the discovery corpus (``corpus.py``, N = 10,000 by default) or uses ``--corpus DIR``,
+then, for each server, drives it through the ``mcp`` SDK's real client over stdio (a
+subprocess, as an agent runs it) and prints one table. Targets, from issue 10 §6:
+
+* server ready (spawn to ``initialize`` answered) <= 1.5 s
+* ``find_skills`` p50 <= 15 ms and p95 <= 20 ms, ``load_skill`` p50 <= 5 ms (round trips)
+* the ``tools/list`` response <= 16 KB whatever N
+
+``lemon skill serve`` serves the corpus project (HOME = the corpus home, the persistent cache
+in a temporary folder): "ready, cold" is its first start (an empty cache), "ready" a later one.
+``lazy-skills-mcp`` is given the corpus's four roots with ``--skills-dir``; it keeps no cache,
+so each start scans. Each ready figure is the median of ``--starts`` starts. The queries are
+pairs and triples of the corpus's words (deterministic); the loads cycle through the served
+names. Figures, not tests: exit 0 unless ``--check`` (1 when a target is missed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import corpus as corpus_module
+
+BIN = Path(sys.executable).parent
+READY_TARGET_S = 1.5
+FIND_P50_MS, FIND_P95_MS, LOAD_P50_MS = 15.0, 20.0, 5.0
+TOOLS_LIST_MAX_BYTES = 16 * 1024
+MEASURES = ("ready, cold", "ready", "tools/list bytes", "find_skills p50", "find_skills p95",
+            "load_skill p50", "load_skill p95")
+
+
+def queries(count: int, seed: int = 7) -> list[str]:
+    rng = random.Random(seed)
+    words = corpus_module._WORDS
+    return [" ".join(rng.sample(words, rng.choice((1, 2, 2, 3)))) for _ in range(count)]
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+async def _session(command: list[str], env: dict[str, str], cwd: str, n_queries: int,
+                   measure: bool) -> dict[str, Any]:
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=cwd)
+    started = time.perf_counter()
+    with open(os.devnull, "w") as quiet:  # noqa: ASYNC230 - the servers' warnings are no figures
+        transport = stdio_client(params, errlog=quiet)
+        async with Client(transport, mode="legacy", read_timeout_seconds=120,
+                          cache=None) as client:
+            return await _figures(client, started, n_queries, measure)
+
+
+async def _figures(client: Any, started: float, n_queries: int,
+                   measure: bool) -> dict[str, Any]:
+    ready = time.perf_counter() - started
+    out: dict[str, Any] = {"ready": ready}
+    if not measure:
+        return out
+    listed = await client.session.list_tools()
+    out["tools/list bytes"] = len(listed.model_dump_json(by_alias=True, exclude_none=True))
+    finds = []
+    for query in queries(n_queries):
+        began = time.perf_counter()
+        await client.call_tool("find_skills", {"query": query})
+        finds.append((time.perf_counter() - began) * 1000)
+    every = await client.call_tool("find_skills", {"query": ""})
+    names = [s["name"] for s in every.structured_content["skills"]]
+    loads = []
+    for name in names[:: max(1, len(names) // n_queries)][:n_queries]:
+        began = time.perf_counter()
+        await client.call_tool("load_skill", {"name": name})
+        loads.append((time.perf_counter() - began) * 1000)
+    out.update({"served": len(names),
+                "find_skills p50": statistics.median(finds),
+                "find_skills p95": _percentile(finds, 0.95),
+                "load_skill p50": statistics.median(loads),
+                "load_skill p95": _percentile(loads, 0.95)})
+    return out
+
+
+def measure_server(command: list[str], env: dict[str, str], cwd: str, *, starts: int,
+                   n_queries: int, cold_first: bool) -> dict[str, Any]:
+    import anyio
+
+    figures: dict[str, Any] = {}
+    if cold_first:
+        figures["ready, cold"] = anyio.run(_session, command, env, cwd, 0, False)["ready"]
+    readies = []
+    for _ in range(max(1, starts - 1)):
+        readies.append(anyio.run(_session, command, env, cwd, 0, False)["ready"])
+    last = anyio.run(_session, command, env, cwd, n_queries, True)
+    readies.append(last.pop("ready"))
+    figures["ready"] = statistics.median(readies)
+    figures.update(last)
+    return figures
+
+
+def _targets(figures: dict[str, Any]) -> dict[str, bool]:
+    return {
+        "ready": figures["ready"] <= READY_TARGET_S,
+        "tools/list bytes": figures["tools/list bytes"] <= TOOLS_LIST_MAX_BYTES,
+        "find_skills p50": figures["find_skills p50"] <= FIND_P50_MS,
+        "find_skills p95": figures["find_skills p95"] <= FIND_P95_MS,
+        "load_skill p50": figures["load_skill p50"] <= LOAD_P50_MS,
+    }
+
+
+def _fmt(name: str, value: Any) -> str:
+    if value is None:
+        return "-"
+    if name.startswith("ready"):
+        return f"{value:.2f} s"
+    if name.endswith("bytes"):
+        return f"{value:,} B"
+    return f"{value:.2f} ms"
+
+
+def print_table(results: dict[str, dict[str, Any]]) -> None:
+    servers = list(results)
+    print(f"{'measure':<20}" + "".join(f"{s:>26}" for s in servers))
+    for name in MEASURES:
+        cells = []
+        for server in servers:
+            figures = results[server]
+            ok = _targets(figures).get(name) if name in figures else None
+            mark = "" if ok is None else (" ok" if ok else " MISS")
+            cells.append(f"{_fmt(name, figures.get(name)) + mark:>26}")
+        print(f"{name:<20}" + "".join(cells))
+    print(f"{'skills served':<20}" + "".join(f"{results[s].get('served', '-'):>26}"
+                                             for s in servers))
+
+
+def run(args: argparse.Namespace, work: Path) -> bool:
+    if args.corpus:
+        corpus = Path(args.corpus)
+        if not (corpus / "corpus.json").exists():
+            corpus_module.generate(corpus, args.skills)
+    else:
+        corpus = work / "corpus"
+        corpus_module.generate(corpus, args.skills)
+    home, project = corpus / "home", corpus / "project"
+    env = {"HOME": str(home), "PATH": os.environ.get("PATH", ""),
+           "LEMON_CACHE_DIR": str(work / "cache"), "XDG_DATA_HOME": str(work / "xdg")}
+    lemon = measure_server([str(BIN / "lemon"), "skill", "serve"], env, str(project),
+                           starts=args.starts, n_queries=args.queries, cold_first=True)
+    roots = [str(p) for p in corpus_module.root_dirs(corpus)]
+    lazy_cmd = [str(BIN / "lazy-skills-mcp")] + [a for r in roots for a in ("--skills-dir", r)]
+    lazy = measure_server(lazy_cmd, env, str(project), starts=args.starts,
+                          n_queries=args.queries, cold_first=False)
+    results = {"lemon skill serve": lemon, "lazy-skills-mcp": lazy}
+    if args.json:
+        print(json.dumps(results, indent=2))
+    else:
+        print(f"N = {args.skills} generated skills ({corpus}); {args.queries} queries and "
+              f"loads per server; python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+        print_table(results)
+    return all(all(_targets(figures).values()) for figures in results.values())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--skills", type=int, default=10_000)
+    parser.add_argument("--corpus", help="a corpus folder (made by corpus.py), reused")
+    parser.add_argument("--queries", type=int, default=200, help="find and load calls each")
+    parser.add_argument("--starts", type=int, default=3, help="starts per ready figure")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="lemon-bench-mcp-") as tmp:
+        met = run(args, Path(tmp))
+    return 1 if args.check and not met else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

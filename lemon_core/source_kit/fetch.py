@@ -26,7 +26,7 @@ from lemon_core.source_kit.limits import (
     size_text,
 )
 from lemon_core.source_kit.location import public_url
-from lemon_core.source_kit.refs import RemoteRefs, Resolution, list_refs, resolve
+from lemon_core.source_kit.refs import Resolution, list_refs, remote_refs, resolve
 from lemon_core.source_kit.transport import (
     Auth,
     GitSourceError,
@@ -50,18 +50,6 @@ class FetchedTree:
     notes: tuple[str, ...]
     files: int
     bytes: int
-
-
-def _as_remote(refs: dict[Any, Any]) -> RemoteRefs:
-    plain: dict[str, str] = {}
-    peeled: dict[str, str] = {}
-    for name, sha in refs.items():
-        if sha is None:
-            continue
-        key = name.decode("utf-8", "replace")
-        value = sha.decode("ascii", "replace")
-        (peeled if key.endswith("^{}") else plain)[key.removesuffix("^{}")] = value
-    return RemoteRefs(refs=plain, peeled=peeled)
 
 
 def _history_wants(refs: dict[Any, Any]) -> list[bytes]:
@@ -149,7 +137,7 @@ def fetch_tree(url: str, ref: str | None, dest: Path, *, subdirectory: str | Non
     chosen: dict[str, Any] = {}
 
     def wants(refs: dict[Any, Any], depth: int | None = None) -> list[bytes]:
-        resolution = resolve(_as_remote(refs), ref, shown)
+        resolution = resolve(remote_refs(refs), ref, shown)
         chosen["resolution"], chosen["refs"] = resolution, refs
         if resolution.needs_history:  # a short id: look for it in the whole history
             return [] if depth else _history_wants(refs)

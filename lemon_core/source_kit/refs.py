@@ -8,6 +8,8 @@ commit must be searched for in the history (:attr:`Resolution.needs_history`).
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
 from lemon_core.source_kit.location import looks_like_commit
@@ -54,6 +56,22 @@ def _text(value: bytes | str | None) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else (value or "")
 
 
+def remote_refs(refs: dict[Any, Any], symrefs: dict[Any, Any] | None = None) -> RemoteRefs:
+    """:class:`RemoteRefs` of dulwich's ref dictionary (bytes names, ``^{}`` peeled entries)."""
+    plain: dict[str, str] = {}
+    peeled: dict[str, str] = {}
+    for name, sha in refs.items():
+        if sha is None:
+            continue
+        key, value = _text(name), _text(sha)
+        if key.endswith("^{}"):
+            peeled[key[:-3]] = value
+        else:
+            plain[key] = value
+    head = _text((symrefs or {}).get(b"HEAD")) or None
+    return RemoteRefs(refs=plain, peeled=peeled, head=head)
+
+
 def list_refs(url: str, auth: Auth | None = None, secrets: tuple[str, ...] = ()) -> RemoteRefs:
     """The refs ``url`` advertises: one request, no objects."""
     with git_errors(url, secrets):
@@ -62,22 +80,13 @@ def list_refs(url: str, auth: Auth | None = None, secrets: tuple[str, ...] = ())
             result = client.get_refs(path.encode("utf-8") if isinstance(path, str) else path)
         finally:
             client.close()
-    refs: dict[str, str] = {}
-    peeled: dict[str, str] = {}
-    for name, sha in result.refs.items():
-        if sha is None:
-            continue
-        key, value = _text(name), _text(sha)
-        if key.endswith("^{}"):
-            peeled[key[:-3]] = value
-        else:
-            refs[key] = value
-    head = _text(result.symrefs.get(b"HEAD")) or None
-    return RemoteRefs(refs=refs, peeled=peeled, head=head)
+    return remote_refs(result.refs, result.symrefs)
 
 
 def resolve(remote: RemoteRefs, ref: str | None, shown: str) -> Resolution:
     """The commit ``ref`` names on the remote (``shown`` is the URL for messages)."""
+    if not remote.refs:
+        raise GitSourceError(f"{shown} is an empty repository: it has no branches or tags")
     if ref is None:
         sha = remote.refs.get("HEAD") or (remote.head and remote.refs.get(remote.head))
         if not sha:

@@ -202,3 +202,13 @@ def test_upstream_commit_is_one_ref_listing(history, git_server: GitServer) -> N
     assert upstream_commit(history["url"], history["first"][:7]) is None  # needs history
     assert {method for method, _, _ in git_server.requests} == {"GET"}
     assert len(git_server.requests) == 5
+
+
+def test_an_empty_repository(tmp_path: Path, git_server: GitServer) -> None:
+    from dulwich.repo import Repo
+
+    (tmp_path / "e.git").mkdir()
+    url = git_server.add("o/e.git", Repo.init_bare(str(tmp_path / "e.git")))
+    for where in (url, f"file://{tmp_path / 'e.git'}"):
+        with pytest.raises(GitSourceError, match="is an empty repository"):
+            _fetch(where, None, tmp_path / f"d{len(where)}")

@@ -119,3 +119,12 @@ def test_working_dir_defaults_to_the_project(tmp_path: Path, ctx: LemonContext) 
     assert working_dir(bare, ctx) == str(tmp_path)
     relative = McpServer(name="x", transport="stdio", source=SOURCE, command="x", cwd="sub")
     assert working_dir(relative, ctx) == str(tmp_path / "sub")
+
+
+def test_without_the_sdk_the_failure_says_how_to_install_it(ctx: LemonContext,
+                                                            monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "mcp", None)
+    server = McpServer(name="x", transport="stdio", source=SOURCE, command="x")
+    with pytest.raises(McpConnectionError) as info:
+        probe(server, ctx)
+    assert info.value.kind == "sdk_missing" and "lemon-core[mcp]" in str(info.value)

@@ -27,7 +27,8 @@ def source(tmp_path: Path) -> Path:
     (tmp_path / "secret.txt").write_text("secret\n")
     os.symlink(tmp_path / "secret.txt", nix / "outward.txt")
     skill(root / "development" / "python", "python-testing",
-          frontmatter="name: python-testing\ndescription: |\n  Run pytest suites.\n  Also fixtures.\n")
+          frontmatter="name: python-testing\ndescription: |\n  Run pytest suites.\n  Also fixtures.\n",
+          body="Large.\n" * 5000)
     return root
 
 
@@ -61,6 +62,12 @@ def test_tools_find_and_load(source: Path) -> None:
             assert data["directory"] == str(source / "nix-flakes")
             assert data["files"] == ["references/inputs.md"]  # the outward link left out
             assert loaded.meta == {"size_bytes": len(data["content"].encode())}
+
+            big = await client.call_tool("load_skill", {"name": "python-testing"})
+            size = len(big.structured_content["content"].encode())
+            assert size > 24 * 1024 and len(big.structured_content["content"]) > 24_000
+            assert big.meta == {"size_bytes": size}
+            assert big.content[1].text == f"This SKILL.md is {size} bytes, returned whole."
 
             unknown = await client.call_tool("load_skill", {"name": "nix-flake"})
             assert unknown.is_error and "nix-flakes" in text_of(unknown)
@@ -167,3 +174,14 @@ def test_print_skills_dir_and_version(tmp_path: Path) -> None:
     assert done.stdout.splitlines() == [f"{home}/.local/share/lazy-skills-mcp/skills"]
     version = _cli("--version")
     assert version.returncode == 0 and version.stdout.startswith("lazy-skills-mcp ")
+
+
+def test_without_the_sdk_it_says_how_to_install_it(source: Path, monkeypatch, capsys) -> None:
+    import sys
+
+    from lemon_core.mcp.servers.lazy_cli import main
+
+    monkeypatch.setitem(sys.modules, "mcp", None)
+    assert main(["--skills-dir", str(source)], env={"HOME": str(source)}) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and "pip install 'lemon-core[mcp]'" in captured.err

@@ -4,8 +4,8 @@
   :func:`public_url` keep credentials out of messages and records.
 - :func:`fetch_tree` fetches one commit with dulwich (shallow when the server allows) and
   writes its tree, or a folder of it, into a staging folder; :func:`upstream_commit` is the
-  commit a ref points at upstream (one ref listing); :func:`list_refs` / :func:`resolve` are
-  the pieces.
+  commit a ref points at upstream (one ref listing; a :class:`RefCache` shares listings of
+  one repository between many skills); :func:`list_refs` / :func:`resolve` are the pieces.
 - :func:`token_auth` turns a token into HTTP credentials, only for https or loopback http.
 - :class:`FetchLimits` caps what a fetch may bring in (pack bytes, objects, inflated bytes,
   entries written); :class:`FetchTooLarge` says which.
@@ -25,7 +25,14 @@ from lemon_core.source_kit.location import (
     split_location,
     url_scheme,
 )
-from lemon_core.source_kit.refs import RemoteRefs, Resolution, list_refs, resolve
+from lemon_core.source_kit.refs import (
+    RefCache,
+    RemoteRefs,
+    Resolution,
+    list_refs,
+    remote_refs,
+    resolve,
+)
 from lemon_core.source_kit.transport import (
     Auth,
     GitSourceError,
@@ -44,6 +51,7 @@ __all__ = [
     "GitLocation",
     "GitSourceError",
     "RedirectRefused",
+    "RefCache",
     "RemoteRefs",
     "Resolution",
     "check_ref",
@@ -53,6 +61,7 @@ __all__ = [
     "list_refs",
     "public_url",
     "redact",
+    "remote_refs",
     "repo_name",
     "resolve",
     "split_location",

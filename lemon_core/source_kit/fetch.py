@@ -26,7 +26,13 @@ from lemon_core.source_kit.limits import (
     size_text,
 )
 from lemon_core.source_kit.location import public_url
-from lemon_core.source_kit.refs import Resolution, list_refs, remote_refs, resolve
+from lemon_core.source_kit.refs import (
+    RefCache,
+    Resolution,
+    list_refs,
+    remote_refs,
+    resolve,
+)
 from lemon_core.source_kit.transport import (
     Auth,
     GitSourceError,
@@ -195,8 +201,12 @@ def _shallow_refused(chosen: dict[str, Any], exc: BaseException) -> bool:
 
 
 def upstream_commit(url: str, ref: str | None, *, auth: Auth | None = None,
-                    secrets: tuple[str, ...] = ()) -> str | None:
-    """The commit ``ref`` points at on ``url`` now (one ref listing, no objects); None when
-    only a history search could tell (a short commit id that is no tip)."""
-    resolution = resolve(list_refs(url, auth, secrets), ref, public_url(url))
+                    secrets: tuple[str, ...] = (), cache: RefCache | None = None,
+                    scope: object = None) -> str | None:
+    """The commit ``ref`` points at on ``url`` now (one ref listing, no objects; shared
+    through ``cache`` while ``scope`` lives); None when only a history search could tell (a
+    short commit id that is no tip)."""
+    remote = (cache.get(url, auth, secrets, scope) if cache is not None
+              else list_refs(url, auth, secrets))
+    resolution = resolve(remote, ref, public_url(url))
     return resolution.commit

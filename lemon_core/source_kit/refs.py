@@ -83,6 +83,47 @@ def list_refs(url: str, auth: Auth | None = None, secrets: tuple[str, ...] = ())
     return remote_refs(result.refs, result.symrefs)
 
 
+class RefCache:
+    """Ref listings shared while one ``scope`` object lives (the context of one command, so
+    checking many skills of one repository asks it once) and at most ``ttl`` seconds; a new
+    scope asks again. Safe to share between threads."""
+
+    def __init__(self, ttl: float = 60.0) -> None:
+        import threading
+
+        self.ttl = ttl
+        self._lock = threading.Lock()
+        self._entries: dict[tuple[int, str, str | None], tuple[Any, float, RemoteRefs]] = {}
+        self._locks: dict[tuple[int, str, str | None], Any] = {}
+
+    def get(self, url: str, auth: Auth | None = None, secrets: tuple[str, ...] = (),
+            scope: object = None) -> RemoteRefs:
+        import threading
+        import time
+        import weakref
+
+        try:
+            owner = weakref.ref(scope) if scope is not None else None
+        except TypeError:
+            owner = None
+        if owner is None:
+            return list_refs(url, auth, secrets)
+        key = (id(scope), url, auth.username if auth else None)
+        with self._lock:
+            lock = self._locks.setdefault(key, threading.Lock())
+            for stale in [k for k, (ref, _, _) in self._entries.items() if ref() is None]:
+                self._entries.pop(stale, None)
+                self._locks.pop(stale, None)
+        with lock:  # two threads asking for one repository make one request
+            entry = self._entries.get(key)
+            if (entry is not None and entry[0]() is scope
+                    and time.monotonic() - entry[1] < self.ttl):
+                return entry[2]
+            remote = list_refs(url, auth, secrets)
+            self._entries[key] = (owner, time.monotonic(), remote)
+            return remote
+
+
 def resolve(remote: RemoteRefs, ref: str | None, shown: str) -> Resolution:
     """The commit ``ref`` names on the remote (``shown`` is the URL for messages)."""
     if not remote.refs:

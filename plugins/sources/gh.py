@@ -62,6 +62,18 @@ class GhSource:
     order = 30
     forms = (FORM,)
 
+    def __init__(self) -> None:
+        self._refs: Any = None
+
+    @property
+    def refs(self) -> Any:
+        """Ref listings shared by ``upstream_hash`` calls with one context (one command)."""
+        if self._refs is None:
+            from lemon_core.source_kit import RefCache
+
+            self._refs = RefCache()
+        return self._refs
+
     def parse(self, identifier: str) -> SourceRef | None:
         from lemon_core.source_kit import check_ref, check_subdirectory
 
@@ -107,7 +119,8 @@ class GhSource:
         url = self._url(ref, ctx)
         secret = token(ctx)
         return upstream_commit(url, ref.revision, auth=token_auth(url, secret),
-                               secrets=(secret,) if secret else ())
+                               secrets=(secret,) if secret else (), cache=self.refs,
+                               scope=ctx)
 
     def search(self, query: str, ctx: Any, limit: int) -> list[SearchHit]:
         import urllib.parse

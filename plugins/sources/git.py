@@ -42,6 +42,16 @@ class GitSource:
         self.order = order
         self.kind = kind
         self.forms = FORMS[kind]
+        self._refs: Any = None
+
+    @property
+    def refs(self) -> Any:
+        """Ref listings shared by ``upstream_hash`` calls with one context (one command)."""
+        if self._refs is None:
+            from lemon_core.source_kit import RefCache
+
+            self._refs = RefCache()
+        return self._refs
 
     def _claims(self, text: str) -> bool:
         if self.kind == "git+":
@@ -79,7 +89,8 @@ class GitSource:
         from lemon_core.source_kit import split_location, upstream_commit
 
         location = split_location(_location_text(ref.identifier))
-        return upstream_commit(location.url, ref.revision or location.ref)
+        return upstream_commit(location.url, ref.revision or location.ref, cache=self.refs,
+                               scope=ctx)
 
     def search(self, query: str, ctx: Any, limit: int) -> list[SearchHit]:
         return []

@@ -212,3 +212,25 @@ def test_an_empty_repository(tmp_path: Path, git_server: GitServer) -> None:
     for where in (url, f"file://{tmp_path / 'e.git'}"):
         with pytest.raises(GitSourceError, match="is an empty repository"):
             _fetch(where, None, tmp_path / f"d{len(where)}")
+
+
+def test_a_ref_cache_asks_each_repository_once(history, git_server: GitServer) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from lemon_core.source_kit import RefCache
+
+    class Scope:
+        pass
+
+    cache, scope = RefCache(), Scope()
+    git_server.requests.clear()
+    refs = ["v1", "v2", None, "main", "dev"] * 4
+    with ThreadPoolExecutor(4) as pool:
+        found = list(pool.map(lambda r: upstream_commit(history["url"], r, cache=cache,
+                                                        scope=scope), refs))
+    assert found[:5] == [history["second"], history["third"], history["third"],
+                         history["third"], history["dev"]]
+    assert len(git_server.requests) == 1
+    upstream_commit(history["url"], None, cache=cache, scope=Scope())  # a new command asks
+    upstream_commit(history["url"], None, cache=cache)  # no scope: never shared
+    assert len(git_server.requests) == 3

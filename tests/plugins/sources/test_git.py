@@ -159,3 +159,17 @@ def test_a_failed_git_install_changes_nothing(served, tmp_path: Path, suffix: st
     assert not (agent / "skills.lock.json").exists()
     leftovers = [p for p in agent.rglob("*")] if agent.exists() else []
     assert [p for p in leftovers if p.is_file()] == []
+
+
+def test_upstream_hash_asks_a_repository_once_for_many_skills(served, make_ctx,
+                                                              git_server: GitServer) -> None:
+    url, _, second = served
+    source, _ = _parse(url)
+    git_server.requests.clear()
+    ctx = make_ctx()  # one command
+    for sub in ("a", "b", "c"):
+        _, ref = _parse(f"{url}@v2#subdirectory={sub}")
+        assert source.upstream_hash(ref, ctx) == second
+    assert len(git_server.requests) == 1
+    source.upstream_hash(ref, make_ctx())  # the next command asks again
+    assert len(git_server.requests) == 2

@@ -64,6 +64,10 @@ INDEX_FORMAT = 1
 _SCORE = operator.itemgetter(1)
 
 
+#: field -> (length in words, word -> count)
+Analysis = dict[str, tuple[int, dict[str, int]]]
+
+
 @attrs.frozen
 class SearchDoc:
     """What the index reads of one skill."""
@@ -74,6 +78,15 @@ class SearchDoc:
     keywords: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     body: str = ""
+    #: :meth:`analyse` done earlier (the body need not be kept then).
+    analysis: Analysis | None = attrs.field(default=None, eq=False, repr=False)
+
+    def analyse(self) -> Analysis:
+        """Each field's length in words and its word counts."""
+        if self.analysis is not None:
+            return self.analysis
+        return {field: (len(terms), dict(Counter(terms)))
+                for field, terms in self.fields().items()}
 
     def fields(self) -> dict[str, list[str]]:
         name = words(self.key.replace("-", " ").replace("_", " "))
@@ -122,26 +135,26 @@ class SearchIndex:
     def build(cls, docs: Iterable[SearchDoc]) -> SearchIndex:
         docs = sorted(docs, key=lambda doc: doc.key)  # document order is key order
         n = len(docs)
-        analysed = [doc.fields() for doc in docs]
+        analysed = [doc.analyse() for doc in docs]
         average = {}  # over the documents that have the field: most have no keywords
         for field in FIELDS:
-            lengths = [len(f[field]) for f in analysed if f[field]]
+            lengths = [f[field][0] for f in analysed if f[field][0]]
             average[field] = (sum(lengths) / len(lengths)) if lengths else 1.0
         lists: dict[str, tuple[list[int], list[float], list[bool]]] = {}
         saturate = K1 + 1.0
         for doc_id, fields in enumerate(analysed):
             tf: dict[str, float] = {}
             for field, (weight, b) in reversed(FIELDS.items()):  # the body, the largest, first
-                terms = fields[field]
-                if not terms:
+                length, counts = fields[field]
+                if not length:
                     continue
-                norm = weight / (1.0 - b + b * len(terms) / average[field])
+                norm = weight / (1.0 - b + b * length / average[field])
                 if not tf:
-                    tf = {term: count * norm for term, count in Counter(terms).items()}
+                    tf = {term: count * norm for term, count in counts.items()}
                     continue
-                for term, count in Counter(terms).items():
+                for term, count in counts.items():
                     tf[term] = tf.get(term, 0.0) + count * norm
-            meta = {*fields["name"], *fields["keywords"], *fields["about"]}
+            meta = {*fields["name"][1], *fields["keywords"][1], *fields["about"][1]}
             for term, value in tf.items():
                 found = lists.get(term)
                 if found is None:

@@ -9,10 +9,12 @@ lock is held while building or scoring.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from lemon_core.catalog.snapshot import Catalog, CatalogSnapshot
+import attrs
+
+from lemon_core.catalog.snapshot import RACY_WINDOW_NS, Catalog, CatalogSnapshot
 from lemon_core.models import SkillEntry
 from lemon_core.search.excerpt import body_excerpt
 from lemon_core.search.index import SearchDoc, SearchIndex
@@ -26,9 +28,40 @@ def search_doc(entry: SkillEntry, body: str) -> SearchDoc:
                      manifest.tags, body)
 
 
-def build_index(entries: Iterable[SkillEntry]) -> SearchIndex:
-    """The index of ``entries``, reading each one's body excerpt."""
-    return SearchIndex.build(search_doc(entry, body_excerpt(entry.path)) for entry in entries)
+#: (SKILL.md path, file signature) -> its analysis, for SKILL.md files unchanged since an
+#: earlier build in this process (a long-running server re-reads only what changed).
+_analyses: dict[tuple[str, tuple[int, int, int]], Any] = {}
+MAX_KEPT_ANALYSES = 50_000
+
+
+def build_index(entries: Iterable[SkillEntry],
+                signatures: Mapping[str, tuple[int, int, int]] | None = None) -> SearchIndex:
+    """The index of ``entries``, reading each one's body excerpt; ``signatures`` (SKILL.md
+    path -> a signature that is safe to trust) lets an unchanged file's earlier analysis be
+    reused instead."""
+    signatures = signatures or {}
+    docs = []
+    kept: dict[tuple[str, tuple[int, int, int]], Any] = {}
+    for entry in entries:
+        signature = signatures.get(entry.path)
+        analysis = None if signature is None else _analyses.get((entry.path, signature))
+        if analysis is None:
+            analysis = search_doc(entry, body_excerpt(entry.path)).analyse()
+        if signature is not None:
+            kept[(entry.path, signature)] = analysis
+        docs.append(attrs.evolve(search_doc(entry, ""), analysis=analysis))
+    if len(kept) <= MAX_KEPT_ANALYSES:
+        _analyses.clear()  # only the current snapshot's files are worth keeping
+        _analyses.update(kept)
+    return SearchIndex.build(docs)
+
+
+def trusted_signatures(snapshot: CatalogSnapshot) -> dict[str, tuple[int, int, int]]:
+    """SKILL.md path -> signature, for the files old enough that an unchanged signature
+    means unchanged content (the catalog's own racy-window rule)."""
+    limit = snapshot.taken_at_ns - RACY_WINDOW_NS
+    return {p.found.skill_md: p.found.signature for p in snapshot.parsed
+            if p.found.signature[0] < limit}
 
 
 def index_for(catalog: Catalog, snapshot: CatalogSnapshot) -> SearchIndex:
@@ -45,7 +78,7 @@ def index_for(catalog: Catalog, snapshot: CatalogSnapshot) -> SearchIndex:
         if index is not None and index.keys != keys:
             index = None
     if index is None:
-        index = build_index(snapshot.entries)
+        index = build_index(snapshot.entries, trusted_signatures(snapshot))
         if store is not None:
             store.save_derived(snapshot, DERIVED_NAME, index.to_data())
     derived[DERIVED_NAME] = (snapshot, index)

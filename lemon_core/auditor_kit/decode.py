@@ -31,8 +31,9 @@ class Decoded:
     text: str
 
 
-_B64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
-_HEX_RUN = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){10,}(?![0-9A-Fa-f])")
+#: Maximal runs (a left-to-right scan starts a match at the start of a run).
+_B64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+_HEX_RUN = re.compile(r"[0-9A-Fa-f]{20,}")
 _ESCAPES = re.compile(r"(?:\\x[0-9A-Fa-f]{2}|\\u00[0-9A-Fa-f]{2}|\\[0-7]{3}){4,}")
 _CHARCODES = re.compile(
     r"(?:(?:chr|String\.fromCharCode|char)\s*\(\s*(?:0x[0-9a-fA-F]+|\d{2,3})\s*\)\s*[+.,]?\s*){4,}"
@@ -96,10 +97,16 @@ def decoded_payloads(text: str) -> Iterator[Decoded]:
     (standard or URL-safe), runs of hex digits, ``\\xNN``/``\\u00NN``/octal escape chains and
     ``chr(99)+chr(117)`` / ``fromCharCode(...)`` / ``bytes([...])`` lists."""
     found = 0
-    for pattern, encoding in ((_ESCAPES, "escapes"), (_CHARCODES, "charcodes"),
-                              (_HEX_RUN, "hex"), (_B64, "base64")):
+    passes = [(_HEX_RUN, "hex"), (_B64, "base64")]
+    if "\\" in text:
+        passes.insert(0, (_ESCAPES, "escapes"))
+    if "(" in text and ("chr" in text or "harCode" in text or "bytes" in text):
+        passes.insert(0, (_CHARCODES, "charcodes"))
+    for pattern, encoding in passes:
         for match in pattern.finditer(text):
             piece = match.group()
+            if encoding == "hex" and len(piece) % 2:
+                piece = piece[:-1]
             if encoding == "base64":
                 if piece.isalpha() or piece.isdigit() or "/" in piece.strip("/") and \
                         piece.count("/") > len(piece) // 8:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 import attrs
 
@@ -97,8 +98,7 @@ def is_warning(text: str) -> bool:
     return bool(_UPPER_MARKS.intersection(_UPPER.findall(text)))
 
 
-@attrs.frozen
-class Line:
+class Line(NamedTuple):
     """One line of a file: ``number`` (1-based), ``text`` (without the newline), ``context``
     (one of :data:`CONTEXTS`), ``language`` (of a fence or script), ``start`` (offset of the
     line in the file's text). :attr:`warned` says it stands in a warning context: its section,

@@ -17,7 +17,8 @@ import re
 from collections.abc import Iterator, Mapping
 
 from lemon_core import hookimpl
-from lemon_core.auditor_kit import Line, document, host_class, urls
+from lemon_core.auditor_kit import Line, LineIndex, document, host_class, urls
+from lemon_core.auditor_kit.lines import lower_same_length
 from lemon_core.auditor_kit.rules import finding, texts_of, unique
 from lemon_core.protocols import AuditBundle, Finding
 
@@ -189,29 +190,64 @@ _HIDDEN_STYLE = re.compile(
     r"height\s*:\s*0|width\s*:\s*0|(?:left|top|text-indent)\s*:\s*-\d{3,}px)|\shidden(?=\s*/?>|\s+[\w-]+=|"
     r"\s*=\s*[\"']?(?:hidden|true|until-found)))", I)
 
-#: (rule, pattern, lower-case words one of which must appear first).
-_LINE_RULES = (
-    ("instructions.override", _OVERRIDE,
-     ("ignor", "disregard", "forget", "skip", "bypass", "overr", "discard", "drop", "new",
-      "real", "true", "actual", "updated", "you are", "mode", "anything now", "system", "inst]",
-      "oubli", "olvida", "instru", "vergiss", "negeer", "игнор", "забуд", "忽略", "无视", "忘",
-      "忽视", "無視", "무시", "잊", "تجاهل", "talimat")),
-    ("instructions.reviewer-address", _REVIEWER,
-     ("review", "scan", "audit", "analy", "moderat", "grader", "evaluat", "classif", "if you are",
-      "flag", "report", "block", "as safe", "as benign", "as clean", "as harmless", "as low",
-      "as trusted", "as passing")),
-    ("instructions.concealment", _CONCEAL,
-     ("user", "human", "secretly", "covertly", "reveal", "mention", "disclose")),
-    ("instructions.user-kept-out", _QUIET, ("user", "human", "operator")),
-    ("instructions.tool-poisoning", _POISON,
-     ("<important", "</important", "tool", "server", "skill", "plugin",
-      "function", "bcc", " cc", "forward", "redirect", "copy", "all email", "every email",
-      "all message", "every message", "payment", "transfer")),
-    ("instructions.tool-priority", _PRIORITY, ("instead of", "before", "prior to")),
-    ("instructions.agent-config-edit", _CONFIG_EDIT,
-     ("claude", "agents.md", "gemini", "cursor", "cline", "windsurf", "codex", "mcp.json",
-      "copilot")),
+#: (rule, pattern, groups of lower-case words): a line is tried only when it holds a word of
+#: every group (a substring search over the whole file finds those lines).
+_LINE_RULES: tuple[tuple[str, re.Pattern[str], tuple[tuple[str, ...], ...]], ...] = (
+    ("instructions.override", _OVERRIDE, ((
+        "ignor", "disregard", "forget", "bypass", "overr", "discard", "skip all", "skip the",
+        "skip your", "skip previous", "skip prior", "drop all", "drop your", "drop the",
+        "drop previous", "instruction", "task is", "tasks are", "rules are", "role is",
+        "goal is", "objective is", "purpose is", "you are now", "you are no longer", " mode",
+        "anything now", "<system", "</system", "<sys", "im_start", "<|system", "[inst]",
+        "[/inst]", "system prompt", "oubli", "olvida", "instrucc", "instruç", "vergiss",
+        "negeer", "istruzioni", "игнор", "Игнор", "забуд", "Забуд", "忽略", "无视", "忘记",
+        "忽视", "忘掉", "無視", "忘れ", "무시", "잊", "تجاهل", "talimat"),)),
+    ("instructions.reviewer-address", _REVIEWER, ((
+        "reviewer", "scanner", "auditor", "analyzer", "analyser", "moderator", "grader",
+        "evaluator", "classifier", "if you are a", "flag this", "flag it", "flag these",
+        "flag the", "as safe", "as benign", "as clean", "as harmless", "as low", "as trusted",
+        "as passing", "not to flag", "no need to"),)),
+    ("instructions.concealment", _CONCEAL, ((
+        "keep this", "keep these", "keep it", "keep the following", "must not", "should not",
+        "must never", "should never", "hide ", "conceal", "secretly", "covertly", "without tell",
+        "without inform", "without notify", "without alert", "never reveal", "never mention",
+        "never disclose"),)),
+    ("instructions.user-kept-out", _QUIET, ((
+        "tell the", "inform the", "notify the", "alert the", "tell user", "inform user",
+        "notify user", "alert user", "telling", "informing", "notifying", "alerting"),
+        ("user", "human", "operator"))),
+    ("instructions.tool-poisoning", _POISON, ((
+        "<important>", "</important>", "replace the", "override the", "shadow", "intercept",
+        "hijack", "redefine", "supersede", "ignore the", "disregard the", "override",
+        "whenever", "every time", "each time", "when the user", "when you", "when anyone",
+        "when any", "bcc", " cc", "forward", "redirect", "send a copy", "all email",
+        "every email", "all message", "every message", "all payment", "every payment",
+        "all transfer", "every transfer"),)),
+    ("instructions.tool-priority", _PRIORITY, (("instead of", "before any", "before every",
+                                                 "before all", "prior to"),)),
+    ("instructions.agent-config-edit", _CONFIG_EDIT, ((
+        "claude.md", "agents.md", "gemini.md", ".cursorrules", ".cursor/rules", ".clinerules",
+        ".windsurfrules", "codex/config", ".mcp.json", "gemini/settings", "copilot-instructions",
+        "claude/settings"),)),
 )
+_EXFIL_WORDS = (("conversation", "history", "prompt", "context", "memor", "key", "secret",
+                 "credential", "password", "env", "cookie"),
+                ("send", "post", "upload", "forward", "transmit", "submit", "leak", "email",
+                 "exfiltrat", "append", "include", "embed", "encode", "put ", "add "))
+_REMOTE_WORDS = (("http",), ("follow", "execute", "obey", "apply", "carry out", "perform",
+                             "comply", "run"))
+
+
+def _candidates(index: LineIndex, lower: str,
+                groups: tuple[tuple[str, ...], ...]) -> set[int]:
+    found = index.lines_containing(lower, groups[0])
+    for group in groups[1:]:
+        if not found:
+            break
+        found &= index.lines_containing(lower, group)
+    return found
+
+
 _FULL = frozenset({"prose", "heading", "frontmatter", "quote", "table", "comment",
                    "script-comment", "data"})
 _LOWER = {"block": "warn", "warn": None}
@@ -225,6 +261,7 @@ def _weigh(severity: str, line: Line) -> str | None:
     return severity if line.context in _FULL else _LOWER[severity]
 
 
+_WIDE_GAP = re.compile(r"\S {150,}\S")
 _QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|`[^`\n]*`|'[^'\n]{6,}'")
 
 
@@ -234,27 +271,31 @@ def _quoted(text: str, start: int, end: int) -> bool:
     return any(m.start() <= start and end <= m.end() for m in _QUOTED.finditer(text))
 
 
-def _line_findings(line: Line) -> Iterator[tuple[str, str, str, int, int]]:
-    text = line.text
-    lower = text.lower()
-    for rule, pattern, words in _LINE_RULES:
-        if any(word in lower for word in words):
-            match = pattern.search(text)
+def _line_findings(doc_lines: tuple[Line, ...], text: str) -> Iterator[tuple[str, str, str,
+                                                                           Line, int, int]]:
+    """Every directive on a line of ``text``, the lines found by word first."""
+    lower = lower_same_length(text)
+    index = LineIndex(text)
+    for rule, pattern, groups in _LINE_RULES:
+        for number in sorted(_candidates(index, lower, groups)):
+            line = doc_lines[number - 1]
+            match = pattern.search(line.text)
             if match:
                 severity = RULES[rule][0]
-                if severity == "block" and _quoted(text, match.start(), match.end()):
+                if severity == "block" and _quoted(line.text, match.start(), match.end()):
                     severity = "warn"
-                yield rule, severity, RULES[rule][1], match.start(), match.end()
-    if "http" in lower:
-        yield from _remote(text)
-    if any(word in lower for word in ("conversation", "history", "prompt", "context", "memor",
-                                      "key", "secret", "credential", "password", "env",
-                                      "cookie")):
-        match = _EXFIL.search(text)
-        if match and not _NEGATED.search(text[: match.start() + 12]):
+                yield rule, severity, RULES[rule][1], line, match.start(), match.end()
+    for number in sorted(_candidates(index, lower, _REMOTE_WORDS)):
+        line = doc_lines[number - 1]
+        for found in _remote(line.text):
+            yield (*found[:3], line, *found[3:])
+    for number in sorted(_candidates(index, lower, _EXFIL_WORDS)):
+        line = doc_lines[number - 1]
+        match = _EXFIL.search(line.text)
+        if match and not _NEGATED.search(line.text[: match.start() + 12]):
             yield ("instructions.context-exfiltration", "block",
                    ("asks for the conversation, system prompt, secrets or user data to be sent "
-                   "out"), match.start(), match.end())
+                   "out"), line, match.start(), match.end())
 
 
 def _remote(text: str) -> Iterator[tuple[str, str, str, int, int]]:
@@ -324,8 +365,8 @@ def _hidden(path: str, text: str, lines: tuple[Line, ...]) -> Iterator[tuple[str
             blank = 0
             continue
         pad = len(line.text) - len(line.text.lstrip(" \t"))
-        directive = bool(_DIRECTIVE.search(line.text) or _OVERRIDE.search(line.text))
-        if blank >= 25 or pad >= 150 or re.search(r"\S {150,}\S", line.text):
+        if blank >= 25 or pad >= 150 or (len(line.text) > 160 and _WIDE_GAP.search(line.text)):
+            directive = bool(_DIRECTIVE.search(line.text) or _OVERRIDE.search(line.text))
             where = f"after {blank} blank lines" if blank >= 25 else "pushed far to the right"
             if directive:
                 yield ("instructions.after-end", "block",
@@ -351,14 +392,12 @@ class InstructionsAuditor:
             found = []
             for text in texts_of(file):
                 doc = document(file.path, text)
-                for line in doc.lines:
-                    if not line.text.strip():
-                        continue
-                    for rule, severity, message, start, end in _line_findings(line):
-                        weighed = _weigh(severity, line)
-                        if weighed is not None:
-                            found.append(finding(RULES, rule, weighed, message, file.path, line,
-                                                 start, end, family=FAMILY, auditor=self.name))
+                for rule, severity, message, line, start, end in _line_findings(doc.lines,
+                                                                                text):
+                    weighed = _weigh(severity, line)
+                    if weighed is not None:
+                        found.append(finding(RULES, rule, weighed, message, file.path, line,
+                                             start, end, family=FAMILY, auditor=self.name))
                 if doc.kind in ("markdown", "text", "data"):
                     for rule, severity, message, line, start, end in _hidden(file.path, text,
                                                                             doc.lines):

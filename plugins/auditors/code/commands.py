@@ -8,7 +8,7 @@ Each detector takes one line's text (raw, or de-obfuscated by the scanner) and y
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 from lemon_core.auditor_kit import host_class, urls
 
@@ -16,7 +16,7 @@ Hit = tuple[str, str, str, int, int]
 I = re.IGNORECASE
 
 _FETCHER = (r"(?:curl|wget|fetch|aria2c|https?(?=\s)|xh|iwr|irm|Invoke-WebRequest|"
-            r"Invoke-RestMethod|lwp-download|GET)")
+            r"Invoke-RestMethod|lwp-download)")
 _INTERP = (r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\S+=\S*\s+)*)?(?:/usr)?(?:/bin/|/usr/local/bin/)?"
            r"(?:ba|z|k|da|fi|a)?sh|python[\d.]*|perl|ruby|node|php|bun|deno|iex|"
            r"Invoke-Expression|pwsh|powershell|osascript|tclsh|lua|source|\.")
@@ -257,33 +257,40 @@ def obfuscation(text: str) -> Iterator[Hit]:
 #: The detectors a line goes through, with the lower-case words one of which must appear on
 #: the line for the detector to run (a substring test: cheap, and every pattern needs one).
 LINE_DETECTORS = (
-    (("curl", "wget", "fetch", "http", "iwr", "irm", "invoke-", "download", "urlopen",
-      "requests", "aria2c", "xh "), remote_execution),
-    (("/dev/", "nc ", "ncat", "netcat", "socat", "sh -i", "pty", "dup2", "sock", "tcpclient",
-      "mkfifo"), reverse_shell),
-    (("base64", "xxd", "| rev", "|rev", "decode", "decompress", "loads", "fromhex", "atob",
-      "eval", "exec", "function", "printf", " -e", "getattr", "uudecode", "zcat", "gunzip",
-      "compile"), obfuscation),
-    (("rm ", "mkfs", "of=/dev", "> /dev/", ">/dev/", ":()", "shred", "wipefs", "chmod -r",
-      "find ", "rmtree", "remove-item", "format c"), destructive),
+    (("curl", "wget", "fetch", "aria2c", "http ", "https ", "xh ", "iwr", "irm ", "irm(",
+      "invoke-", "downloadstring", "downloaddata", "urlopen", "requests.get", "httpx.get",
+      "open-uri", "net::http", "uri.open", "file_get_contents", "lwp-download"),
+     remote_execution),
+    (("/dev/tcp", "/dev/udp", "nc -", " nc ", "|nc", "ncat", "netcat", "socat", "sh -i",
+      "pty.", "dup2", "fsockopen", "tcpclient", "mkfifo", "socket", "rsocket"), reverse_shell),
+    (("base64", "xxd", "| rev", "|rev", "atob", "eval", "exec", "new function", "printf",
+      "frombase64", "-enc", "-e ", "getattr(", "uudecode", "zcat", "gunzip", "compile("),
+     obfuscation),
+    (("rm -", "mkfs", "of=/dev", "> /dev/", ">/dev/", ":()", "shred", "wipefs", "chmod -r",
+      "find /", "find ~", "find $", "rmtree", "remove-item", "format c"), destructive),
     (("nopasswd", "chmod", "sudoers", "/etc/passwd", "/etc/shadow", "visudo"), privilege),
     (("setcap", "usermod"), privilege_change),
     (("authorized_keys", "ssh-copy-id"), ssh_backdoor),
-    (("cron", "bashrc", "zshrc", "kshrc", "profile", "zshenv", "zlogin", "fish", "systemctl",
-      "systemd", "launch", "hooks", "schtasks", "currentversion", "scheduledtask"), persistence),
-    (("claude", "agents.md", "gemini", "cursor", "cline", "windsurf", "codex", "mcp",
-      "copilot", "opencode", ".omp", ".lemon"), agent_config),
+    (("cron", "bashrc", "zshrc", "kshrc", ".profile", "zprofile", "bash_profile", "bash_login",
+      "zshenv", "zlogin", "config.fish", "systemctl", "systemd/", "launchctl", "launchagents",
+      "launchdaemons", ".git/hooks", "hookspath", "schtasks", "currentversion",
+      "scheduledtask"), persistence),
+    (("claude/settings", ".claude.json", "claude/commands", "claude/agents", "claude/hooks",
+      "claude.md", "agents.md", "gemini.md", ".cursorrules", ".cursor/", ".clinerules",
+      ".windsurfrules", ".codex/", "mcp.json", ".gemini/", "copilot-instructions",
+      "opencode/", ".omp/", ".lemon/", "claude_desktop_config"), agent_config),
     (("bypass", "approval_policy", "sandbox_mode", "autoapprove"), agent_autonomy),
 )
 
 
-def detect_line(text: str, names: frozenset[str] = frozenset(), *,
-                script: bool = False) -> Iterator[Hit]:
+def detect_line(text: str, names: frozenset[str] = frozenset(), *, script: bool = False,
+                only: Collection[int] | None = None) -> Iterator[Hit]:
     """Every command hit on one line of text; ``names`` are the skill's own names (its
-    project's installer is not an unknown host's), ``script`` says the line runs unattended."""
-    lower = text.lower()
-    for words, detector in LINE_DETECTORS:
-        if any(word in lower for word in words):
+    project's installer is not an unknown host's), ``script`` says the line runs unattended,
+    ``only`` the indexes of :data:`LINE_DETECTORS` whose words the caller already found."""
+    lower = text.lower() if only is None else ""
+    for position, (words, detector) in enumerate(LINE_DETECTORS):
+        if position in only if only is not None else any(word in lower for word in words):
             yield from (remote_execution(text, names) if detector is remote_execution
                         else detector(text))
     if script and "--" in text:

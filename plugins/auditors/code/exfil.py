@@ -200,7 +200,7 @@ def image_exfiltration(text: str) -> Iterator[Hit]:
 
 
 #: For the flow rule: what reads data worth stealing, and what sends.
-_SOURCE_WORDS = ("env", ".ssh", ".aws", "netrc", "npmrc", "pypirc", "credentials", ".docker",
+SOURCE_WORDS = ("env", ".ssh", ".aws", "netrc", "npmrc", "pypirc", "credentials", ".docker",
                  ".kube", "gnupg", "gh/hosts", "gcloud", "vault-token", "pgpass", ".claude",
                  ".codex", "shadow", "wallet", "keystore", "solana", "history", "auth token",
                  "password", "configure get", "access-token", "op read", "pass show",
@@ -209,7 +209,7 @@ _SOURCE_WORDS = ("env", ".ssh", ".aws", "netrc", "npmrc", "pypirc", "credentials
 
 def sources_in(text: str) -> re.Match[str] | None:
     lower = text.lower()
-    if not any(word in lower for word in _SOURCE_WORDS) or _IDENTITY.search(text):
+    if not any(word in lower for word in SOURCE_WORDS) or _IDENTITY.search(text):
         return None
     return BULK_ENV.search(text) or SENSITIVE_FILE.search(text)
 

@@ -17,6 +17,7 @@ from lemon_core.auditor_kit import (
     document,
     normalise_shell,
 )
+from lemon_core.auditor_kit.lines import lower_same_length
 from lemon_core.auditor_kit.rules import weigh
 
 Hit = tuple[str, str, str, int, int]
@@ -26,12 +27,21 @@ I = re.IGNORECASE
 
 #: Lower-case words at least one of which a line needs for any line rule to match it.
 TRIGGER_WORDS = tuple(sorted({word for words, _ in commands.LINE_DETECTORS for word in words} | {
-    "scp", "sftp", "rsync", "telnet", "sendmail", "smtplib", "socket", "axios", "xmlhttprequest",
-    "sendbeacon", "webclient", "nslookup", "dig ", "host ", "drill", "getent", "resolve",
-    "gethostbyname", "getaddrinfo", "pip", "npm", "pnpm", "yarn", "bun ", "npx", "bunx", "uv ",
-    "poetry", "conda", "mamba", "![", "<img", "${ifs", "$ifs", "$'"}))
+    "scp ", "sftp", "rsync", "telnet", "sendmail", "smtplib", "socket", "axios", "sendbeacon",
+    "xmlhttprequest", "webclient", "upload", "requests.", "httpx.", "session.post",
+    "http.client", "aiohttp", "httparty", "curl_exec", "got.post", "fetch(",
+    "nslookup", "dig ", "host ", "drill ", "ping ", "getent", "resolvectl", "resolve-dnsname",
+    "gethostbyname", "getaddrinfo", "resolver.", "dns.", "pip install", "pip3 install",
+    "pip3.", "-m pip", "pipx", "uv pip", "uv add", "poetry add", "conda install",
+    "mamba install", "npm i", "npm add", "pnpm", "yarn add", "yarn global", "bun add",
+    "bun i", "npx", "bunx", "![", "<img", "${ifs", "$ifs", "$'", "--dangerously", "--yolo",
+    "--full-auto"}))
+#: A variable holding one of these is followed to where it is used.
+_HELD_WORDS = ("curl", "wget", "sh", "base64", "nc", "ssh", "aws", "env", "eval", "exec",
+               "http", "/dev/", "rm ", "crontab", ".bashrc", ".zshrc", "authorized_keys")
+#: Signs of a disguised command on a code line (``c''url``, ``c\\url``, ``c'u'rl``, ``$IFS``).
+_DISGUISED = re.compile(r"\w(?:''|\"\")\w|[A-Za-z]\\[A-Za-z]|[A-Za-z]['\"][A-Za-z]{1,3}['\"][A-Za-z]")
 _CODE_CONTEXTS = ("code", "fence", "data", "comment")
-_DISGUISE = ("'", '"', "\\", "$")
 _DECODE_CALL = re.compile(
     r"\b(?:b64decode|a2b_base64|b32decode|b85decode|unhexlify|fromhex|atob|decompress|"
     r"marshal\.loads)\s*\(|Buffer\.from\s*\([^)]*[\"'](?:base64|hex)[\"']|base64\s+(?:-d|"
@@ -45,16 +55,17 @@ _HIGH_VALUE = re.compile(r"\.ssh|\.aws|env|printenv|environ|process\.env|\.claud
                          r"wallet|keystore|solana|shadow|history|keychain", I)
 _DECODE_WORDS = ("decode", "a2b_", "unhexlify", "fromhex", "atob", "decompress", "marshal",
                  "buffer.from", "base64")
-_EXEC_WORDS = ("exec", "eval", "function", "sh", "iex", "invoke-expression")
+_EXEC_WORDS = ("exec", "eval", "new function", "| sh", "|sh", "| bash", "|bash", "| zsh",
+               "sh -c", "iex", "invoke-expression")
 _NETWORK_DATA = ("code.pipe-to-shell", "code.download-exec", "code.reverse-shell",
                  "code.exfiltration", "code.collector-host", "code.dns-exfiltration",
                  "code.obfuscated-exec", "code.destructive", "code.privilege-escalation",
                  "code.ssh-backdoor")
 
 
-def _line_hits(text: str, script: bool, markdown: bool,
-               names: frozenset[str] = frozenset()) -> Iterator[Hit]:
-    yield from commands.detect_line(text, names, script=script)
+def _line_hits(text: str, script: bool, markdown: bool, names: frozenset[str] = frozenset(),
+               only: frozenset[int] | None = None) -> Iterator[Hit]:
+    yield from commands.detect_line(text, names, script=script, only=only)
     yield from exfil.line_exfiltration(text)
     yield from exfil.dns_exfiltration(text)
     yield from installs.installs(text, script=script)
@@ -62,23 +73,46 @@ def _line_hits(text: str, script: bool, markdown: bool,
         yield from exfil.image_exfiltration(text)
 
 
-def _lines_to_check(doc: Document, text: str) -> list[Line]:
+class _Words:
+    """Which lines of a file hold which trigger words, found once per file."""
+
+    def __init__(self, text: str) -> None:
+        self.lower = lower_same_length(text)
+        self.index = LineIndex(text)
+        self._cache: dict[str, set[int]] = {}
+        self.detectors = [self.lines(words) for words, _ in commands.LINE_DETECTORS]
+
+    def only(self, number: int) -> frozenset[int]:
+        return frozenset(i for i, lines in enumerate(self.detectors) if number in lines)
+
+    def lines(self, words: tuple[str, ...]) -> set[int]:
+        """The lines holding any of ``words`` (each word searched once per file)."""
+        found: set[int] = set()
+        cache = self._cache
+        for word in words:
+            hits = cache.get(word)
+            if hits is None:
+                hits = cache[word] = (self.index.lines_containing(self.lower, (word,))
+                                      if word in self.lower else set())
+            found |= hits
+        return found
+
+
+def _lines_to_check(doc: Document, text: str, words: _Words,
+                    variables: dict[str, str]) -> list[Line]:
     """The lines holding a trigger word, and code lines that could hide one (quotes,
     backslashes, variables): a substring search per word over the whole text."""
-    lower = text.lower()
-    index = LineIndex(text)
-    numbers: set[int] = set()
-    for word in TRIGGER_WORDS:
-        at = lower.find(word)
-        while at != -1:
-            number = index.line_of(at)
-            numbers.add(number)
-            at = lower.find(word, index.start_of(number + 1) if number < len(doc.lines) else
-                            len(lower))
+    numbers = words.lines(TRIGGER_WORDS)
     for line in doc.lines:
+        body = line.text
         if line.context in _CODE_CONTEXTS and line.number not in numbers and \
-                any(mark in line.text for mark in _DISGUISE):
+                ("'" in body or '"' in body or "\\" in body) and _DISGUISED.search(body):
             numbers.add(line.number)
+    if variables:
+        held = tuple(f"${name.lower()}" for name, value in variables.items()
+                     if "://" in value or any(w in value.lower() for w in _HELD_WORDS))
+        held += tuple("${" + name[1:] for name in held)
+        numbers |= words.lines(held) if held else set()
     return [doc.lines[n - 1] for n in sorted(numbers) if n - 1 < len(doc.lines)]
 
 
@@ -99,7 +133,7 @@ def _logical(line: Line, doc: Document) -> str:
 
 
 def _check_line(line: Line, doc: Document, variables: dict[str, str],
-                names: frozenset[str] = frozenset()) -> Iterator[Raw]:
+                names: frozenset[str], words: _Words) -> Iterator[Raw]:
     raw = _logical(line, doc)
     if not raw.strip():
         return
@@ -107,9 +141,10 @@ def _check_line(line: Line, doc: Document, variables: dict[str, str],
     markdown = doc.kind in ("markdown", "text")
     plain = normalise_shell(raw)
     full = normalise_shell(raw, variables) if variables and "$" in raw else plain
+    only = words.only(line.number) if full == raw == line.text else None
     raw_rules = ({hit[0] for hit in _line_hits(raw, script, markdown, names)}
                  if full != raw else set())
-    for rule, severity, message, start, end in _line_hits(full, script, markdown, names):
+    for rule, severity, message, start, end in _line_hits(full, script, markdown, names, only):
         if full != raw or raw != line.text:
             start, end = 0, None
             if rule not in raw_rules and plain != raw and rule in _NETWORK_DATA:
@@ -158,12 +193,22 @@ def _units(doc: Document) -> Iterator[list[Line]]:
         yield block
 
 
-def _flows(doc: Document, variables: dict[str, str], reported: set[int]) -> Iterator[Raw]:
+_FLOW_WORDS = tuple(sorted(set(exfil.NET_WORDS) | set(exfil.SOURCE_WORDS)))
+
+
+def _flows(doc: Document, variables: dict[str, str], reported: set[int],
+           words: _Words) -> Iterator[Raw]:
+    flow_lines = words.lines(_FLOW_WORDS)
+    decode_lines = words.lines(_DECODE_WORDS)
+    exec_lines = words.lines(_EXEC_WORDS) if decode_lines else set()
+    interesting = flow_lines | decode_lines | exec_lines
     for unit in _units(doc):
         if not unit or unit[0].warned:
             continue
         sources, sends, decodes, execs = [], [], [], []
         for line in unit:
+            if line.number not in interesting:
+                continue
             text = normalise_shell(line.text, variables)
             match = exfil.sources_in(text)
             if match is not None:
@@ -199,13 +244,14 @@ def scan(path: str, text: str, names: frozenset[str] = frozenset()) -> Iterator[
     (key, manifest name), lower case without separators."""
     doc = document(path, text)
     variables = assignments(text) if "=" in text else {}
+    words = _Words(text)
     reported: set[int] = set()
-    for line in _lines_to_check(doc, text):
-        for hit in _check_line(line, doc, variables, names):
+    for line in _lines_to_check(doc, text, words, variables):
+        for hit in _check_line(line, doc, variables, names, words):
             reported.add(line.number)
             yield hit
     yield from _payloads(doc, text)
-    yield from _flows(doc, variables, reported)
+    yield from _flows(doc, variables, reported, words)
 
 
 def lines_of(hits: Sequence[Raw]) -> set[int]:

@@ -138,3 +138,60 @@ def test_the_third_party_source_refuses_its_own_malformed_ids(make_ctx, monkeypa
         router.resolve(identifier, make_ctx(), plugins=plugins)
     with pytest.raises(UsageError, match="example:<name>"):  # listed among the forms
         router.resolve("two/parts", make_ctx(), plugins=plugins)
+
+
+def _tree_of(path: Path) -> list[str]:
+    return sorted(str(p.relative_to(path)) for p in path.rglob("*")) if path.exists() else []
+
+
+def _hostile(kind: str, folder: Path, tmp_path: Path) -> None:
+    if kind == "hard link":
+        (tmp_path / "outside").write_text("secret")
+        (folder / "notes.md").hardlink_to(tmp_path / "outside")
+    elif kind == "fifo":
+        import os
+
+        os.mkfifo(folder / "pipe")
+    elif kind == "sparse 1 GB":
+        with open(folder / "big.bin", "wb") as fh:
+            fh.truncate(1 << 30)
+    elif kind == "5,000 files":  # past the 2,000-entry cap: the copy stops there
+        for i in range(5_000):
+            (folder / f"f{i}").touch()
+    elif kind == "link to a sibling":
+        (folder / "other").symlink_to("../sibling")
+    elif kind == "control character name":
+        (folder / "a\x1b[2Jb").write_text("x")
+
+
+@pytest.mark.parametrize("kind", ["hard link", "fifo", "sparse 1 GB", "5,000 files",
+                                  "link to a sibling", "control character name"])
+def test_a_hostile_local_folder_ends_with_a_clear_error_and_no_change(make_ctx, project, home,
+                                                                      plugins, tmp_path, kind):
+    write_skill(project, "bad")
+    (project / "sibling").mkdir()
+    _hostile(kind, project / "bad", tmp_path)
+    agent = home / ".lemon" / "agent"
+    (agent / "skill").mkdir(parents=True)  # a lemon that has installed before
+    before = _tree_of(agent)
+    with pytest.raises(LemonError) as info:
+        installing.install("./bad", make_ctx(), plugins=plugins, approve=True)
+    assert "\n" not in str(info.value) and str(info.value)
+    assert _tree_of(agent) == before
+
+
+@pytest.mark.parametrize("attack", ["dropped", "redirect"])
+def test_a_hermes_server_that_misbehaves_changes_nothing(make_ctx, home, plugins, attack):
+    from tests.registry_server import Answer
+
+    body = b"---\nname: x\ndescription: Use when testing.\n---\n" + b"Body.\n" * 1000
+    files = {"skills/a/x/SKILL.md": body}
+    with WebServer() as server:
+        ctx = make_ctx(**serve_hermes(server, files, commit=COMMIT))
+        path = f"/raw/{COMMIT}/skills/a/x/SKILL.md"
+        server.route(path, Answer(200, body, truncate=100) if attack == "dropped" else
+                     Answer(302, headers={"Location": "http://attacker.invalid/x"}))
+        with pytest.raises(LemonError, match="connection dropped" if attack == "dropped"
+                           else "refused a redirect to another host"):
+            installing.install("hermes:bundled/a/x", ctx, plugins=plugins, approve=True)
+    assert not any((home / ".lemon" / "agent" / "skill").glob("*"))

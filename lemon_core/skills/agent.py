@@ -18,6 +18,7 @@ from __future__ import annotations
 import difflib
 import logging
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -114,13 +115,31 @@ def find_relevant(query: str, ctx: LemonContext | None = None, *, max_results: i
     if max_results < 0:
         raise UsageError("max_results must be 0 or more")
     ctx = api._context(ctx, cwd)
-    catalog = api.catalog_for(ctx, persistent=persistent)
+    catalog = _catalog(ctx, persistent)
     snapshot = catalog.snapshot()  # one identity check (coalesced: at most one per 50 ms)
     index = index_for(catalog, snapshot)
     suggestable = _suggestable(ctx, snapshot, catalog.derived)
     hits = index.search(query, max_results, suggestable.__contains__)
     return [RelevantSkill(key, suggestable[key].name, suggestable[key].description,
                           round(score, 4)) for key, score in hits]
+
+
+_recent: dict[bool, tuple[LemonContext, float, Any]] = {}
+
+
+def _catalog(ctx: LemonContext, persistent: bool) -> Any:
+    """``api.catalog_for(ctx)``, its roots worked out at most once per
+    :data:`~lemon_core.catalog.snapshot.CHECK_INTERVAL` for one context object (the same
+    coalescing as the catalog's own identity check: a server's queries in a burst share it)."""
+    from lemon_core.catalog.snapshot import CHECK_INTERVAL
+
+    now = time.monotonic()
+    kept = _recent.get(persistent)
+    if kept is not None and kept[0] is ctx and now - kept[1] < CHECK_INTERVAL:
+        return kept[2]
+    catalog = api.catalog_for(ctx, persistent=persistent)
+    _recent[persistent] = (ctx, now, catalog)
+    return catalog
 
 
 def _suggestable(ctx: LemonContext, snapshot: Any, derived: dict[str, Any]

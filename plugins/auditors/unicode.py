@@ -85,6 +85,11 @@ _SCRIPT_SUFFIXES = frozenset(
 _CONTROL_NAMES = {"\x1b": "an escape sequence", "\x08": "a backspace"}
 #: Invisible characters in a file past which they are data, not accidents.
 MAX_STRAY = 20
+#: Suspect characters examined in one file (legitimate ones included) before it is refused:
+#: a file of nothing but joiners costs a bounded time, and what was not examined is not passed.
+MAX_SUSPECTS = 200_000
+#: Stray or control characters kept per file: far past what decides the verdict.
+MAX_KEPT = 1_000
 EXCERPT = 60
 
 
@@ -159,7 +164,7 @@ class UnicodeAuditor:
     """The ``unicode`` family; see the module docstring."""
 
     name = "unicode"
-    rules_version = "unicode-3"
+    rules_version = "unicode-4"
     rules = RULES
 
     def audit(self, bundle: AuditBundle) -> Iterator[Finding]:
@@ -223,6 +228,8 @@ class UnicodeAuditor:
 
     def _text(self, file: AuditFile) -> Iterable[Finding]:
         text = file.text or ""
+        if "\0" in text and text.count("\0") * 4 > len(text):
+            text = text.replace("\0", "")  # text spread between NULs: read it without them
         suffix = posixpath.splitext(file.path)[1].lower()
         is_code = suffix in _SCRIPT_SUFFIXES or text.startswith("#!")
         if _astral(text):
@@ -234,8 +241,15 @@ class UnicodeAuditor:
         controls: list[tuple[str, int, str]] = []
         if "\r" in text and "\n" in text:  # CR line ends alone are an old Mac file
             controls.extend(("overwrite", m.start(), "\r") for m in _BARE_CR.finditer(text))
-        for match in _SUSPECT.finditer(text):
+        for count, match in enumerate(_SUSPECT.finditer(text)):
             char, pos = match.group(), match.start()
+            if count >= MAX_SUSPECTS:
+                yield self._finding("unicode.hidden-data",
+                                    f"more than {MAX_SUSPECTS} invisible or control characters; "
+                                    "the rest were not checked", file.path, _line(text, pos))
+                break
+            if len(stray) > MAX_KEPT or len(controls) > MAX_KEPT:
+                break  # the verdict is decided; the rest adds nothing
             if "\U000e0000" <= char <= "\U000e007f" or char in _BIDI:
                 continue
             if char < "\xa0" and char != "\xad":
@@ -328,8 +342,6 @@ class UnicodeAuditor:
     def _control(text: str, pos: int, char: str) -> str | None:
         if char in "\x1b\x08":
             return "overwrite"
-        if char == "\x00" and text.count("\x00") * 4 > len(text):
-            return None  # mostly NUL: a binary decoded as text; the structure family says so
         if char >= "\x80" and pos > 0 and "\x80" <= text[pos - 1] <= "\xff":
             return None  # mojibake (UTF-8 read as Latin-1 and saved again): "â\x94\x9c"
         return "control"

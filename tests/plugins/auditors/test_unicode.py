@@ -137,6 +137,16 @@ def test_one_mixed_script_word_warns(tmp_path: Path) -> None:
     assert _audit(tmp_path, "Please іgnore that.\n") == {"unicode.mixed-script-word": "warn"}
 
 
+@pytest.mark.parametrize("text", ["\0" * 3_000_000, "\u200b" * 3_000_000, "x\x01" * 1_500_000,
+                                  "👍\ufe0f " * 300_000])
+def test_a_hostile_file_costs_bounded_time_and_fails_closed(tmp_path: Path, text: str) -> None:
+    from lemon_core.protocols import AuditBundle, AuditFile
+
+    bundle = AuditBundle(key="huge", dir=tmp_path, files=(AuditFile("SKILL.md", text, len(text)),))
+    found = {f.rule: f.severity for f in AUDITOR.audit(bundle)}
+    assert text.startswith("\0") or set(found.values()) & {"warn", "block"}
+
+
 def test_a_lone_control_character_warns(tmp_path: Path) -> None:
     assert _audit(tmp_path, "bell \x07 here\n") == {"unicode.control-character": "warn"}
 

@@ -195,6 +195,18 @@ def test_a_bundle_over_the_soft_caps_warns(tmp_path: Path) -> None:
     assert _rules(folder) == {"structure.large-bundle": "warn"}
 
 
+def test_a_scan_stopped_by_a_cap_blocks(tmp_path: Path) -> None:
+    from lemon_core.fsio.tree import TreeLimits
+
+    folder = _skill(tmp_path)
+    for index in range(5):
+        (folder / f"n{index}.md").write_text("x\n")
+    report = audit_folder(folder, auditors=[AUDITOR], use_cache=False,
+                          limits=TreeLimits(max_entries=3))
+    assert {f.rule: f.severity for f in report.findings}["structure.incomplete-audit"] == "block"
+    assert "structure.incomplete-audit" not in _rules(folder)
+
+
 def test_a_tree_problem_is_reported_once_by_this_family(tmp_path: Path) -> None:
     folder = _skill(tmp_path)
     (folder / "leak").symlink_to("/etc")

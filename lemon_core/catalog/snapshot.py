@@ -236,14 +236,15 @@ class Catalog:
         with self._lock:
             self._stale = True
 
-    def vouch(self, unchanged: bool) -> None:
+    def vouch(self, unchanged: bool, *, seconds: float = CHECK_INTERVAL) -> None:
         """For a caller that watches every folder of the current snapshot (a kernel watch, as
-        the MCP servers hold): ``unchanged`` (it saw no event) lets the next :meth:`snapshot`
-        within :data:`CHECK_INTERVAL` return it without the stat check; False (it saw one)
-        makes the next :meth:`snapshot` run the check (and rescan what changed) at once."""
+        the MCP servers hold): ``unchanged`` (it saw no event) lets :meth:`snapshot` return it
+        without the stat check for the next ``seconds``; False (it saw one) makes the next
+        :meth:`snapshot` run the check (and rescan what changed) at once."""
         with self._lock:
             if self._snapshot is not None and not self._stale:
-                self._checked_at = time.monotonic() if unchanged else float("-inf")
+                self._checked_at = (time.monotonic() + max(0.0, seconds - CHECK_INTERVAL)
+                                    if unchanged else float("-inf"))
 
 
 __all__ = ["Catalog", "CatalogSnapshot", "ParsedSkill", "build_entries", "scan"]

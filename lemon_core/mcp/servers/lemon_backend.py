@@ -26,6 +26,8 @@ from lemon_core.mcp.servers.backend import Found, Loaded, UnknownSkill
 from lemon_core.mcp.servers.watch import FolderWatcher, open_watcher
 
 _LISTED_STATES = ("active", "not_ready")
+#: How long a "no event" from the watch vouches for the snapshot (longer than any one call).
+VOUCH_SECONDS = 2.0
 
 
 def _existing(path: str) -> str:
@@ -79,7 +81,9 @@ class LemonBackend:
         with self._lock:
             if self._watcher is not None and self._watched is not None:
                 if not self._watcher.changed():
-                    self._catalog.vouch(True)
+                    # for the whole call (find_relevant and read_skill take the snapshot more
+                    # than once); the next call asks the watch again first
+                    self._catalog.vouch(True, seconds=VOUCH_SECONDS)
                     return
                 self._catalog.vouch(False)
             snapshot = self._catalog.snapshot()

@@ -6,6 +6,9 @@ import bisect
 
 from lemon_core.text import escape
 
+#: Past this many characters (256 Ki) a file is searched for the core words of a rule family
+#: only.
+FULL_SEARCH_CHARS = 1 << 18
 #: The longest excerpt a finding carries (characters, before escaping).
 EXCERPT_CHARS = 160
 
@@ -41,10 +44,26 @@ class LineIndex:
     def count(self) -> int:
         return len(self._starts)
 
-    def lines_containing(self, lower: str, words: tuple[str, ...]) -> set[int]:
+    def lines_containing(self, lower: str, words: tuple[str, ...], *,
+                         core: tuple[str, ...] | None = None) -> set[int]:
         """The numbers of the lines of ``lower`` (the text, lower-cased) holding any of
-        ``words``: one substring search per word and hit, in C, instead of a test per line."""
-        found: set[int] = set()
+        ``words``: one substring search per word and hit, in C, instead of a test per line.
+
+        A text over :data:`FULL_SEARCH_CHARS` is searched for every word in its first part
+        and, past it, for the ``core`` words only (all of ``words`` when not given): the cost
+        of a search is the text's length times the number of words."""
+        if core is not None and len(lower) > FULL_SEARCH_CHARS:
+            head = lower[:FULL_SEARCH_CHARS]
+            found = self.lines_containing(head, words)
+            for word in core:
+                at = lower.find(word, FULL_SEARCH_CHARS - len(word))
+                while at != -1:
+                    number = self.line_of(at)
+                    found.add(number)
+                    at = lower.find(word, self._starts[number] if number < len(self._starts)
+                                    else len(lower))
+            return found
+        found = set()
         end = len(lower)
         for word in words:
             at = lower.find(word)
@@ -67,4 +86,4 @@ def excerpt(text: str, start: int = 0, end: int | None = None, *,
     return escape(piece)
 
 
-__all__ = ["EXCERPT_CHARS", "LineIndex", "excerpt", "lower_same_length"]
+__all__ = ["EXCERPT_CHARS", "FULL_SEARCH_CHARS", "LineIndex", "excerpt", "lower_same_length"]

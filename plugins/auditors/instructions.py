@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping
 
 from lemon_core import hookimpl
 from lemon_core.auditor_kit import Line, LineIndex, document, host_class, urls
-from lemon_core.auditor_kit.lines import lower_same_length
+from lemon_core.auditor_kit.lines import FULL_SEARCH_CHARS, lower_same_length
 from lemon_core.auditor_kit.rules import finding, texts_of, unique
 from lemon_core.protocols import AuditBundle, Finding
 
@@ -238,14 +238,25 @@ _REMOTE_WORDS = (("http",), ("follow", "execute", "obey", "apply", "carry out", 
                              "comply", "run"))
 
 
+#: Past the first 256 Ki characters of a file, only these words are searched for (FULL_SEARCH_CHARS).
+_CORE = ("ignor", "disregard", "instruction", "<important>", "you are now", "reviewer",
+         "scanner", "secretly", "bcc", "http", "send", "<system")
+
+
 def _candidates(index: LineIndex, lower: str,
                 groups: tuple[tuple[str, ...], ...]) -> set[int]:
-    found = index.lines_containing(lower, groups[0])
+    big = len(lower) > FULL_SEARCH_CHARS
+    found = index.lines_containing(lower, groups[0], core=_core(groups[0]) if big else None)
     for group in groups[1:]:
         if not found:
             break
-        found &= index.lines_containing(lower, group)
+        found &= index.lines_containing(lower, group, core=_core(group) if big else None)
     return found
+
+
+def _core(words: tuple[str, ...]) -> tuple[str, ...]:
+    kept = tuple(word for word in words if word in _CORE)
+    return kept or words[:1]
 
 
 _FULL = frozenset({"prose", "heading", "frontmatter", "quote", "table", "comment",
@@ -365,7 +376,7 @@ def _hidden(path: str, text: str, lines: tuple[Line, ...]) -> Iterator[tuple[str
             blank = 0
             continue
         pad = len(line.text) - len(line.text.lstrip(" \t"))
-        if blank >= 25 or pad >= 150 or (len(line.text) > 160 and _WIDE_GAP.search(line.text)):
+        if blank >= 25 or pad >= 150 or (len(line.text) > 160 and " " * 150 in line.text and _WIDE_GAP.search(line.text)):
             directive = bool(_DIRECTIVE.search(line.text) or _OVERRIDE.search(line.text))
             where = f"after {blank} blank lines" if blank >= 25 else "pushed far to the right"
             if directive:

@@ -17,7 +17,7 @@ from lemon_core.auditor_kit import (
     document,
     normalise_shell,
 )
-from lemon_core.auditor_kit.lines import lower_same_length
+from lemon_core.auditor_kit.lines import FULL_SEARCH_CHARS, lower_same_length
 from lemon_core.auditor_kit.rules import weigh
 
 Hit = tuple[str, str, str, int, int]
@@ -36,6 +36,10 @@ TRIGGER_WORDS = tuple(sorted({word for words, _ in commands.LINE_DETECTORS for w
     "mamba install", "npm i", "npm add", "pnpm", "yarn add", "yarn global", "bun add",
     "bun i", "npx", "bunx", "![", "<img", "${ifs", "$ifs", "$'", "--dangerously", "--yolo",
     "--full-auto"}))
+#: Past the first 256 Ki characters of a file, only these words are searched for (see FULL_SEARCH_CHARS).
+CORE_WORDS = frozenset({"curl", "wget", "iwr", "/dev/tcp", "/dev/udp", "nc -", "socat", "base64",
+                        "eval", "exec", "rm -", "nopasswd", "authorized_keys", "crontab", ".ssh",
+                        "![", "nslookup", "pip install", "npm i"})
 #: A variable holding one of these is followed to where it is used.
 _HELD_WORDS = ("curl", "wget", "sh", "base64", "nc", "ssh", "aws", "env", "eval", "exec",
                "http", "/dev/", "rm ", "crontab", ".bashrc", ".zshrc", "authorized_keys")
@@ -89,11 +93,13 @@ class _Words:
         """The lines holding any of ``words`` (each word searched once per file)."""
         found: set[int] = set()
         cache = self._cache
+        big = len(self.lower) > FULL_SEARCH_CHARS
         for word in words:
             hits = cache.get(word)
             if hits is None:
-                hits = cache[word] = (self.index.lines_containing(self.lower, (word,))
-                                      if word in self.lower else set())
+                core = (word,) if word in CORE_WORDS else ()
+                hits = cache[word] = self.index.lines_containing(
+                    self.lower, (word,), core=core if big else None)
             found |= hits
         return found
 

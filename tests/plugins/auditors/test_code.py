@@ -262,3 +262,10 @@ def test_the_auditor_is_registered_through_its_entry_point() -> None:
 
     names = {a.name for a in load_plugins(None).auditors()}
     assert "code" in names
+
+
+def test_a_command_deep_in_a_huge_file_is_still_found() -> None:
+    filler = "harmless line of text\n" * 20_000  # past the full-search part of a file
+    assert rules({"big.sh": f"#!/bin/sh\n{filler}{BAD}\n"}) == {"code.pipe-to-shell": "block"}
+    zeros = "\x00" * 2_000_000
+    assert rules({"blob.bin": zeros}) == {}

@@ -164,8 +164,7 @@ def _check_line(line: Line, doc: Document, variables: dict[str, str],
             yield rule, weighed, message, line, start, end
 
 
-def _payloads(doc: Document, text: str) -> Iterator[Raw]:
-    index = LineIndex(text)
+def _payloads(doc: Document, text: str, index: LineIndex) -> Iterator[Raw]:
     for found in decoded_payloads(text):
         line = doc.lines[index.line_of(found.start) - 1]
         inner = [found.text, *(d.text for d in decoded_payloads(found.text))]
@@ -256,7 +255,7 @@ def scan(path: str, text: str, names: frozenset[str] = frozenset()) -> Iterator[
         for hit in _check_line(line, doc, variables, names, words):
             reported.add(line.number)
             yield hit
-    yield from _payloads(doc, text)
+    yield from _payloads(doc, text, words.index)
     yield from _flows(doc, variables, reported, words)
 
 

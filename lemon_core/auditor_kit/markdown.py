@@ -238,11 +238,12 @@ def _markdown_lines(text: str) -> tuple[Line, ...]:
 @functools.lru_cache(maxsize=64)
 def document(path: str, text: str) -> Document:
     """The :class:`Document` of the bundle entry ``path`` whose text is ``text``: markdown
-    (and plain text) line by line with fences, tables, comments and warning contexts; a
-    script's lines as ``code`` or ``script-comment``; data files as ``data``. Cached for the
+    (``.md``, ``.rst``, ``.txt``…) line by line with fences, tables, comments and warning
+    contexts; a script's lines — and those of a file of no known kind, which may well be run
+    (``sh scripts/setup``) — as ``code`` or ``script-comment``; data files as ``data``. Cached for the
     last files seen, so every auditor of one bundle shares one parse."""
     kind, language = file_kind(path, text)
-    if kind == "script":
+    if kind in ("script", "text"):  # a file of no known kind is judged as code, not prose
         lines = _script_lines(text, language, "code")
     elif kind == "data":
         lines = _script_lines(text, None, "data")

@@ -269,3 +269,9 @@ def test_a_command_deep_in_a_huge_file_is_still_found() -> None:
     assert rules({"big.sh": f"#!/bin/sh\n{filler}{BAD}\n"}) == {"code.pipe-to-shell": "block"}
     zeros = "\x00" * 2_000_000
     assert rules({"blob.bin": zeros}) == {}
+
+
+def test_a_file_of_no_known_kind_is_judged_as_code_not_prose() -> None:
+    assert rules({"scripts/setup": f"{BAD}\n"}) == {"code.pipe-to-shell": "block"}
+    assert rules({"payload.dat": f"{BAD}\n"}) == {"code.pipe-to-shell": "block"}
+    assert rules({"notes.txt": f"The old docs said {BAD} once.\n"}) == {"code.pipe-to-shell": "warn"}

@@ -24,6 +24,8 @@ from lemon_core.fsio.tree import HASH_PREFIX, TreeLimits, TreeScan
 from lemon_core.protocols import AuditBundle, AuditFile
 
 SKILL_FILE = "SKILL.md"
+#: How much of a file over the per-file cap is read and searched (it blocks anyway).
+HEAD_OF_LARGE = 1024 * 1024
 
 
 @attrs.frozen
@@ -97,7 +99,9 @@ def read_bundle(root: Path, scan: TreeScan, limits: TreeLimits, key: str) -> Rea
         if entry.kind != "file":
             files.append(AuditFile(text=None, **common))  # type: ignore[arg-type]
             continue
-        cap = max(0, min(limits.max_file_bytes, budget))
+        # A file over the cap already blocks (file_too_large): only its head is searched.
+        large = entry.size > limits.max_file_bytes
+        cap = max(0, min(limits.max_file_bytes, HEAD_OF_LARGE if large else budget, budget))
         try:
             data, info = _read(os.path.join(base, entry.path), cap)
         except FileProblem as exc:
@@ -111,7 +115,7 @@ def read_bundle(root: Path, scan: TreeScan, limits: TreeLimits, key: str) -> Rea
             files.append(AuditFile(text=None, **common))  # type: ignore[arg-type]
             complete_hash = False
             continue
-        truncated = len(data) > cap
+        truncated = len(data) > cap or large
         if truncated:
             data = data[:cap]
             complete_hash = False

@@ -10,6 +10,10 @@ subprocess, as an agent runs it) and prints one table. Targets, from issue 10 §
 * ``find_skills`` p50 <= 15 ms and p95 <= 20 ms, ``load_skill`` p50 <= 5 ms (round trips)
 * the ``tools/list`` response <= 16 KB whatever N
 
+"floor: SDK import" is the wall time of a process that only imports the SDK's server modules
+(the least any SDK-based server needs before answering), measured in the same run: on a busy
+machine read the ready figures against it.
+
 ``lemon skill serve`` serves the corpus project (HOME = the corpus home, the persistent cache
 in a temporary folder): "ready, cold" is its first start (an empty cache), "ready" a later one.
 ``lazy-skills-mcp`` is given the corpus's four roots with ``--skills-dir``; it keeps no cache,
@@ -39,7 +43,7 @@ BIN = Path(sys.executable).parent
 READY_TARGET_S = 1.5
 FIND_P50_MS, FIND_P95_MS, LOAD_P50_MS = 15.0, 20.0, 5.0
 TOOLS_LIST_MAX_BYTES = 16 * 1024
-MEASURES = ("ready, cold", "ready", "tools/list bytes", "find_skills p50", "find_skills p95",
+MEASURES = ("floor: SDK import", "ready, cold", "ready", "tools/list bytes", "find_skills p50", "find_skills p95",
             "load_skill p50", "load_skill p95")
 
 
@@ -96,6 +100,20 @@ async def _figures(client: Any, started: float, n_queries: int,
     return out
 
 
+def sdk_import_floor(starts: int) -> float:
+    """Wall time of a Python process that only imports the SDK's server modules: the least
+    any SDK-based server needs before it can answer ``initialize``."""
+    import subprocess
+
+    times = []
+    for _ in range(max(1, starts)):
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import mcp.server.lowlevel, mcp.server.stdio"],
+                       check=True)
+        times.append(time.perf_counter() - began)
+    return statistics.median(times)
+
+
 def measure_server(command: list[str], env: dict[str, str], cwd: str, *, starts: int,
                    n_queries: int, cold_first: bool) -> dict[str, Any]:
     import anyio
@@ -126,7 +144,7 @@ def _targets(figures: dict[str, Any]) -> dict[str, bool]:
 def _fmt(name: str, value: Any) -> str:
     if value is None:
         return "-"
-    if name.startswith("ready"):
+    if name.startswith(("ready", "floor")):
         return f"{value:.2f} s"
     if name.endswith("bytes"):
         return f"{value:,} B"
@@ -165,6 +183,8 @@ def run(args: argparse.Namespace, work: Path) -> bool:
     lazy_cmd = [str(BIN / "lazy-skills-mcp")] + [a for r in roots for a in ("--skills-dir", r)]
     lazy = measure_server(lazy_cmd, env, str(project), starts=args.starts,
                           n_queries=args.queries, cold_first=False)
+    floor = sdk_import_floor(args.starts)
+    lemon["floor: SDK import"] = lazy["floor: SDK import"] = floor
     results = {"lemon skill serve": lemon, "lazy-skills-mcp": lazy}
     if args.json:
         print(json.dumps(results, indent=2))

@@ -25,6 +25,7 @@ from lemon_core.cli import (  # noqa: F401  (each registers its ``lemon skill`` 
     skill_search,
     skill_serve,
     skill_sources,
+    skill_update,
 )
 
 app = typer.Typer(

@@ -39,6 +39,10 @@ _ALIASES = {
     "prompt_listing": "agent:prompt_listing",
     "read_skill": "agent:read_skill",
     "resolve_skill_uri": "agent:resolve_skill_uri",
+    "update": "updating:update",
+    "outdated": "updating:outdated",
+    "sync": "updating:sync",
+    "check_upstream": "updating:check_upstream",
 }
 
 

@@ -1,0 +1,169 @@
+"""``lemon skill update [KEY…]``, ``lemon skill outdated`` and ``lemon skill sync [--frozen]``.
+
+Questions and details go to stderr as for ``lemon skill install``; ``--json`` output on stdout
+stays one document. ``outdated`` exits 1 when a skill is outdated, drifted or missing, and
+``sync --frozen`` exits 1 on any difference from the lockfile (changing nothing).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from lemon_core.cli.params import cwd_option, json_option
+from lemon_core.cli.skill_app import app
+
+CWD = cwd_option()
+JSON = json_option()
+SCOPE_LOCAL = typer.Option(False, "--local", help="Only the project's skills.")
+SCOPE_GLOBAL = typer.Option(False, "--global", help="Only the global skills.")
+KEYS = typer.Argument(None, metavar="[KEY]...", help="Skills to update (every recorded "
+                      "skill when none is given).")
+APPROVE = typer.Option(False, "--approve", help="Answer yes to every question in advance "
+                       "(never to a trust change or an audit block).")
+
+
+def _scope(local: bool, global_: bool) -> bool | None:
+    if local and global_:
+        raise typer.BadParameter("use --local or --global, not both", param_hint="'--global'")
+    return True if local else (False if global_ else None)
+
+
+def _answer(approve: bool, as_json: bool) -> tuple[Any, Any]:
+    from lemon_core.cli.skill_install import _asker, _interactive, _Progress
+
+    progress = _Progress() if (not as_json and sys.stderr.isatty()) else None
+    return (True if approve else (_asker(progress) if _interactive() else None)), progress
+
+
+def update_json(item: Any) -> dict[str, Any]:
+    changes = item.changes
+    return {"key": item.key, "scope": item.scope, "action": item.action, "drift": item.drift,
+            "upstream_before": item.upstream_before, "upstream_after": item.upstream_after,
+            "verdict_before": item.verdict_before, "verdict_after": item.verdict_after,
+            "trust_before": item.trust_before, "trust_after": item.trust_after,
+            "revision": item.revision,
+            "changes": None if changes is None else {"added": list(changes.added),
+                                                     "removed": list(changes.removed),
+                                                     "changed": list(changes.changed)}}
+
+
+@app.command("update", short_help="Update installed skills from their sources.")
+def update_command(
+    keys: list[str] = KEYS,
+    force: bool = typer.Option(False, "--force", help="Reinstall even when nothing changed."),
+    approve: bool = APPROVE,
+    allow_trust_change: bool = typer.Option(False, "--allow-trust-change", help="With "
+                                            "--approve, accept a change of trust level."),
+    local: bool = SCOPE_LOCAL,
+    global_: bool = SCOPE_GLOBAL,
+    cwd: Path | None = CWD,
+    as_json: bool = JSON,
+) -> None:
+    """Re-resolve each skill's source; reinstall (with approval, showing files, audit verdict
+    and trust before and after) when upstream changed or the local copy drifted."""
+    from lemon_core.cli.output import emit_json, say
+    from lemon_core.skills.updating import update
+
+    which = _scope(local, global_)
+    answer, progress = _answer(approve, as_json)
+    try:
+        results = update(tuple(keys or ()), cwd=cwd, approve=answer, force=force, local=which,
+                         allow_trust_change=allow_trust_change, progress=progress)
+    finally:
+        if progress is not None:
+            progress.stop()
+    if as_json:
+        emit_json({"updated": [update_json(r) for r in results]})
+        return
+    for r in results:
+        if r.action == "current":
+            say(f"{r.key} ({r.scope}) is up to date")
+            continue
+        verb = "Reinstalled (local drift)" if r.action == "reinstalled" else "Updated"
+        say(f"{verb} {r.key} ({r.scope}): audit {r.verdict_before} -> {r.verdict_after}, "
+            f"trust {r.trust_before} -> {r.trust_after}"
+            + (f", at {r.revision}" if r.revision else ""))
+        if r.changes is not None:
+            say(*(f"  {line}" for line in r.changes.lines()))
+
+
+@app.command("outdated", short_help="List installed skills with local drift or updates.")
+def outdated_command(
+    local: bool = SCOPE_LOCAL,
+    global_: bool = SCOPE_GLOBAL,
+    cwd: Path | None = CWD,
+    as_json: bool = JSON,
+) -> None:
+    """Every recorded skill: current, outdated (upstream changed), drift (local files
+    changed), missing, or unknown (the upstream could not tell); each upstream asked once."""
+    from lemon_core.cli.output import emit_json, say, table, warn
+    from lemon_core.skills.updating import outdated
+
+    found = outdated(cwd=cwd, local=_scope(local, global_))
+    stale = [s for s in found.states if s.status in ("outdated", "drift", "missing")]
+    if as_json:
+        emit_json({"skills": [s.to_json() for s in found.states], "lookups": found.lookups})
+    else:
+        if not found.states:
+            say("No skills installed by lemon (no lockfile records).")
+        else:
+            say(table([(s.key, s.scope, s.source, s.status) for s in found.states],
+                      ("KEY", "SCOPE", "SOURCE", "STATUS")))
+        for s in found.states:
+            if s.error:
+                warn(f"{s.key}: cannot ask its upstream: {s.error}", label="note")
+    if stale:
+        raise typer.Exit(1)
+
+
+@app.command("sync", short_help="Install exactly what the lockfile records.")
+def sync_command(
+    frozen: bool = typer.Option(False, "--frozen", help="Change nothing; fail on any "
+                                "difference from the lockfile."),
+    approve: bool = APPROVE,
+    local: bool = SCOPE_LOCAL,
+    global_: bool = SCOPE_GLOBAL,
+    cwd: Path | None = CWD,
+    as_json: bool = JSON,
+) -> None:
+    """Install every recorded skill that is missing or differs, at its recorded commit and
+    refused unless its bundle hash is the recorded one; one fetch per repository and commit."""
+    from lemon_core.cli.output import emit_json, fail, say
+    from lemon_core.install.sync import OutOfSync
+    from lemon_core.skills.updating import sync
+
+    which = _scope(local, global_)
+    answer, progress = (None, None) if frozen else _answer(approve, as_json)
+    try:
+        result = sync(cwd=cwd, frozen=frozen, local=which, approve=answer, progress=progress)
+    except OutOfSync as exc:
+        if as_json:
+            emit_json({"in_sync": False, "differences": [_diff_json(d) for d in
+                                                         exc.differences]})
+            raise typer.Exit(1) from None
+        fail(str(exc), 1)
+    finally:
+        if progress is not None:
+            progress.stop()
+    if as_json:
+        emit_json({"in_sync": True, "installed": list(result.installed),
+                   "fetches": result.fetches,
+                   "differences": [_diff_json(d) for d in result.differences]})
+        return
+    if frozen or not result.installed:
+        say("The installed skills match the lockfile.")
+    else:
+        say(f"Installed {', '.join(result.installed)} as recorded "
+            f"({result.fetches} fetch{'es' if result.fetches != 1 else ''}).")
+    for d in result.differences:
+        if d.kind == "extra":
+            say(f"  note: {d.key} ({d.scope}) is installed without a lockfile record")
+
+
+def _diff_json(d: Any) -> dict[str, Any]:
+    return {"key": d.key, "scope": d.scope, "kind": d.kind, "recorded": d.recorded,
+            "found": d.found}

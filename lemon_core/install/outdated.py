@@ -1,0 +1,199 @@
+"""Local drift and upstream updates of installed skills (``lemon skill check``/``outdated``).
+
+Drift: the bundle hash of the installed folder now (:func:`lemon_core.fsio.tree.bundle_hash`,
+the hash the install recorded) differs from the record's ``bundle_hash``. Upstream: the
+source's ``upstream_hash`` for the recorded ref and subdirectory (the same algorithm the
+install recorded as ``upstream_hash``, so an unchanged skill is never outdated) differs from
+the record's. Each distinct upstream (source kind, canonical id, ref, subdirectory) is asked
+once per call, and the sources share one ref listing per repository within the context
+(:class:`lemon_core.source_kit.RefCache`), so 100 skills of 5 repositories cost 5 lookups.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from lemon_core.errors import LemonError
+from lemon_core.install import router, targets
+from lemon_core.state.lockfile import read_lock_records
+
+if TYPE_CHECKING:
+    from lemon_core.context import LemonContext
+    from lemon_core.plugin_registry import Plugins
+    from lemon_core.state.records import LockRecord
+
+
+@attrs.frozen
+class Installed:
+    """One lockfile record and the scope it belongs to."""
+
+    scope: targets.Scope
+    record: LockRecord
+
+    @property
+    def path(self) -> Path:
+        return self.scope.target(self.record.key)
+
+
+@attrs.frozen
+class SkillState:
+    """What ``check``/``outdated`` report for one installed skill."""
+
+    key: str
+    scope: str
+    source: str
+    identifier: str | None
+    path: str
+    recorded_bundle: str | None
+    current_bundle: str | None
+    recorded_upstream: str | None
+    upstream: str | None = None
+    error: str | None = None
+
+    @property
+    def missing(self) -> bool:
+        return self.current_bundle is None
+
+    @property
+    def drift(self) -> bool:
+        return self.current_bundle != self.recorded_bundle
+
+    @property
+    def outdated(self) -> bool:
+        return self.upstream is not None and self.upstream != self.recorded_upstream
+
+    @property
+    def status(self) -> str:
+        if self.missing:
+            return "missing"
+        if self.drift:
+            return "drift"
+        if self.outdated:
+            return "outdated"
+        return "unknown" if self.upstream is None else "current"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "scope": self.scope, "source": self.source,
+                "identifier": self.identifier, "path": self.path, "status": self.status,
+                "drift": self.drift, "outdated": self.outdated, "missing": self.missing,
+                "bundle_hash": self.recorded_bundle, "current_bundle_hash": self.current_bundle,
+                "upstream_hash": self.recorded_upstream, "upstream_now": self.upstream,
+                "error": self.error}
+
+
+@attrs.frozen
+class Outdated:
+    states: tuple[SkillState, ...]
+    lookups: int
+
+
+def scopes(ctx: LemonContext, local: bool | None) -> list[targets.Scope]:
+    """The scopes to look at: the project's (True), the global (False) or both (None)."""
+    from lemon_core.catalog.roots import is_project_dir
+
+    found = []
+    if local is not False and is_project_dir(ctx):
+        found.append(targets.scope_for(ctx, local=True))
+    if local is not True and ctx.usable_agent_dir is not None:
+        found.append(targets.scope_for(ctx, local=False))
+    return found
+
+
+def installed(ctx: LemonContext, keys: Sequence[str] = (), local: bool | None = None
+              ) -> list[Installed]:
+    """The records of ``keys`` (all when empty), the project's copy first when both exist.
+
+    :raises LemonError: a key that has no record.
+    """
+    found: list[Installed] = []
+    for scope in scopes(ctx, local):
+        records, _ = read_lock_records(scope.lockfile)
+        found.extend(Installed(scope, r) for k, r in sorted(records.items())
+                     if not keys or k in keys)
+    if keys:
+        first: dict[str, Installed] = {}
+        for item in found:
+            first.setdefault(item.record.key, item)
+        unknown = [k for k in keys if k not in first]
+        if unknown:
+            raise LemonError(f"no lockfile record for {', '.join(map(repr, unknown))}: only "
+                             f"skills lemon installed can be checked, updated or synced "
+                             f"('lemon skill list' shows the others)")
+        found = [first[k] for k in dict.fromkeys(keys)]
+    return found
+
+
+def current_hash(folder: Path) -> str | None:
+    """The bundle hash of the installed ``folder`` now; None when it is missing or unsafe."""
+    from lemon_core.fsio.tree import bundle_hash, scan_tree
+
+    if not os.path.isdir(folder) or os.path.islink(folder):
+        return None
+    try:
+        scan = scan_tree(folder)
+        if scan.problems or not scan.complete:
+            return None
+        return bundle_hash(folder, scan.entries)
+    except Exception:  # noqa: BLE001 - unreadable now is "no bundle", reported as missing
+        return None
+
+
+def identifier_of(record: LockRecord) -> str:
+    """What to re-resolve: a local folder by its absolute path, anything else as typed."""
+    if record.source_kind == "local" and record.source_id:
+        return record.source_id
+    if record.identifier:
+        return record.identifier
+    if record.source_id:
+        return record.source_id
+    raise LemonError(f"cannot update {record.key!r}: its record has no resolvable source")
+
+
+def upstream_ref(record: LockRecord, ctx: LemonContext, plugins: Plugins) -> tuple[Any, Any]:
+    """The source and the ref to ask, with the recorded subdirectory (like with like)."""
+    source, ref = router.resolve(identifier_of(record), ctx, plugins=plugins)
+    return source, attrs.evolve(ref, subpath=record.subdirectory)
+
+
+def tree_subdir(subdirectory: str | None, ref: Any) -> str:
+    """The recorded subdirectory relative to the fetched tree (the ref's own subpath off)."""
+    path = subdirectory or ""
+    prefix = (ref.subpath or "").strip("/")
+    if prefix and (path == prefix or path.startswith(prefix + "/")):
+        path = path[len(prefix):].lstrip("/")
+    return path
+
+
+def states(ctx: LemonContext, plugins: Plugins, items: Sequence[Installed], *,
+           upstream: bool = True) -> Outdated:
+    """The state of every item; each distinct upstream asked once (``lookups`` counts)."""
+    answers: dict[tuple[Any, ...], tuple[str | None, str | None]] = {}
+    out = []
+    for item in items:
+        record = item.record
+        answer: tuple[str | None, str | None] = (None, None)
+        if upstream:
+            try:
+                source, ref = upstream_ref(record, ctx, plugins)
+                group = (source.name, ref.canonical_id or ref.identifier, ref.revision,
+                         ref.subpath)
+                if group not in answers:
+                    answers[group] = (source.upstream_hash(ref, ctx), None)
+                answer = answers[group]
+            except Exception as exc:  # noqa: BLE001 - one unreachable upstream is one line
+                answer = (None, str(exc) or type(exc).__name__)
+        out.append(SkillState(
+            key=record.key, scope=item.scope.name, source=record.source_kind,
+            identifier=record.identifier, path=str(item.path),
+            recorded_bundle=record.bundle_hash, current_bundle=current_hash(item.path),
+            recorded_upstream=record.upstream_hash, upstream=answer[0], error=answer[1]))
+    return Outdated(tuple(out), len(answers))
+
+
+__all__ = ["Installed", "Outdated", "SkillState", "current_hash", "identifier_of",
+           "installed", "scopes", "states", "tree_subdir", "upstream_ref"]

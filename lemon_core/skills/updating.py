@@ -1,0 +1,65 @@
+"""``skills.update``, ``skills.outdated``, ``skills.check_upstream`` and ``skills.sync``: the
+library calls behind ``lemon skill update``, ``outdated``, ``check`` (drift and upstream) and
+``sync``. Approvals work as for :func:`lemon_core.skills.installing.install`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lemon_core.context import LemonContext
+from lemon_core.install import outdated as outdating
+from lemon_core.install import sync as syncing
+from lemon_core.install import update as updating
+from lemon_core.install.approval import Approver
+from lemon_core.skills import api
+from lemon_core.skills.installing import _plugins
+
+if TYPE_CHECKING:
+    from lemon_core.plugin_registry import Plugins
+    from lemon_core.protocols import ProgressCallback
+
+
+def update(keys: Sequence[str] = (), ctx: LemonContext | None = None, *,
+           approve: Approver = None, force: bool = False, local: bool | None = None,
+           allow_trust_change: bool = False, progress: ProgressCallback | None = None,
+           cwd: str | Path | None = None,
+           plugins: Plugins | None = None) -> list[updating.UpdateResult]:
+    """Update the installed skills ``keys`` (all recorded ones when empty); see
+    :mod:`lemon_core.install.update`."""
+    ctx = api._context(ctx, cwd)
+    return updating.update(tuple(keys), ctx, plugins=_plugins(ctx, plugins), approve=approve,
+                           force=force, local=local, allow_trust_change=allow_trust_change,
+                           progress=progress, refresh=lambda: api.refresh(ctx))
+
+
+def outdated(ctx: LemonContext | None = None, *, keys: Sequence[str] = (),
+             local: bool | None = None, upstream: bool = True, cwd: str | Path | None = None,
+             plugins: Plugins | None = None) -> outdating.Outdated:
+    """Drift and upstream state of every recorded skill (or ``keys``), each upstream asked
+    once."""
+    ctx = api._context(ctx, cwd)
+    items = outdating.installed(ctx, tuple(keys), local)
+    return outdating.states(ctx, _plugins(ctx, plugins), items, upstream=upstream)
+
+
+def check_upstream(key: str, ctx: LemonContext | None = None, *, upstream: bool = True,
+                   cwd: str | Path | None = None,
+                   plugins: Plugins | None = None) -> outdating.SkillState:
+    """Drift and upstream state of one recorded skill (the project's copy first)."""
+    return outdated(ctx, keys=(key,), upstream=upstream, cwd=cwd, plugins=plugins).states[0]
+
+
+def sync(ctx: LemonContext | None = None, *, frozen: bool = False, local: bool | None = None,
+         approve: Approver = None, progress: ProgressCallback | None = None,
+         cwd: str | Path | None = None, plugins: Plugins | None = None) -> syncing.SyncResult:
+    """Install exactly what the lockfile records; ``frozen`` only checks and fails on any
+    difference (:class:`lemon_core.install.sync.OutOfSync`)."""
+    ctx = api._context(ctx, cwd)
+    return syncing.sync(ctx, plugins=_plugins(ctx, plugins), frozen=frozen, local=local,
+                        approve=approve, progress=progress, refresh=lambda: api.refresh(ctx))
+
+
+__all__ = ["check_upstream", "outdated", "sync", "update"]

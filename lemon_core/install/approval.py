@@ -45,6 +45,8 @@ class ApprovalRequest:
     notes: tuple[str, ...] = ()
     bundle_hashes: tuple[str, ...] = ()
     replaces: tuple[str, ...] = ()
+    #: The staged folders of ``keys`` (read-only; an update compares them with the installed).
+    folders: tuple[str, ...] = ()
 
 
 Approver = bool | Callable[[ApprovalRequest], bool] | None

@@ -169,7 +169,8 @@ class _Job:
             canonical_id=self.ref.canonical_id, findings=findings,
             files=tuple(f"{s.key}/{e.path}" if len(staged) > 1 else e.path
                         for s in staged for e in s.scan.files),
-            bundle_hashes=tuple(s.bundle_hash for s in staged), **more)
+            bundle_hashes=tuple(s.bundle_hash for s in staged),
+            folders=tuple(str(s.folder) for s in staged), **more)
 
 
 def _stage(job: _Job, tree: Path, subdir: str, force: bool,
@@ -326,7 +327,9 @@ def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[st
          expected_bundle_hash: str | Mapping[str, str] | None, override: bool,
          refresh: Callable[[], None] | None,
          existing: dict[str, LockRecord]) -> InstallResult:
+    fresh = staging.missing_folders(job.scope.skills_dir)
     folder = staging.make_staging(job.scope.skills_dir, job.ref.name or "skill")
+    done = False
     try:
         tree = folder / staging.TREE
         fetched = fetch(job.source, job.ref, tree, job.ctx, progress)
@@ -339,8 +342,11 @@ def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[st
         _expected(staged, expected_bundle_hash)
         staged = _judge(job, staged, approve, override, fetched)
         replaced = _activate_all(job, staged, fetched, force, refresh)
+        done = True
     finally:
         staging.remove_tree(folder)
+        if not done:  # a refused install leaves no skills folder it made behind
+            staging.remove_empty(fresh)
     results = [InstallResult(
         key=s.key, path=str(s.target), scope=job.scope.name, source=job.source.name,
         identifier=job.identifier, revision=fetched.revision, trust=job.trust,

@@ -27,6 +27,24 @@ def make_staging(skills_dir: Path, name: str) -> Path:
     return staging
 
 
+def missing_folders(path: Path) -> list[Path]:
+    """``path`` and those of its parents that do not exist yet, deepest first."""
+    missing = []
+    while not os.path.lexists(path) and path.parent != path:
+        missing.append(path)
+        path = path.parent
+    return missing
+
+
+def remove_empty(folders: list[Path]) -> None:
+    """Remove the ``folders`` (deepest first) that are empty; stop at the first that is not."""
+    for folder in folders:
+        try:
+            os.rmdir(folder)
+        except OSError:
+            return
+
+
 def remove_tree(path: Path) -> None:
     """Remove ``path`` (a folder, a file or a link) if it exists; links are never followed."""
     with contextlib.suppress(FileNotFoundError):

@@ -102,6 +102,18 @@ def test_a_warning_needs_its_own_approval(ctx, plugins, agent, src) -> None:
         "[warn] test.warn: WARNME found",)
 
 
+def test_a_refused_install_leaves_no_skills_folder_behind(ctx, plugins, agent, project,
+                                                          src) -> None:
+    before = snapshot(agent.parent, project)
+    with pytest.raises(pipeline.Blocked):
+        _install(skill_folder(src, "demo", body="BLOCKME\n"), ctx, plugins)
+    with pytest.raises(ApprovalRefused):
+        _install(skill_folder(src, "warned", body="WARNME\n"), ctx, plugins, local=True,
+                 approve=lambda r: r.stage == "fetch")
+    assert not (agent / "skill").exists() and not (project / ".lemon").exists()
+    assert snapshot(agent.parent, project) == before
+
+
 def test_a_block_is_refused_even_when_approved(ctx, plugins, agent, src) -> None:
     folder = skill_folder(src, "demo", body="BLOCKME\n")
     with pytest.raises(pipeline.Blocked, match="blocked by the security audit"):
@@ -185,7 +197,7 @@ def test_the_pipeline_refuses_what_the_scan_finds(ctx, plugins, agent, src, monk
     with pytest.raises(UnsafeBundle, match="special_file"):
         _install(folder, ctx, plugins)
     assert not (agent / "skill" / "fifo").exists()
-    assert not any((agent / "skill").iterdir())
+    assert not (agent / "skill").exists()  # not even the folder it would have made
 
 
 def test_an_unexpected_bundle_is_refused(ctx, plugins, agent, src) -> None:

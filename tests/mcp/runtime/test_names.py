@@ -7,7 +7,12 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lemon_core.mcp.runtime.names import MAX_NAME, UTILITIES, model_name, server_identity
+from lemon_core.mcp.runtime.names import (
+    MAX_NAME,
+    UTILITIES,
+    model_name,
+    server_identity,
+)
 from lemon_core.models import McpServer, ServerSource
 
 SHAPE = re.compile(r"^mcp_[a-z0-9_]+_[0-9a-f]{16}$")

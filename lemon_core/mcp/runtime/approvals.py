@@ -1,0 +1,72 @@
+"""Whether a call needs approval, and asking for it once.
+
+The entry's requirement is its exact ``tool_approvals`` value for the raw tool name (for
+lemon's utilities, the MCP method: ``resources/list``, ``resources/read``, ``prompts/list``,
+``prompts/get``), else its ``approval`` (missing means ``never``). It is ORed with the
+caller's policy: either can require approval, and then the caller's approver callback is asked
+exactly once. Without an approver a call that needs approval is refused: the library never
+approves silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from lemon_core.errors import LemonError
+from lemon_core.mcp.runtime.names import UTILITIES
+from lemon_core.models import McpServer
+
+#: ``policy(tool) -> True`` when the caller itself requires approval for ``tool``.
+Policy = Callable[[Any], bool]
+#: ``approver(request) -> True`` to allow the call.
+Approver = Callable[["ApprovalRequest"], bool]
+
+
+class ApprovalRefused(LemonError):
+    """A call needing approval was denied or could not be asked for."""
+
+
+@attrs.frozen
+class ApprovalRequest:
+    """What an approver is shown: the model-facing name, the server, the raw tool (or MCP
+    method) and the argument names (not their values, which may be secrets)."""
+
+    name: str
+    server: str
+    target: str
+    argument_names: tuple[str, ...]
+
+
+def approval_key(kind: str, raw: str) -> str:
+    return UTILITIES[raw] if kind == "utility" else raw
+
+
+def entry_requires(server: McpServer, kind: str, raw: str) -> bool:
+    """The entry's own requirement: an exact ``tool_approvals`` value wins over ``approval``."""
+    exact = server.tool_approvals.get(approval_key(kind, raw))
+    if exact is not None:
+        return exact == "always"
+    return server.approval == "always"
+
+
+def check(tool: Any, arguments: dict[str, Any], *, policy: Policy | None,
+          approver: Approver | None) -> None:
+    """Raise :class:`ApprovalRefused` unless ``tool`` may be called now (asks at most once)."""
+    needed = tool.approval or (policy is not None and bool(policy(tool)))
+    if not needed:
+        return
+    if approver is None:
+        raise ApprovalRefused(f"{tool.name} needs approval and nothing can ask for it: "
+                              "run it on a terminal, pass --approve, or set its "
+                              "tool_approvals entry to \"never\"")
+    request = ApprovalRequest(tool.name, tool.server, approval_key(tool.kind, tool.raw),
+                              tuple(sorted(arguments)))
+    if not approver(request):
+        raise ApprovalRefused(f"{tool.name} was not approved; nothing was called")
+
+
+__all__ = ["ApprovalRefused", "ApprovalRequest", "Approver", "Policy", "approval_key",
+           "check", "entry_requires"]

@@ -1,0 +1,73 @@
+"""One live connection of the tool host: a task holding an SDK client open until it is told
+to stop or the server goes away. The handshake is bounded by the entry's ready timeout plus
+its request timeout; the session itself is not."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, TextIO
+
+from lemon_core.context import LemonContext
+from lemon_core.mcp.client.errors import McpConnectionError
+from lemon_core.models import McpServer
+
+
+class Connection:
+    """``client`` is the initialized SDK client while connected; ``error`` the last failure
+    (a fixed-kind :class:`McpConnectionError`); ``retired`` once the server left the set."""
+
+    def __init__(self, server: McpServer, identity: str, ctx: LemonContext,
+                 errlog: TextIO | None = None) -> None:
+        import anyio
+
+        self.server = server
+        self.identity = identity
+        self.ctx = ctx
+        self.errlog = errlog
+        self.client: Any = None
+        self.error: McpConnectionError | None = None
+        self.retired = False
+        self.ready = anyio.Event()
+        self.stop = anyio.Event()
+        self.done = anyio.Event()
+
+    @property
+    def connected(self) -> bool:
+        return self.client is not None and not self.done.is_set()
+
+    def lost(self, error: McpConnectionError) -> None:
+        """A request found the connection gone: remember why; it is replaced at the next
+        discovery (a stdio server that died may leave the session waiting forever)."""
+        self.error = error
+        self.client = None
+        self.stop.set()
+
+    async def run(self) -> None:
+        import anyio
+
+        from lemon_core.mcp.client.connection import connect
+        from lemon_core.mcp.client.transports import ready_timeout, request_timeout
+
+        budget = ready_timeout(self.server) + request_timeout(self.server)
+        server = self.server
+        try:
+            with anyio.CancelScope(deadline=anyio.current_time() + budget) as scope:
+                async with connect(server, self.ctx, errlog=self.errlog) as client:
+                    scope.deadline = math.inf
+                    self.client = client
+                    self.ready.set()
+                    await self.stop.wait()
+            if scope.cancelled_caught and self.client is None:
+                self.error = McpConnectionError(server.name, server.transport, "timeout",
+                                                phase="handshake", seconds=budget)
+        except McpConnectionError as exc:
+            self.error = exc
+        except Exception:  # noqa: BLE001 - a fixed kind, never the exception's text
+            self.error = McpConnectionError(server.name, server.transport, "protocol")
+        finally:
+            self.client = None
+            self.ready.set()
+            self.done.set()
+
+
+__all__ = ["Connection"]

@@ -1,0 +1,256 @@
+"""The tool host: one project's MCP servers, connected, discovered, named, filtered, cached.
+
+:class:`McpHost` runs its connections on an event loop of its own (a background thread), so
+an embedder calls it synchronously from any thread::
+
+    with McpHost(ctx, approver=ask_user) as host:
+        for tool in host.tools():          # HostedTool: use tool.name as it is
+            ...
+        result = host.call(tool.name, {"path": "README.md"})
+
+Discovery reads the effective set (:func:`lemon_core.mcp.effective.effective_servers`) for
+``ctx.cwd``, connects to every enabled server in parallel, and lists tools, and resources and
+prompts only when the server advertises those capabilities. A server that is down is skipped
+(its status keeps the fixed, redacted reason). The inventory is reused for ``refresh_s``
+(default 60 s); after that the next access discovers again. A server whose refresh fails keeps
+its last inventory for at most ``ttl_s`` (default 300 s). A server removed or replaced in the
+configuration is retired at the next discovery, and calls to its old names fail.
+``LEMON_MCP_DISABLED=1`` (or the files' top-level ``"enabled": false``) means no connection.
+
+Calls never take the discovery lock; each is bounded and never replayed
+(:mod:`lemon_core.mcp.runtime.calls`); approval is asked at most once, through the caller's
+callback (:mod:`lemon_core.mcp.runtime.approvals`).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, TextIO
+
+from lemon_core.context import LemonContext
+from lemon_core.errors import NotFoundError
+from lemon_core.mcp.client.errors import McpConnectionError
+from lemon_core.mcp.runtime import approvals
+from lemon_core.mcp.runtime.calls import CallResult, failed, invoke
+from lemon_core.mcp.runtime.connection import Connection
+from lemon_core.mcp.runtime.inventory import (
+    HostedTool,
+    ServerInventory,
+    build,
+    display_name,
+)
+from lemon_core.mcp.runtime.names import server_identity
+from lemon_core.mcp.runtime.status import ServerStatus
+
+REFRESH_S = 60.0
+TTL_S = 300.0
+MAX_PAGES = 100
+
+
+class McpHost:
+    def __init__(self, ctx: LemonContext, *, refresh_s: float = REFRESH_S, ttl_s: float = TTL_S,
+                 policy: approvals.Policy | None = None,
+                 approver: approvals.Approver | None = None,
+                 errlog: TextIO | None = None) -> None:
+        self.ctx = ctx
+        self.refresh_s = refresh_s
+        self.ttl_s = ttl_s
+        self.policy = policy
+        self.approver = approver
+        self.errlog = errlog
+        self._portal: Any = None
+        self._portal_cm: Any = None
+        self._closing: Any = None
+        self._tg: Any = None
+        self._lock: Any = None
+        self._conns: dict[str, Connection] = {}
+        self._inventories: dict[str, ServerInventory] = {}
+        self._by_name: dict[str, HostedTool] = {}
+        self._discovered_at: float | None = None
+        self.disabled = ctx.flag("LEMON_MCP_DISABLED") is True
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def __enter__(self) -> McpHost:  # noqa: PYI034 - the class is final in practice
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _start(self) -> Any:
+        if self._portal is None:
+            from anyio.from_thread import start_blocking_portal
+
+            from lemon_core.mcp.servers.sdk import require_sdk
+
+            require_sdk()
+            self._portal_cm = start_blocking_portal()
+            self._portal = self._portal_cm.__enter__()
+            self._portal.start_task(self._main)
+        return self._portal
+
+    async def _main(self, *, task_status: Any) -> None:
+        import anyio
+
+        self._closing = anyio.Event()
+        self._lock = anyio.Lock()
+        async with anyio.create_task_group() as tg:
+            self._tg = tg
+            task_status.started()
+            await self._closing.wait()
+            for conn in self._conns.values():
+                conn.stop.set()
+
+    def close(self) -> None:
+        """Stop every connection (stdio servers are ended by the SDK) and the loop."""
+        if self._portal is None:
+            return
+        self._portal.call(self._closing.set)
+        self._portal_cm.__exit__(None, None, None)
+        self._portal = self._portal_cm = None
+
+    # -- discovery -----------------------------------------------------------------------
+    def tools(self, *, refresh: bool = False) -> tuple[HostedTool, ...]:
+        """The exposed tools (discovering first when the inventory is older than
+        ``refresh_s``, or when ``refresh``)."""
+        if self.disabled:
+            return ()
+        fresh = self._discovered_at is not None and \
+            time.monotonic() - self._discovered_at < self.refresh_s
+        if refresh or not fresh:
+            self._start().call(self._discover)
+        return tuple(self._by_name.values())
+
+    def status(self, *, refresh: bool = False) -> tuple[ServerStatus, ...]:
+        self.tools(refresh=refresh)
+        out = []
+        for ident, conn in self._conns.items():
+            inv = self._inventories.get(ident)
+            src = conn.server.source
+            err = conn.error
+            out.append(ServerStatus(
+                display_name(conn.server, ident), conn.server.transport,
+                f"{src.provider}:{src.scope}", conn.connected,
+                len(inv.tools) if inv else 0, len(inv.resources) if inv else 0,
+                len(inv.prompts) if inv else 0, inv.capabilities if inv else (),
+                err.kind if err else None, str(err) if err else None))
+        return tuple(out)
+
+    async def _discover(self) -> None:
+        import anyio
+
+        from lemon_core.mcp.effective import effective_servers
+
+        async with self._lock:
+            effective = await anyio.to_thread.run_sync(effective_servers, self.ctx)
+            wanted: dict[str, Any] = {}
+            if effective.mcp_enabled:
+                for item in effective.servers:
+                    if item.enabled:
+                        wanted[server_identity(item.server)] = item.server
+            for ident in [i for i in self._conns if i not in wanted]:
+                self._retire(ident)
+            for ident, server in wanted.items():
+                conn = self._conns.get(ident)
+                if conn is None or conn.done.is_set() or conn.stop.is_set():
+                    self._conns[ident] = fresh = Connection(server, ident, self.ctx, self.errlog)
+                    self._tg.start_soon(fresh.run)
+            async with anyio.create_task_group() as tg:
+                for conn in self._conns.values():
+                    tg.start_soon(self._refresh, conn)
+            now = time.monotonic()
+            for ident, inv in list(self._inventories.items()):
+                if now - inv.fetched_at > self.ttl_s:
+                    del self._inventories[ident]
+            self._by_name = {tool.name: tool for inv in self._inventories.values()
+                             for tool in inv.tools}
+            self._discovered_at = time.monotonic()
+
+    def _retire(self, ident: str) -> None:
+        conn = self._conns.pop(ident)
+        conn.retired = True
+        conn.stop.set()
+        self._inventories.pop(ident, None)
+
+    async def _refresh(self, conn: Connection) -> None:
+        import anyio
+
+        from lemon_core.mcp.client.connection import classify
+        from lemon_core.mcp.client.transports import request_timeout
+
+        await conn.ready.wait()
+        client = conn.client
+        if client is None:
+            return
+        try:
+            with anyio.fail_after(request_timeout(conn.server) * 3):
+                caps = client.server_capabilities
+                present = tuple(f for f in ("tools", "resources", "prompts")
+                                if getattr(caps, f, None) is not None)
+                remote = await _paged(client.list_tools, "tools") if "tools" in present else []
+                resources = await _paged(client.list_resources, "resources") \
+                    if "resources" in present else []
+                prompts = await _paged(client.list_prompts, "prompts") \
+                    if "prompts" in present else []
+        except TimeoutError:
+            conn.lost(McpConnectionError(conn.server.name, conn.server.transport, "timeout",
+                                         phase="discovery"))
+            return
+        except Exception as exc:  # noqa: BLE001 - a fixed kind
+            conn.lost(classify(exc, conn.server, "discovery"))
+            return
+        if not conn.retired:
+            self._inventories[conn.identity] = build(conn.server, conn.identity, remote,
+                                                     resources, prompts, present,
+                                                     time.monotonic())
+            conn.error = None
+
+    # -- calls ---------------------------------------------------------------------------
+    def find(self, name: str) -> HostedTool:
+        tool = self._by_name.get(name) if not self.disabled else None
+        if tool is None:
+            raise NotFoundError(f"no MCP tool named {name!r} in this project's inventory; "
+                                "list the tools again ('lemon mcp tools') and use a name "
+                                "from there")
+        return tool
+
+    def call(self, name: str, arguments: dict[str, Any] | None = None, *,
+             approver: approvals.Approver | None = None) -> CallResult:
+        """Call the tool ``name`` (a name :meth:`tools` returned) once. Unknown or retired
+        names raise :class:`NotFoundError`; a refused approval raises
+        :class:`~lemon_core.mcp.runtime.approvals.ApprovalRefused`; everything else (timeout,
+        disconnect, an MCP error) comes back as a failed :class:`CallResult`."""
+        self.tools()
+        tool = self.find(name)
+        args = dict(arguments or {})
+        approvals.check(tool, args, policy=self.policy, approver=approver or self.approver)
+        return self._start().call(self._call, tool, args)
+
+    async def _call(self, tool: HostedTool, args: dict[str, Any]) -> CallResult:
+        conn = self._conns.get(tool.identity)
+        if conn is None or conn.retired:
+            return failed(tool.name, "not_found", "that server was removed or replaced; "
+                          "list the tools again")
+        client = conn.client
+        if client is None:
+            return failed(tool.name, "unavailable", str(conn.error) if conn.error else
+                          "the server is not connected")
+        result = await invoke(client, conn.server, tool, args)
+        if result.error_kind in ("closed", "connect_failed"):
+            conn.lost(McpConnectionError(conn.server.name, conn.server.transport, "closed",
+                                         phase="call"))
+        return result
+
+
+async def _paged(method: Any, field: str) -> list[Any]:
+    items: list[Any] = []
+    cursor = None
+    for _ in range(MAX_PAGES):
+        page = await method(cursor=cursor)
+        items.extend(getattr(page, field))
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return items
+
+
+__all__ = ["REFRESH_S", "TTL_S", "McpHost"]

@@ -1,0 +1,88 @@
+"""What discovery exposes: :class:`HostedTool` (a remote tool or a lemon utility under its
+model-facing name) and one server's :class:`ServerInventory`, built through the entry's
+filters and names."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from lemon_core.mcp.runtime.approvals import entry_requires
+from lemon_core.mcp.runtime.filters import (
+    prompt_allowed,
+    resource_allowed,
+    tool_allowed,
+)
+from lemon_core.mcp.runtime.names import model_name
+from lemon_core.models import McpServer
+
+_CURSOR = {"cursor": {"type": "string", "description": "The next page's cursor."}}
+#: Utility -> (description, input schema); offered only as the server's capabilities allow.
+UTILITY_TOOLS: dict[str, tuple[str, str, dict[str, Any]]] = {
+    "resources_list": ("resources", "List the server's resources (URI, name, type).",
+                       {"type": "object", "properties": _CURSOR}),
+    "resource_read": ("resources", "Read one of the server's resources by its URI.",
+                      {"type": "object", "properties": {"uri": {"type": "string"}},
+                       "required": ["uri"]}),
+    "prompts_list": ("prompts", "List the server's prompts and their arguments.",
+                     {"type": "object", "properties": _CURSOR}),
+    "prompt_get": ("prompts", "Get one of the server's prompts by name, with arguments.",
+                   {"type": "object",
+                    "properties": {"name": {"type": "string"},
+                                   "arguments": {"type": "object",
+                                                 "additionalProperties": {"type": "string"}}},
+                    "required": ["name"]}),
+}
+
+
+@attrs.frozen
+class HostedTool:
+    """``name`` is the model-facing name; ``raw`` the remote tool's own name (or the utility's
+    key), used only at the call boundary; ``approval`` the entry's own requirement."""
+
+    name: str
+    server: str
+    identity: str
+    raw: str
+    kind: str
+    description: str | None
+    input_schema: Mapping[str, Any]
+    approval: bool
+
+
+@attrs.frozen
+class ServerInventory:
+    tools: tuple[HostedTool, ...]
+    resources: tuple[str, ...]
+    prompts: tuple[str, ...]
+    capabilities: tuple[str, ...]
+    fetched_at: float
+
+
+def display_name(server: McpServer, identity: str) -> str:
+    """The server's name, or for an unnamed legacy entry ``unnamed-<8 hex>``."""
+    return server.name or f"unnamed-{identity[:8]}"
+
+
+def build(server: McpServer, identity: str, remote: list[Any], resources: list[Any],
+          prompts: list[Any], capabilities: tuple[str, ...], now: float) -> ServerInventory:
+    """The inventory of one server from what it listed (SDK ``Tool``/``Resource``/``Prompt``
+    objects), filtered, named, with utilities for the capabilities it advertised."""
+    label = display_name(server, identity)
+    tools = [HostedTool(model_name(identity, label, t.name), label, identity, t.name, "tool",
+                        t.description, dict(t.input_schema or {}),
+                        entry_requires(server, "tool", t.name))
+             for t in remote if tool_allowed(server, t.name)]
+    for key, (capability, about, schema) in UTILITY_TOOLS.items():
+        if capability in capabilities:
+            tools.append(HostedTool(model_name(identity, label, key, "utility"), label,
+                                    identity, key, "utility", about, schema,
+                                    entry_requires(server, "utility", key)))
+    uris = tuple(r.uri for r in resources if resource_allowed(server, str(r.uri)))
+    names = tuple(p.name for p in prompts if prompt_allowed(server, p.name))
+    return ServerInventory(tuple(tools), tuple(str(u) for u in uris), names, capabilities, now)
+
+
+__all__ = ["UTILITY_TOOLS", "HostedTool", "ServerInventory", "build", "display_name"]

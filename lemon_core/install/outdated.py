@@ -65,7 +65,9 @@ class SkillState:
 
     @property
     def outdated(self) -> bool:
-        return self.upstream is not None and self.upstream != self.recorded_upstream
+        # an upstream that answers the installed bundle's own hash is that bundle
+        return self.upstream is not None and self.upstream not in (self.recorded_upstream,
+                                                                   self.recorded_bundle)
 
     @property
     def status(self) -> str:

@@ -1,0 +1,96 @@
+"""``sync`` and ``sync --frozen`` with real installs: local folders, and git repositories on
+the loopback git server whose branch has moved on since the lockfile was written."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from lemon_core.errors import LemonError
+from lemon_core.install import pipeline
+from lemon_core.install.sync import OutOfSync, sync
+from lemon_core.state.lockfile import read_lock_records
+from tests.gitserver import GitServer, build_repo, commit
+from tests.install.support import skill_folder, snapshot
+
+
+@pytest.fixture
+def git_plugins(recorder):
+    from lemon_plugins.sources import git
+
+    from lemon_core.testing import inline_plugins
+    from tests.install.support import MarkerPlugin
+
+    return inline_plugins(("sources.git", git), ("auditors.marker", MarkerPlugin()), recorder)
+
+
+def _files(names, body="Body.\n"):
+    return {f"skills/{n}/SKILL.md": f"---\nname: {n}\ndescription: Use when testing {n}.\n"
+                                   f"---\n{body}" for n in names}
+
+
+def test_frozen_reports_every_difference_and_changes_nothing(ctx, plugins, agent, src) -> None:
+    for name in ("a", "b", "c"):
+        pipeline.install(str(skill_folder(src, name)), ctx, plugins=plugins, approve=True)
+    assert sync(ctx, plugins=plugins, frozen=True).differences == ()
+    shutil.rmtree(agent / "skill" / "a")
+    (agent / "skill" / "b" / "SKILL.md").write_text("---\nname: b\ndescription: x\n---\nEdit\n")
+    skill_folder(agent / "skill", "hand-made")
+    before = snapshot(agent)
+    with pytest.raises(OutOfSync) as caught:
+        sync(ctx, plugins=plugins, frozen=True, approve=True)
+    assert [(d.key, d.kind) for d in caught.value.differences] == [
+        ("a", "missing"), ("b", "bundle"), ("hand-made", "extra")]
+    assert "nothing was changed" in str(caught.value) and snapshot(agent) == before
+
+
+def test_sync_reinstalls_what_differs_as_recorded(ctx, plugins, agent, src) -> None:
+    folders = [skill_folder(src, name) for name in ("a", "b")]
+    for folder in folders:
+        pipeline.install(str(folder), ctx, plugins=plugins, approve=True)
+    recorded = read_lock_records(agent / "skills.lock.json")[0]
+    shutil.rmtree(agent / "skill" / "a")
+    result = sync(ctx, plugins=plugins, approve=True)
+    assert result.installed == ("a",) and result.fetches == 1
+    assert read_lock_records(agent / "skills.lock.json")[0]["a"].bundle_hash == recorded[
+        "a"].bundle_hash
+    assert sync(ctx, plugins=plugins, frozen=True).differences == ()
+
+
+def test_sync_refuses_a_source_that_no_longer_has_the_recorded_bundle(ctx, plugins, agent,
+                                                                      src) -> None:
+    folder = skill_folder(src, "a")
+    pipeline.install(str(folder), ctx, plugins=plugins, approve=True)
+    shutil.rmtree(agent / "skill" / "a")
+    (folder / "SKILL.md").write_text("---\nname: a\ndescription: Use when testing a.\n---\nNew\n")
+    before = snapshot(agent)
+    with pytest.raises(LemonError, match="is not the expected"):
+        sync(ctx, plugins=plugins, approve=True)
+    assert snapshot(agent) == before
+
+
+def test_sync_fetches_a_repository_once_at_its_recorded_commit(ctx, git_plugins, agent,
+                                                               tmp_path, monkeypatch) -> None:
+    names = [f"s{i:02d}" for i in range(20)]
+    with GitServer() as server:
+        repo, first = build_repo(tmp_path / "repo", _files(names))
+        url = server.add("o/skills.git", repo)
+        pipeline.install(f"git+{url}", ctx, plugins=git_plugins, approve=True,
+                         all_skills=True)
+        commit(repo, _files(names, body="Moved on.\n"))  # the branch moved past the lockfile
+        shutil.rmtree(agent / "skill")
+        server.requests.clear()
+        fetched = []
+        real_fetch = pipeline.fetch
+        monkeypatch.setattr(pipeline, "fetch", lambda *a: fetched.append(a[1]) or real_fetch(*a))
+        result = sync(ctx, plugins=git_plugins, approve=True)
+        assert sorted(result.installed) == names and result.fetches == 1 and len(fetched) == 1
+        assert fetched[0].revision == first
+        # one fetch: a commit that is no tip any more costs a shallow try, then the history
+        uploads = [r for r in server.requests if r[1].endswith("/git-upload-pack")]
+        assert len(uploads) <= 2, server.requests
+    records = read_lock_records(agent / "skills.lock.json")[0]
+    assert {r.resolved_commit for r in records.values()} == {first}
+    assert "Body." in (agent / "skill" / "s07" / "SKILL.md").read_text()
+    assert sync(ctx, plugins=git_plugins, frozen=True).differences == ()

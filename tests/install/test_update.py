@@ -1,0 +1,124 @@
+"""``update`` with real installs from real folders (the local source) and a real auditor."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lemon_core.install import pipeline
+from lemon_core.install.approval import ApprovalRefused
+from lemon_core.install.update import TrustChangeRefused, update
+from lemon_core.state.lockfile import read_lock_records
+from tests.install.support import skill_folder, snapshot
+
+
+def _record(agent, key="demo"):
+    return read_lock_records(agent / "skills.lock.json")[0][key]
+
+
+def _edit(folder, body):
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {folder.name}\ndescription: Use when testing {folder.name}.\n---\n{body}")
+
+
+@pytest.fixture
+def installed(ctx, plugins, src):
+    folder = skill_folder(src, "demo", extra={"notes.md": "old\n", "gone.md": "x\n"})
+    pipeline.install(str(folder), ctx, plugins=plugins, approve=True)
+    return folder
+
+
+def test_an_unchanged_skill_only_persists_its_upstream_hash(ctx, plugins, agent,
+                                                           installed) -> None:
+    from lemon_core.state.lockfile import write_records
+
+    before = _record(agent)
+    write_records(agent / "skills.lock.json", {"demo": {**before.to_json(),
+                                                        "upstream_hash": "stale"}})
+    on_disk = snapshot(agent / "skill")
+    (result,) = update((), ctx, plugins=plugins, approve=None)  # nothing to approve
+    assert result.action == "current" and not result.drift
+    assert result.upstream_after == before.bundle_hash
+    after = _record(agent)
+    assert after.upstream_hash == before.bundle_hash and after.updated_at == before.updated_at
+    assert snapshot(agent / "skill") == on_disk
+
+
+def test_an_upstream_change_is_shown_and_approved(ctx, plugins, agent, installed) -> None:
+    before = _record(agent)
+    _edit(installed, "WARNME now\n")
+    (installed / "gone.md").unlink()
+    (installed / "added.md").write_text("new\n")
+    asked = []
+    (result,) = update(("demo",), ctx, plugins=plugins,
+                       approve=lambda r: asked.append(r) or True)
+    assert [r.stage for r in asked] == ["fetch", "warn"]
+    notes = asked[1].notes
+    assert notes[0] == "update of demo: added: added.md; removed: gone.md; changed: SKILL.md"
+    assert notes[1] == "audit: pass -> warn" and notes[2] == "trust: trusted"
+    assert result.action == "updated" and result.verdict_before == "pass"
+    assert result.verdict_after == "warn" and result.changes.added == ("added.md",)
+    after = _record(agent)
+    assert after.installed_at == before.installed_at and after.audit_status == "warn"
+    assert after.bundle_hash != before.bundle_hash == result.upstream_before
+    assert (agent / "skill" / "demo" / "added.md").is_file()
+    assert not (agent / "skill" / "demo" / "gone.md").exists()
+
+
+def test_local_drift_is_reinstalled(ctx, plugins, agent, installed) -> None:
+    (agent / "skill" / "demo" / "notes.md").write_text("edited by hand\n")
+    (result,) = update((), ctx, plugins=plugins, approve=True)
+    assert result.action == "reinstalled" and result.drift
+    assert result.changes.changed == ("notes.md",)
+    assert (agent / "skill" / "demo" / "notes.md").read_text() == "old\n"
+
+
+def test_a_trust_change_is_never_approved_in_advance(ctx, plugins, agent, installed) -> None:
+    from lemon_core.state.lockfile import write_records
+
+    lockfile = agent / "skills.lock.json"
+    write_records(lockfile, {"demo": {**_record(agent).to_json(), "trust_level": "community"}})
+    _edit(installed, "new\n")
+    before, on_disk = lockfile.read_bytes(), snapshot(agent / "skill")
+    with pytest.raises(TrustChangeRefused, match="from community to trusted"):
+        update((), ctx, plugins=plugins, approve=True)
+    assert lockfile.read_bytes() == before and snapshot(agent / "skill") == on_disk
+    asked = []
+    (result,) = update((), ctx, plugins=plugins, approve=lambda r: asked.append(r) or True)
+    assert "trust: community -> trusted" in asked[-1].notes
+    assert (result.trust_before, result.trust_after) == ("community", "trusted")
+    _edit(installed, "newer\n")
+    write_records(lockfile, {"demo": {**_record(agent).to_json(), "trust_level": "community"}})
+    (result,) = update((), ctx, plugins=plugins, approve=True, allow_trust_change=True)
+    assert result.trust_after == "trusted"
+
+
+def test_a_denied_warning_leaves_the_old_skill(ctx, plugins, agent, installed) -> None:
+    _edit(installed, "WARNME\n")
+    lockfile = agent / "skills.lock.json"
+    before, on_disk = lockfile.read_bytes(), snapshot(agent / "skill")
+    with pytest.raises(ApprovalRefused):
+        update((), ctx, plugins=plugins, approve=lambda r: r.stage == "fetch")
+    assert lockfile.read_bytes() == before and snapshot(agent / "skill") == on_disk
+
+
+def test_a_failure_restores_the_old_bundle_and_record(ctx, plugins, agent, installed,
+                                                      monkeypatch) -> None:
+    _edit(installed, "new\n")
+    lockfile = agent / "skills.lock.json"
+    before, on_disk = lockfile.read_bytes(), snapshot(agent / "skill")
+
+    def broken(refresh):
+        raise OSError("catalog refresh failed")
+
+    monkeypatch.setattr(pipeline, "refresh_catalog", broken)
+    with pytest.raises(OSError):
+        update((), ctx, plugins=plugins, approve=True)
+    assert lockfile.read_bytes() == before and snapshot(agent / "skill") == on_disk
+    assert json.loads(before)["skills"]["demo"]["bundle_hash"] == _record(agent).bundle_hash
+
+
+def test_force_reinstalls_an_unchanged_skill(ctx, plugins, agent, installed) -> None:
+    (result,) = update((), ctx, plugins=plugins, approve=True, force=True)
+    assert result.action == "updated" and result.changes.lines() == ["no file changes"]

@@ -3,6 +3,7 @@ from a URL or an extra index, and — in scripts, which run unattended — unpin
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -73,13 +74,18 @@ def _distance_one(a: str, b: str) -> bool:
     return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
 
 
+_BY_LENGTH = {ecosystem: {n: tuple(sorted(name for name in names if abs(len(name) - n) <= 1))
+                          for n in range(1, 40)} for ecosystem, names in POPULAR.items()}
+
+
+@functools.lru_cache(maxsize=4096)
 def lookalike(name: str, ecosystem: str) -> str | None:
     """The popular package ``name`` imitates, or None."""
     norm = _norm(name)
     popular = POPULAR[ecosystem]
-    if norm in popular or norm in LEGIT_NEIGHBOURS or len(norm) < 5:
+    if norm in popular or norm in LEGIT_NEIGHBOURS or len(norm) < 5 or len(norm) >= 40:
         return None
-    for target in popular:
+    for target in _BY_LENGTH[ecosystem][len(norm)]:
         if _distance_one(norm, target):
             return target
     for prefix in ("python-", "py-", "node-"):

@@ -153,17 +153,23 @@ def check_command(
     cwd: Optional[Path] = CWD,
     verify: bool = typer.Option(False, "--verify",
                                 help="Also run the skill's verification command."),
+    offline: bool = typer.Option(False, "--offline", help="Do not ask the skill's source "
+                                 "for updates (local drift is still checked)."),
     as_json: bool = JSON,
 ) -> None:
-    """Check whether a skill is ready: platform, binaries, environment, tools."""
+    """Check whether a skill is ready: platform, binaries, environment, tools; for a skill
+    lemon installed, also local drift and whether its source has an update."""
     from lemon_core.catalog.serialize import status_view
     from lemon_core.cli.output import emit_json, say_lines
+    from lemon_core.cli.skill_update import install_lines
     from lemon_core.skills.api import skill_status
+    from lemon_core.skills.updating import install_state
 
     ctx = _ctx(cwd)
     view = status_view(skill_status(key, ctx, verify=verify, persistent=True))
+    installed = install_state(key, ctx, upstream=not offline)
     if as_json:
-        emit_json(view)
+        emit_json({**view, "install": installed.to_json()} if installed else view)
         return
     lines = [f"{key}: {view['state']}" + (" (ready)" if view["ready"] else "")]
     if not view["platform_ok"]:
@@ -179,6 +185,7 @@ def check_command(
         outcome = "passed" if result["passed"] else "failed"
         detail = result.get("error") or f"exit code {result['exit_code']}"
         lines.append(f"  verification {outcome} ({detail})")
+    lines.extend(install_lines(installed))
     say_lines(lines)
 
 

@@ -91,6 +91,26 @@ def update_command(
             say(*(f"  {line}" for line in r.changes.lines()))
 
 
+def install_lines(state: Any) -> list[str]:
+    """The drift and upstream lines ``lemon skill check`` adds for a skill lemon installed."""
+    if state is None:
+        return []
+    lines = []
+    if state.missing:
+        lines.append(f"  installed folder missing: {state.path} (lemon skill sync restores it)")
+    elif state.drift:
+        lines.append(f"  Local drift: the installed files changed since the install "
+                     f"({state.current_bundle} != {state.recorded_bundle})")
+    if state.outdated:
+        lines.append(f"  Upstream update available: {state.upstream} "
+                     f"(installed {state.recorded_upstream})")
+    elif state.error:
+        lines.append(f"  upstream unknown: {state.error}")
+    elif state.upstream is not None and not state.drift:
+        lines.append("  up to date with its source")
+    return lines
+
+
 @app.command("outdated", short_help="List installed skills with local drift or updates.")
 def outdated_command(
     local: bool = SCOPE_LOCAL,

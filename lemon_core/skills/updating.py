@@ -52,6 +52,19 @@ def check_upstream(key: str, ctx: LemonContext | None = None, *, upstream: bool 
     return outdated(ctx, keys=(key,), upstream=upstream, cwd=cwd, plugins=plugins).states[0]
 
 
+def install_state(key: str, ctx: LemonContext | None = None, *, upstream: bool = True,
+                  cwd: str | Path | None = None,
+                  plugins: Plugins | None = None) -> outdating.SkillState | None:
+    """:func:`check_upstream`, or None when ``key`` has no lockfile record (not installed by
+    lemon: there is no drift or upstream to report)."""
+    ctx = api._context(ctx, cwd)
+    items = outdating.installed(ctx)
+    mine = [i for i in items if i.record.key == key][:1]
+    if not mine:
+        return None
+    return outdating.states(ctx, _plugins(ctx, plugins), mine, upstream=upstream).states[0]
+
+
 def sync(ctx: LemonContext | None = None, *, frozen: bool = False, local: bool | None = None,
          approve: Approver = None, progress: ProgressCallback | None = None,
          cwd: str | Path | None = None, plugins: Plugins | None = None) -> syncing.SyncResult:
@@ -62,4 +75,4 @@ def sync(ctx: LemonContext | None = None, *, frozen: bool = False, local: bool |
                         approve=approve, progress=progress, refresh=lambda: api.refresh(ctx))
 
 
-__all__ = ["check_upstream", "outdated", "sync", "update"]
+__all__ = ["check_upstream", "install_state", "outdated", "sync", "update"]

@@ -1,0 +1,92 @@
+"""``lemon skill update``, ``outdated``, ``sync`` and the drift/upstream part of ``check``:
+in-process for the outputs and exit codes, and the real ``lemon`` in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import run_cli, write_skill
+
+LEMON = str(Path(sys.executable).parent / "lemon")
+
+
+@pytest.fixture
+def env(home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(tmp_path)
+    return home / ".lemon" / "agent"
+
+
+@pytest.fixture
+def installed(env, capsys, tmp_path) -> Path:
+    write_skill(tmp_path / "src", "demo")
+    code, _, err = run_cli(capsys, "skill", "install", str(tmp_path / "src" / "demo"),
+                           "--approve")
+    assert code == 0, err
+    return tmp_path / "src" / "demo"
+
+
+def test_outdated_and_check_report_drift_with_the_same_hash(capsys, env, installed) -> None:
+    code, out, err = run_cli(capsys, "skill", "outdated", "--json")
+    assert code == 0, err
+    document = json.loads(out)
+    (item,) = document["skills"]
+    assert item["status"] == "current" and item["upstream_now"] == item["bundle_hash"]
+    assert document["lookups"] == 1
+    code, out, _ = run_cli(capsys, "skill", "check", "demo")
+    assert "up to date with its source" in out
+    (env / "skill" / "demo" / "extra.md").write_text("edited\n")
+    code, out, _ = run_cli(capsys, "skill", "outdated")
+    assert code == 1 and "drift" in out and "demo" in out
+    code, out, _ = run_cli(capsys, "skill", "check", "demo", "--json", "--offline")
+    install = json.loads(out)["install"]
+    assert install["drift"] and install["upstream_now"] is None
+    code, out, _ = run_cli(capsys, "skill", "check", "demo")
+    assert "Local drift" in out
+
+
+def test_update_needs_approval_and_reports_what_changed(capsys, env, installed) -> None:
+    code, out, err = run_cli(capsys, "skill", "update", "--json")
+    assert code == 0 and json.loads(out)["updated"][0]["action"] == "current"
+    (installed / "SKILL.md").write_text("---\nname: demo\ndescription: New.\n---\nNew body.\n")
+    code, out, err = run_cli(capsys, "skill", "update", "demo")
+    assert code == 1 and "needs approval" in err and out == ""
+    code, out, err = run_cli(capsys, "skill", "update", "demo", "--approve", "--json")
+    assert code == 0, err
+    (item,) = json.loads(out)["updated"]
+    assert item["action"] == "updated" and item["changes"]["changed"] == ["SKILL.md"]
+    assert "New body." in (env / "skill" / "demo" / "SKILL.md").read_text()
+    code, _, err = run_cli(capsys, "skill", "update", "nope", "--approve")
+    assert code == 1 and "no lockfile record for 'nope'" in err
+
+
+def test_sync_frozen_fails_then_sync_restores(capsys, env, installed) -> None:
+    shutil.rmtree(env / "skill" / "demo")
+    code, out, _ = run_cli(capsys, "skill", "sync", "--frozen", "--json")
+    assert code == 1
+    assert json.loads(out) == {"in_sync": False, "differences": [
+        {"key": "demo", "scope": "global", "kind": "missing",
+         "recorded": json.loads((env / "skills.lock.json").read_text())["skills"]["demo"][
+             "bundle_hash"], "found": None}]}
+    assert not (env / "skill" / "demo").exists()
+    code, out, err = run_cli(capsys, "skill", "sync", "--frozen")
+    assert code == 1 and "demo (global): not installed" in err and "nothing was changed" in err
+    code, out, err = run_cli(capsys, "skill", "sync", "--approve")
+    assert code == 0 and out.startswith("Installed demo as recorded (1 fetch)"), err
+    code, out, _ = run_cli(capsys, "skill", "sync", "--frozen")
+    assert code == 0 and "match the lockfile" in out
+
+
+def test_the_real_lemon_outdated_exits_1_on_drift(env, installed, home) -> None:
+    (env / "skill" / "demo" / "SKILL.md").write_text("---\nname: demo\ndescription: X.\n---\n")
+    run = subprocess.run([LEMON, "skill", "outdated", "--json"], capture_output=True,
+                         text=True, env={**os.environ, "HOME": str(home)}, timeout=60)
+    assert run.returncode == 1, run.stderr
+    assert json.loads(run.stdout)["skills"][0]["status"] == "drift"

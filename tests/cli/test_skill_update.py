@@ -86,7 +86,8 @@ def test_sync_frozen_fails_then_sync_restores(capsys, env, installed) -> None:
 
 def test_the_real_lemon_outdated_exits_1_on_drift(env, installed, home) -> None:
     (env / "skill" / "demo" / "SKILL.md").write_text("---\nname: demo\ndescription: X.\n---\n")
-    run = subprocess.run([LEMON, "skill", "outdated", "--json"], capture_output=True,
-                         text=True, env={**os.environ, "HOME": str(home)}, timeout=60)
+    run = subprocess.run([LEMON, "skill", "outdated", "--json"], check=False,
+                         capture_output=True, text=True,
+                         env={**os.environ, "HOME": str(home)}, timeout=60)
     assert run.returncode == 1, run.stderr
     assert json.loads(run.stdout)["skills"][0]["status"] == "drift"

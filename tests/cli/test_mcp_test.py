@@ -103,3 +103,17 @@ def test_unknown_and_invalid_names(project: Path, capsys) -> None:
     assert code == 1 and "no MCP server named" in err and "lemon mcp list --all" in err
     code, _, err = _test(capsys, project, "bad name!")
     assert code == 2 and "invalid server name" in err
+
+
+def test_only_an_entry_of_the_chosen_lemon_file_is_tested(project: Path, capsys) -> None:
+    """The spec: test selects an exact name in the chosen file, not another scope; the refusal
+    says where the name does come from."""
+    (project / ".mcp.json").write_text(json.dumps(
+        {"mcpServers": {"imported": {"command": "never-run-me", "env": {"K": SECRET}}}}))
+    code, out, err = _test(capsys, project, "imported")
+    assert code == 1 and out == ""
+    assert "no MCP server named \"imported\" in the project's .lemon/mcp.json" in err
+    assert "it comes from" in err and ".mcp.json" in err and SECRET not in err
+
+    code, _, err = _test(capsys, project, "nowhere")
+    assert code == 1 and "it comes from" not in err

@@ -126,7 +126,8 @@ def outdated_command(
     found = outdated(cwd=cwd, local=_scope(local, global_))
     stale = [s for s in found.states if s.status in ("outdated", "drift", "missing")]
     if as_json:
-        emit_json({"skills": [s.to_json() for s in found.states], "lookups": found.lookups})
+        emit_json({"skills": [s.to_json() for s in found.states],
+                   "upstreams_asked": found.lookups})
     else:
         if not found.states:
             say("No skills installed by lemon (no lockfile records).")

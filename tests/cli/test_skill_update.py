@@ -39,7 +39,7 @@ def test_outdated_and_check_report_drift_with_the_same_hash(capsys, env, install
     document = json.loads(out)
     (item,) = document["skills"]
     assert item["status"] == "current" and item["upstream_now"] == item["bundle_hash"]
-    assert document["lookups"] == 1
+    assert document["upstreams_asked"] == 1
     code, out, _ = run_cli(capsys, "skill", "check", "demo")
     assert "up to date with its source" in out
     (env / "skill" / "demo" / "extra.md").write_text("edited\n")

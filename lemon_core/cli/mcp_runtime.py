@@ -1,0 +1,158 @@
+"""``lemon mcp tools``, ``lemon mcp status``, ``lemon mcp call``: the tool host
+(:class:`lemon_core.mcp.runtime.host.McpHost`) for one project, from the command line.
+
+Each command connects to the project's enabled servers (they may start programs: only for
+servers you trust), prints, and closes. Output never shows commands, URLs, headers or
+environment values, nor a transport's own error text; a tool's own output is the server's.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from lemon_core.cli.mcp import CWD, _context, app
+
+
+def _host(cwd: Path | None) -> Any:
+    from lemon_core.mcp.runtime.host import McpHost
+
+    return McpHost(_context(cwd))
+
+
+def _first_line(text: str | None) -> str:
+    return (text or "").strip().splitlines()[0][:100] if (text or "").strip() else ""
+
+
+@app.command("tools", short_help="List the project's MCP tools with their model-facing names.")
+def tools(
+    name: str | None = typer.Argument(None, metavar="[NAME]", help="Only this server's tools."),
+    cwd: Path | None = CWD,
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Connect to the enabled servers of the effective set and list their tools (and lemon's
+    resource/prompt utilities where a server offers those) under the names to call them by.
+    Servers that are down are skipped; see 'lemon mcp status'."""
+    from lemon_core.cli.output import emit_json, say, table, warn
+
+    with _host(cwd) as host:
+        found = [t for t in host.tools() if name is None or t.server == name]
+        status = host.status()
+    if as_json:
+        emit_json({"tools": [{"name": t.name, "server": t.server, "tool": t.raw,
+                              "kind": t.kind, "approval": "always" if t.approval else "never",
+                              "description": t.description, "input_schema": dict(t.input_schema)}
+                             for t in found]})
+        return
+    for item in status:
+        if item.last_error and (name is None or item.name == name):
+            warn(f"skipped: {item.last_error}")
+    if not found:
+        say("No MCP tools." if name is None else f'No MCP tools from server "{name}".')
+        return
+    say(table([(t.name, t.server, "always" if t.approval else "never",
+                _first_line(t.description)) for t in found],
+              ("NAME", "SERVER", "APPROVAL", "DESCRIPTION")))
+
+
+@app.command("status", short_help="Connect to the project's MCP servers and show their state.")
+def status(
+    cwd: Path | None = CWD,
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Per enabled server: connected or not, tool/resource/prompt counts, capabilities and
+    the last error (a fixed message that never repeats configuration values)."""
+    from lemon_core.cli.output import emit_json, say, table
+
+    with _host(cwd) as host:
+        items = host.status()
+        disabled = host.disabled
+    if as_json:
+        emit_json({"enabled": not disabled, "servers": [s.to_json() for s in items]})
+        return
+    if not items:
+        say("MCP is turned off (LEMON_MCP_DISABLED)." if disabled else
+            "No enabled MCP servers.")
+        return
+    say(table([(s.name, s.transport, "yes" if s.connected else "no", s.tools, s.resources,
+                s.prompts, ",".join(s.capabilities), s.last_error or "")
+               for s in items],
+              ("SERVER", "TRANSPORT", "CONNECTED", "TOOLS", "RESOURCES", "PROMPTS",
+               "CAPABILITIES", "LAST ERROR")))
+
+
+def _arguments(text: str | None) -> dict[str, Any]:
+    from lemon_core.errors import UsageError
+
+    if text is None:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        raise UsageError("--args must be a JSON object, e.g. --args '{\"path\": \"a\"}'") \
+            from None
+    if not isinstance(value, dict):
+        raise UsageError("--args must be a JSON object, e.g. --args '{\"path\": \"a\"}'")
+    return value
+
+
+def _terminal_approver(request: Any) -> bool:
+    from lemon_core.cli.output import ask
+
+    names = ", ".join(request.argument_names) or "none"
+    answer = ask(f'Call {request.target} on server "{request.server}" (arguments: {names})? '
+                 "[y/N]")
+    return answer.lower() in ("y", "yes")
+
+
+@app.command("call", short_help="Call one MCP tool by its model-facing name.")
+def call(
+    tool: str = typer.Argument(..., metavar="TOOL", help="A name from 'lemon mcp tools'."),
+    args: str | None = typer.Option(None, "--args", metavar="JSON",
+                                    help="The tool's arguments as a JSON object."),
+    approve: bool = typer.Option(False, "--approve",
+                                 help="Approve the call when its policy asks for approval."),
+    cwd: Path | None = CWD,
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Call TOOL once. A tool whose policy requires approval asks on the terminal, and
+    without one is refused unless --approve is given. A call that times out is not retried
+    (it may still have taken effect). Exit 0 on success, 1 when the call or the tool failed."""
+    from lemon_core.cli.output import emit_json, fail, say
+
+    arguments = _arguments(args)
+    if approve:
+        approver: Any = lambda request: True  # the user approved up front
+    elif sys.stdin.isatty() and sys.stderr.isatty():
+        approver = _terminal_approver
+    else:
+        approver = None
+    from lemon_core.errors import LemonError
+
+    with _host(cwd) as host:
+        try:
+            result = host.call(tool, arguments, approver=approver)
+        except LemonError as exc:
+            if as_json:
+                kind = "approval" if type(exc).__name__ == "ApprovalRefused" else "not_found"
+                emit_json({"name": tool, "ok": False,
+                           "error": {"kind": kind, "message": str(exc)}})
+            raise
+    if as_json:
+        emit_json(result.to_json())
+        if not result.ok or result.is_error:
+            raise typer.Exit(1)
+        return
+    if not result.ok:
+        fail(f"{tool}: {result.error}", 1)
+    for block in (result.result or {}).get("content", []) or [result.result]:
+        if isinstance(block, dict) and block.get("type") == "text":
+            say(block.get("text", ""))
+        else:
+            say(json.dumps(block, ensure_ascii=False))
+    if result.is_error:
+        raise typer.Exit(1)

@@ -1,0 +1,127 @@
+"""``lemon mcp tools/status/call`` against real SDK servers (stdio subprocesses, Streamable HTTP
+on 127.0.0.1); no credential is ever printed; exit 0 / 1 / 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import run_cli
+from tests.mcp.client.servers import sdk_server
+from tests.mcp.runtime.support import SECRET, SLOW, stdio_entry, write_project
+
+pytest.importorskip("mcp")
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "repo"
+    (path / ".git").mkdir(parents=True)
+    monkeypatch.setenv("LEMON_AGENT_DIR", str(tmp_path / "agent"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    return path
+
+
+def _run(capsys, project: Path, *argv: str) -> tuple[int, str, str]:
+    code, out, err = run_cli(capsys, "mcp", *argv, "--cwd", str(project))
+    assert SECRET not in out + err
+    return code, out, err
+
+
+def test_tools_status_and_call_over_stdio_and_http(capsys, project: Path,
+                                                   tmp_path: Path) -> None:
+    marker = tmp_path / "http-marker"
+    with sdk_server("streamable-http", marker) as url:
+        write_project(project, stdio_entry("alpha", "full", tmp_path / "a.log"),
+                      stdio_entry("beta", "tools-only", tmp_path / "b.log"),
+                      {"name": "web", "type": "http", "url": url,
+                       "headers": {"Authorization": f"Bearer {SECRET}"}, **SLOW},
+                      {"name": "down", "type": "stdio", "command": str(tmp_path / SECRET)})
+        code, out, _ = _run(capsys, project, "tools", "--json")
+        assert code == 0
+        tools = json.loads(out)["tools"]
+        reads = [t for t in tools if t["tool"] == "read_file"]
+        assert {t["server"] for t in reads} == {"alpha", "beta"}
+        assert len({t["name"] for t in reads}) == 2
+        assert {t["tool"] for t in tools if t["server"] == "web" and t["kind"] == "tool"} \
+            == {"echo", "touch"}
+        assert not [t for t in tools if t["server"] == "beta" and t["kind"] == "utility"]
+
+        code, out, _ = _run(capsys, project, "tools", "beta")
+        assert code == 0 and "mcp_beta_read_file_" in out and "alpha" not in out
+
+        code, out, _ = _run(capsys, project, "status", "--json")
+        servers = {s["name"]: s for s in json.loads(out)["servers"]}
+        assert code == 0 and servers["web"]["connected"] and servers["web"]["tools"] == 6  # 2 + utilities
+        assert servers["beta"]["capabilities"] == ["tools"]
+        assert not servers["down"]["connected"]
+        assert servers["down"]["last_error"]["kind"] == "spawn_failed"
+        code, out, _ = _run(capsys, project, "status")
+        assert code == 0 and "down" in out and "could not be started" in out
+
+        echo = next(t["name"] for t in tools if t["server"] == "web" and t["tool"] == "echo")
+        code, out, _ = _run(capsys, project, "call", echo, "--args", '{"text": "hi"}', "--json")
+        assert code == 0 and json.loads(out)["result"]["content"][0]["text"] == "hi"
+        code, out, _ = _run(capsys, project, "call", echo, "--args", '{"text": "plain"}')
+        assert code == 0 and out.strip() == "plain"
+
+
+def test_call_approval_args_and_unknown_names(capsys, project: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "marker"
+    write_project(project, stdio_entry("git", "full", tmp_path / "g.log", marker,
+                                       approval="always"))
+    code, out, _ = _run(capsys, project, "tools", "--json")
+    touch = next(t["name"] for t in json.loads(out)["tools"] if t["tool"] == "touch")
+    code, out, err = _run(capsys, project, "call", touch)
+    assert code == 1 and "needs approval" in err and not marker.exists()
+    code, out, _ = _run(capsys, project, "call", touch, "--json")
+    assert code == 1 and json.loads(out)["error"]["kind"] == "approval"
+    code, out, _ = _run(capsys, project, "call", touch, "--approve")
+    assert code == 0 and out.strip() == "touched" and marker.exists()
+    code, _, err = _run(capsys, project, "call", touch, "--args", "[1]")
+    assert code == 2 and "JSON object" in err
+    code, _, err = _run(capsys, project, "call", "mcp_git_nothing_0000000000000000")
+    assert code == 1 and "lemon mcp tools" in err
+
+
+def test_approval_is_asked_on_a_terminal(project: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "marker"
+    write_project(project, stdio_entry("git", "full", tmp_path / "g.log", marker,
+                                       approval="always"))
+    env = {**os.environ, "LEMON_AGENT_DIR": str(tmp_path / "agent"),
+           "HOME": str(tmp_path / "home")}
+    lemon = str(Path(sys.executable).parent / "lemon")
+    listed = subprocess.run([lemon, "mcp", "tools", "--json", "--cwd", str(project)],
+                            capture_output=True, text=True, env=env, check=True)
+    touch = next(t["name"] for t in json.loads(listed.stdout)["tools"] if t["tool"] == "touch")
+    main, child = pty.openpty()
+    proc = subprocess.Popen([lemon, "mcp", "call", touch, "--cwd", str(project)],
+                            stdin=child, stdout=child, stderr=child, env=env)
+    os.close(child)
+    seen = b""
+    end = time.monotonic() + 120
+    while b"[y/N]" not in seen and time.monotonic() < end:
+        try:
+            seen += os.read(main, 4096)
+        except OSError:
+            break
+    assert b"[y/N]" in seen and SECRET.encode() not in seen
+    os.write(main, b"y\n")
+    while True:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    assert proc.wait(timeout=120) == 0
+    os.close(main)
+    assert b"touched" in seen and marker.read_text().split() == ["called"]

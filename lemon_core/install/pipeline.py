@@ -156,6 +156,8 @@ class _Job:
     scope: targets.Scope
     ctx: Any
     plugins: Any
+    #: The ref the identifier asked for (a ``revision`` pin fetches another, the record keeps it).
+    requested_ref: str | None = None
 
     def request(self, stage: str, staged: Sequence[Staged] = (), keys: Sequence[str] = (),
                 **more: Any) -> approval.ApprovalRequest:
@@ -243,7 +245,7 @@ def _record_of(job: _Job, item: Staged, fetched: FetchResult,
     return LockRecord(
         key=item.key, source_kind=job.source.name,
         source_id=job.ref.canonical_id or job.ref.identifier, identifier=job.identifier,
-        requested_ref=job.ref.revision, resolved_commit=fetched.revision,
+        requested_ref=job.requested_ref, resolved_commit=fetched.revision,
         subdirectory=subdirectory, trust_level=job.trust, content_hash=item.content_hash,
         bundle_hash=item.bundle_hash,
         upstream_hash=getattr(fetched, "upstream_hash", None) or fetched.revision
@@ -296,11 +298,13 @@ def install(identifier: str, ctx: LemonContext, *, plugins: Plugins, local: bool
     scope_name = "project" if local else "global"
     try:
         source, ref = resolve_source(identifier, ctx, plugins)
+        requested = ref.revision
         if revision is not None:
             ref = attrs.evolve(ref, revision=revision)
         scope = pick_scope(ctx, local)
         scope_name = scope.name
-        job = _Job(identifier, source, ref, source.trust_level(ref), scope, ctx, plugins)
+        job = _Job(identifier, source, ref, source.trust_level(ref), scope, ctx, plugins,
+                   requested)
         early = list(skills) or ([ref.name] if ref.name and not all_skills else [])
         keys = [k.rsplit("/", 1)[-1] for k in early]
         for key in keys:

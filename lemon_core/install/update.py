@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from lemon_core.install import approval, outdated, pipeline
+from lemon_core.install import approval, outdated, pipeline, router
 from lemon_core.state.lockfile import editable_records, write_records
 
 if TYPE_CHECKING:
@@ -132,7 +132,7 @@ def update_one(item: outdated.Installed, state: outdated.SkillState, ctx: LemonC
         return UpdateResult(action="current", upstream_after=state.upstream,
                             verdict_after=record.audit_status, trust_after=record.trust_level,
                             revision=record.resolved_commit, **base)
-    _, ref = outdated.upstream_ref(record, ctx, plugins)
+    _, ref = router.resolve(outdated.identifier_of(record), ctx, plugins=plugins)
     subdir = outdated.tree_subdir(record.subdirectory, ref)
     seen: dict[str, Any] = {}
     result = pipeline.install(

@@ -92,5 +92,6 @@ def test_sync_fetches_a_repository_once_at_its_recorded_commit(ctx, git_plugins,
         assert len(uploads) <= 2, server.requests
     records = read_lock_records(agent / "skills.lock.json")[0]
     assert {r.resolved_commit for r in records.values()} == {first}
+    assert {r.requested_ref for r in records.values()} == {None}  # the pin is not the request
     assert "Body." in (agent / "skill" / "s07" / "SKILL.md").read_text()
     assert sync(ctx, plugins=git_plugins, frozen=True).differences == ()

@@ -122,3 +122,35 @@ def test_a_failure_restores_the_old_bundle_and_record(ctx, plugins, agent, insta
 def test_force_reinstalls_an_unchanged_skill(ctx, plugins, agent, installed) -> None:
     (result,) = update((), ctx, plugins=plugins, approve=True, force=True)
     assert result.action == "updated" and result.changes.lines() == ["no file changes"]
+
+
+def test_a_git_skill_updates_to_the_new_commit(ctx, make_ctx, recorder, agent,
+                                               tmp_path) -> None:
+    from lemon_plugins.sources import git
+
+    from lemon_core.testing import inline_plugins
+    from tests.gitserver import GitServer, build_repo, commit
+    from tests.install.support import MarkerPlugin
+
+    plugins = inline_plugins(("sources.git", git), ("auditors.marker", MarkerPlugin()), recorder)
+
+    def files(body):
+        return {f"skills/{n}/SKILL.md": f"---\nname: {n}\ndescription: Use for {n}.\n---\n{body}"
+                for n in ("one", "two")}
+
+    with GitServer() as server:
+        repo, first = build_repo(tmp_path / "repo", files("v1\n"))
+        url = server.add("o/skills.git", repo)
+        pipeline.install(f"git+{url}", ctx, plugins=plugins, approve=True, all_skills=True)
+        (result,) = update(("one",), make_ctx(), plugins=plugins)
+        assert result.action == "current"
+        second = commit(repo, files("v2\n"))
+        asked = []
+        (result,) = update(("one",), make_ctx(), plugins=plugins,
+                           approve=lambda r: asked.append(r) or True)
+    assert result.action == "updated" and result.revision == second
+    assert result.upstream_before == first and result.upstream_after == second
+    assert result.changes.changed == ("SKILL.md",) and asked[-1].revision == second
+    records = read_lock_records(agent / "skills.lock.json")[0]
+    assert records["one"].resolved_commit == second and records["two"].resolved_commit == first
+    assert (agent / "skill" / "one" / "SKILL.md").read_text().endswith("v2\n")

@@ -40,6 +40,12 @@ from lemon_core.mcp.runtime.inventory import (
     display_name,
 )
 from lemon_core.mcp.runtime.names import server_identity
+from lemon_core.mcp.runtime.recovery import (
+    BREAKER_CRASHES,
+    BREAKER_WINDOW_S,
+    LADDER_S,
+    Health,
+)
 from lemon_core.mcp.runtime.status import ServerStatus
 
 REFRESH_S = 60.0
@@ -51,8 +57,13 @@ class McpHost:
     def __init__(self, ctx: LemonContext, *, refresh_s: float = REFRESH_S, ttl_s: float = TTL_S,
                  policy: approvals.Policy | None = None,
                  approver: approvals.Approver | None = None,
-                 errlog: TextIO | None = None) -> None:
+                 errlog: TextIO | None = None, ladder_s: tuple[float, ...] = LADDER_S,
+                 breaker_crashes: int = BREAKER_CRASHES,
+                 breaker_window_s: float = BREAKER_WINDOW_S) -> None:
         self.ctx = ctx
+        self._recovery = (ladder_s, breaker_crashes, breaker_window_s)
+        self._health: dict[str, Health] = {}
+        self._supervised: set[str] = set()
         self.refresh_s = refresh_s
         self.ttl_s = ttl_s
         self.policy = policy
@@ -117,7 +128,7 @@ class McpHost:
         fresh = self._discovered_at is not None and \
             time.monotonic() - self._discovered_at < self.refresh_s
         if refresh or not fresh:
-            self._start().call(self._discover)
+            self._start().call(self._discover, refresh)
         return tuple(self._by_name.values())
 
     def status(self, *, refresh: bool = False) -> tuple[ServerStatus, ...]:
@@ -126,16 +137,21 @@ class McpHost:
         for ident, conn in self._conns.items():
             inv = self._inventories.get(ident)
             src = conn.server.source
-            err = conn.error
+            health = self._health.get(ident)
+            err = conn.error or (health.last_error if health else None)
+            kind, message = (err.kind, str(err)) if err else (None, None)
+            if health is not None and health.unavailable:
+                kind, message = "unavailable", Health.reason(conn.server.name,
+                                                             conn.server.transport)
             out.append(ServerStatus(
                 display_name(conn.server, ident), conn.server.transport,
                 f"{src.provider}:{src.scope}", conn.connected,
                 len(inv.tools) if inv else 0, len(inv.resources) if inv else 0,
                 len(inv.prompts) if inv else 0, inv.capabilities if inv else (),
-                err.kind if err else None, str(err) if err else None))
+                kind, message))
         return tuple(out)
 
-    async def _discover(self) -> None:
+    async def _discover(self, explicit: bool = False) -> None:
         import anyio
 
         from lemon_core.mcp.effective import effective_servers
@@ -150,22 +166,62 @@ class McpHost:
             for ident in [i for i in self._conns if i not in wanted]:
                 self._retire(ident)
             for ident, server in wanted.items():
-                conn = self._conns.get(ident)
-                if conn is None or conn.done.is_set() or conn.stop.is_set():
-                    self._conns[ident] = fresh = Connection(server, ident, self.ctx, self.errlog)
-                    self._tg.start_soon(fresh.run)
+                health = self._health.setdefault(ident, Health(*self._recovery))
+                if explicit and health.unavailable:
+                    health.reset()
+                if ident not in self._supervised and not health.unavailable:
+                    self._conns[ident] = Connection(server, ident, self.ctx, self.errlog)
+                    self._supervised.add(ident)
+                    self._tg.start_soon(self._supervise, self._conns[ident])
             async with anyio.create_task_group() as tg:
                 for conn in self._conns.values():
-                    tg.start_soon(self._refresh, conn)
-            now = time.monotonic()
-            for ident, inv in list(self._inventories.items()):
-                if now - inv.fetched_at > self.ttl_s:
-                    del self._inventories[ident]
-            self._by_name = {tool.name: tool for inv in self._inventories.values()
-                             for tool in inv.tools}
+                    if not self._health[conn.identity].unavailable:
+                        tg.start_soon(self._refresh, conn)
+            self._rebuild()
             self._discovered_at = time.monotonic()
 
+    def _rebuild(self) -> None:
+        now = time.monotonic()
+        for ident, inv in list(self._inventories.items()):
+            health = self._health.get(ident)
+            if now - inv.fetched_at > self.ttl_s or health is None or health.unavailable:
+                del self._inventories[ident]
+        self._by_name = {tool.name: tool for inv in self._inventories.values()
+                         for tool in inv.tools}
+
+    async def _supervise(self, conn: Connection) -> None:
+        """Run ``conn``; when it ends without being retired, reconnect along the ladder
+        (:mod:`lemon_core.mcp.runtime.recovery`) and refresh the new connection's inventory."""
+        import anyio
+
+        ident, health = conn.identity, self._health[conn.identity]
+        try:
+            while True:
+                await conn.run()
+                if conn.retired or self._closing.is_set() or self._conns.get(ident) is not conn:
+                    return
+                delay = health.crashed(time.monotonic(), conn.error)
+                if delay is None:
+                    self._rebuild()
+                    return
+                with anyio.move_on_after(delay):
+                    await self._closing.wait()
+                if conn.retired or self._closing.is_set() or self._conns.get(ident) is not conn:
+                    return
+                conn = Connection(conn.server, ident, self.ctx, self.errlog)
+                self._conns[ident] = conn
+                self._tg.start_soon(self._after_reconnect, conn)
+        finally:
+            self._supervised.discard(ident)
+
+    async def _after_reconnect(self, conn: Connection) -> None:
+        await self._refresh(conn)
+        if conn.connected:
+            self._health[conn.identity].succeeded()
+        self._rebuild()
+
     def _retire(self, ident: str) -> None:
+        self._health.pop(ident, None)
         conn = self._conns.pop(ident)
         conn.retired = True
         conn.stop.set()

@@ -4,7 +4,7 @@ Every request it receives is logged to LOG (one method per line, read off stdin 
 SDK sees it), so a test can tell which requests a client sent. MODE:
 
 - ``full``: an SDK ``MCPServer`` (tools, resources and prompts): ``read_file``, ``touch``
-  (writes MARKER), ``hang`` (never answers), resources ``note://one`` and ``note://two``,
+  (writes MARKER), ``hang`` (never answers), ``crash`` (exits), resources ``note://one`` and ``note://two``,
   prompt ``greet``;
 - ``tools-only``: a low-level server advertising only tools (``read_file``).
 """
@@ -65,6 +65,11 @@ if mode == "full":
                 out.write("hang\n")
         await anyio.sleep(3600)
         return "late"
+
+    @server.tool()
+    def crash() -> str:
+        """Exit at once, answering nothing."""
+        os._exit(1)
 
     @server.resource("note://one")
     def one() -> str:

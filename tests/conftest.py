@@ -22,6 +22,9 @@ def _isolated_process_env(tmp_path_factory: pytest.TempPathFactory,
     for name in list(os.environ):
         if name.startswith(("LEMON_", "CLAUDE_CONFIG_DIR")) and name != "LEMON_CACHE_DIR":
             monkeypatch.delenv(name)
+    # The shipped skills are a catalog root by default; tests list only their own skills
+    # unless they ask for the built-ins (tests/catalog/test_builtin_root.py).
+    monkeypatch.setenv("LEMON_BUILTIN_SKILLS", "0")
 
 
 @pytest.fixture(autouse=True)
@@ -50,7 +53,7 @@ def project(tmp_path: Path) -> Path:
 def make_ctx(home: Path, project: Path, tmp_path: Path) -> Callable[..., LemonContext]:
     def make(cwd: Path | None = None, **env: str) -> LemonContext:
         base = {"HOME": str(home), "PATH": os.environ.get("PATH", ""),
-                "LEMON_CACHE_DIR": str(tmp_path / "cache")}
+                "LEMON_CACHE_DIR": str(tmp_path / "cache"), "LEMON_BUILTIN_SKILLS": "0"}
         return LemonContext(cwd=cwd or project, home=home, env={**base, **env},
                             platform="linux")
 

@@ -7,8 +7,9 @@ file marks the root; without a repository only the working directory; the home d
 never a project directory). Global roots: ``<agent dir>/skill``, ``~/.agents/skills``,
 ``~/.omp/agent/skills``, ``~/.claude/skills``, ``~/.codex/skills``, each replaceable by its
 ``LEMON_*_SKILLS_DIR`` variable; with ``LEMON_AGENT_DIR`` or any override set, the global roots
-that are not named are not read (isolation). With ``LEMON_BUILTIN_SKILLS=1`` the skills shipped
-inside lemon (:mod:`lemon_core.builtin_skills`) are a last global root, below every other.
+that are not named are not read (isolation). The skills shipped inside lemon
+(:mod:`lemon_core.builtin_skills`) are a last global root, below every other, unless
+``LEMON_BUILTIN_SKILLS=0`` (they are lemon's own files, so the isolation above leaves them in).
 
 Every one of these is an agent root and has the ``flat`` layout, as the agents read them: a
 skill is a direct child folder holding ``SKILL.md`` (see :mod:`lemon_core.catalog.walk`). A root
@@ -138,9 +139,9 @@ def global_roots(ctx: LemonContext) -> list[SkillRoot]:
 
 def builtin_root(ctx: LemonContext) -> SkillRoot | None:
     """The skills shipped inside lemon (:mod:`lemon_core.builtin_skills`), below every other
-    root, when ``LEMON_BUILTIN_SKILLS=1`` (off by default for now: install one with
-    ``lemon skill install builtin:<name>``)."""
-    if not ctx.flag("LEMON_BUILTIN_SKILLS"):
+    root, unless ``LEMON_BUILTIN_SKILLS=0``. Any skill of the same key elsewhere wins; a copy
+    installed with ``lemon skill install builtin:<name>`` carries a lockfile record."""
+    if ctx.flag("LEMON_BUILTIN_SKILLS") is False:
         return None
     from lemon_core.builtin_skills import FOLDER
 

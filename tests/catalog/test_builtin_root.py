@@ -1,4 +1,4 @@
-"""The built-in skills as the catalog's lowest root (``LEMON_BUILTIN_SKILLS=1``)."""
+"""The built-in skills as the catalog's lowest root (on unless ``LEMON_BUILTIN_SKILLS=0``)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,13 @@ from lemon_core.catalog.roots import builtin_root, global_roots
 from tests.helpers import write_skill
 
 
-def test_off_by_default(make_ctx):
-    assert builtin_root(make_ctx()) is None
-    assert skills.list(make_ctx()).get("writing-skills") is None
+def test_on_by_default_even_when_isolated_and_off_with_0(make_ctx, tmp_path):
+    # make_ctx switches them off for every other test; an empty value counts as unset
+    on = make_ctx(LEMON_BUILTIN_SKILLS="", LEMON_AGENT_DIR=str(tmp_path / "agent"))
+    assert builtin_root(on) is not None
+    assert skills.list(on).get("writing-skills") is not None
+    assert builtin_root(make_ctx(LEMON_BUILTIN_SKILLS="0")) is None
+    assert skills.list(make_ctx(LEMON_BUILTIN_SKILLS="0")).get("writing-skills") is None
 
 
 def test_listed_below_every_other_root(make_ctx, home):

@@ -112,7 +112,7 @@ def hostile(tmp_path: Path) -> tuple[Path, dict[str, str], dict[str, str]]:
     env = {**os.environ, "HOME": str(home), "LEMON_CACHE_DIR": str(tmp_path / "cache"),
            "PYTHONIOENCODING": "utf-8:strict"}
     env = {k: v for k, v in env.items() if not k.startswith("LEMON_") or k == "LEMON_CACHE_DIR"}
-    return project, expected, env
+    return project, expected, {**env, "LEMON_BUILTIN_SKILLS": "0"}
 
 
 @POSIX_ONLY

@@ -245,6 +245,7 @@ def build_base(base: Path) -> HostileTree:
     tree.env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(home),
+        "LEMON_BUILTIN_SKILLS": "0",  # only the tree's own skills
         "XDG_CACHE_HOME": str(home / ".cache"),
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -17,6 +18,10 @@ async def connect(command: str, *args: str, env: dict[str, str] | None = None,
     """A connected ``mcp.Client`` (legacy handshake) to ``BIN/command args``."""
     from mcp import Client, StdioServerParameters
 
+    # The SDK passes a server only a safe part of the environment: keep tests' switch that
+    # leaves the shipped skills out (tests/conftest.py), unless a test sets its own.
+    switch = os.environ.get("LEMON_BUILTIN_SKILLS")
+    env = {**({"LEMON_BUILTIN_SKILLS": switch} if switch else {}), **(env or {})}
     params = StdioServerParameters(command=str(BIN / command), args=list(args), env=env,
                                    cwd=cwd)
     transport = None

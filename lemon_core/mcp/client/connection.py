@@ -115,13 +115,14 @@ def _kind_of(exc: BaseException) -> tuple[str | None, int | None]:
 
 
 @asynccontextmanager
-async def connect(server: McpServer, ctx: LemonContext, *,
-                  errlog: TextIO | None = None) -> AsyncIterator[Any]:
+async def connect(server: McpServer, ctx: LemonContext, *, errlog: TextIO | None = None,
+                  message_handler: Any = None) -> AsyncIterator[Any]:
     """An initialized ``mcp.Client`` for ``server`` (legacy ``initialize`` handshake, which
     every server speaks; no response cache), closed on exit. Each request, the handshake
     included, waits at most the entry's ``timeout_ms``; a caller wanting one deadline for the
     whole session puts ``anyio.fail_after`` around the ``async with`` (never inside it: the
-    client's task groups must close inside the scope that opened them)."""
+    client's task groups must close inside the scope that opened them). ``message_handler``
+    receives the server's notifications (the SDK's own hook; it must not await the session)."""
     from mcp import Client
     from mcp_types import Implementation
 
@@ -133,7 +134,7 @@ async def connect(server: McpServer, ctx: LemonContext, *,
     statuses = StatusRecorder()
     transport = transport_for(server, ctx, errlog=errlog, statuses=statuses)
     client = Client(transport, mode="legacy", cache=None,
-                    read_timeout_seconds=request_timeout(server),
+                    read_timeout_seconds=request_timeout(server), message_handler=message_handler,
                     client_info=Implementation(name="lemon", version=__version__))
     entered = False
     try:

@@ -5,11 +5,16 @@ its request timeout; the session itself is not."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from lemon_core.context import LemonContext
 from lemon_core.mcp.client.errors import McpConnectionError
 from lemon_core.models import McpServer
+
+#: The SDK's notification types that mean "list again".
+LIST_CHANGED = frozenset({"ToolListChangedNotification", "ResourceListChangedNotification",
+                          "PromptListChangedNotification"})
 
 
 class Connection:
@@ -17,13 +22,15 @@ class Connection:
     (a fixed-kind :class:`McpConnectionError`); ``retired`` once the server left the set."""
 
     def __init__(self, server: McpServer, identity: str, ctx: LemonContext,
-                 errlog: TextIO | None = None) -> None:
+                 errlog: TextIO | None = None,
+                 on_change: Callable[[Connection], None] | None = None) -> None:
         import anyio
 
         self.server = server
         self.identity = identity
         self.ctx = ctx
         self.errlog = errlog
+        self.on_change = on_change
         self.client: Any = None
         self.error: McpConnectionError | None = None
         self.retired = False
@@ -42,6 +49,13 @@ class Connection:
         self.client = None
         self.stop.set()
 
+    async def _on_message(self, message: Any) -> None:
+        """A ``tools``/``resources``/``prompts`` ``list_changed`` notification asks the host
+        to refresh this server (scheduled, never awaited here: the SDK calls this inline).
+        Notifications of a retired connection are ignored."""
+        if type(message).__name__ in LIST_CHANGED and not self.retired and self.on_change:
+            self.on_change(self)
+
     async def run(self) -> None:
         import anyio
 
@@ -52,7 +66,8 @@ class Connection:
         server = self.server
         try:
             with anyio.CancelScope(deadline=anyio.current_time() + budget) as scope:
-                async with connect(server, self.ctx, errlog=self.errlog) as client:
+                async with connect(server, self.ctx, errlog=self.errlog,
+                                   message_handler=self._on_message) as client:
                     scope.deadline = math.inf
                     self.client = client
                     self.ready.set()

@@ -170,7 +170,8 @@ class McpHost:
                 if explicit and health.unavailable:
                     health.reset()
                 if ident not in self._supervised and not health.unavailable:
-                    self._conns[ident] = Connection(server, ident, self.ctx, self.errlog)
+                    self._conns[ident] = Connection(server, ident, self.ctx, self.errlog,
+                                                    self._changed)
                     self._supervised.add(ident)
                     self._tg.start_soon(self._supervise, self._conns[ident])
             async with anyio.create_task_group() as tg:
@@ -208,11 +209,24 @@ class McpHost:
                     await self._closing.wait()
                 if conn.retired or self._closing.is_set() or self._conns.get(ident) is not conn:
                     return
-                conn = Connection(conn.server, ident, self.ctx, self.errlog)
+                conn = Connection(conn.server, ident, self.ctx, self.errlog, self._changed)
                 self._conns[ident] = conn
                 self._tg.start_soon(self._after_reconnect, conn)
         finally:
             self._supervised.discard(ident)
+
+    def _changed(self, conn: Connection) -> None:
+        """A ``list_changed`` notification: refresh that server through the same filters,
+        unless the connection was retired or replaced (then the notification is ignored)."""
+        if self._conns.get(conn.identity) is conn and not conn.retired:
+            self._tg.start_soon(self._notified, conn)
+
+    async def _notified(self, conn: Connection) -> None:
+        health = self._health.get(conn.identity)
+        if health is None or health.unavailable or self._conns.get(conn.identity) is not conn:
+            return
+        await self._refresh(conn)
+        self._rebuild()
 
     async def _after_reconnect(self, conn: Connection) -> None:
         await self._refresh(conn)

@@ -4,7 +4,7 @@ Every request it receives is logged to LOG (one method per line, read off stdin 
 SDK sees it), so a test can tell which requests a client sent. MODE:
 
 - ``full``: an SDK ``MCPServer`` (tools, resources and prompts): ``read_file``, ``touch``
-  (writes MARKER), ``hang`` (never answers), ``crash`` (exits), resources ``note://one`` and ``note://two``,
+  (writes MARKER), ``hang`` (never answers), ``crash`` (exits), ``grow`` (adds ``grown``, sends tools/list_changed), resources ``note://one`` and ``note://two``,
   prompt ``greet``;
 - ``tools-only``: a low-level server advertising only tools (``read_file``).
 """
@@ -40,7 +40,7 @@ sys.stdin = io.TextIOWrapper(os.fdopen(read_end, "rb"), encoding="utf-8")
 
 if mode == "full":
     import anyio
-    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver import Context, MCPServer
 
     server = MCPServer("runtime-full", version="1.0")
 
@@ -70,6 +70,17 @@ if mode == "full":
     def crash() -> str:
         """Exit at once, answering nothing."""
         os._exit(1)
+
+    @server.tool()
+    async def grow(ctx: Context) -> str:
+        """Add the tool ``grown`` and say so with tools/list_changed."""
+
+        def grown() -> str:
+            return "grown"
+
+        server.add_tool(grown, name="grown")
+        await ctx.notify_tools_changed()
+        return "grew"
 
     @server.resource("note://one")
     def one() -> str:

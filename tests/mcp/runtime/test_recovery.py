@@ -1,5 +1,6 @@
-"""Recovery: a crashed server is reconnected along the ladder; the breaker and an exhausted
-ladder mark only that server unavailable; an explicit refresh resets it."""
+"""Recovery and freshness: a crashed server is reconnected along the ladder; the breaker and an
+exhausted ladder mark only that server unavailable; an explicit refresh resets it;
+``list_changed`` refreshes the owning server through its filters."""
 
 from __future__ import annotations
 
@@ -95,3 +96,15 @@ def test_an_exhausted_ladder_leaves_a_fixed_reason(ctx: LemonContext, tmp_path: 
         _until(lambda: _state(host, "dies").error_kind == "unavailable")
         assert starts.read_text() == "xxx"  # the first attempt and the two rungs
         assert SECRET not in str(_state(host, "dies").to_json())
+
+
+def test_list_changed_refreshes_through_the_filters(ctx: LemonContext, tmp_path: Path) -> None:
+    log = tmp_path / "g.log"
+    write_project(ctx.cwd, stdio_entry("g", "full", log, block_tools=["crash", "hang"]))
+    with McpHost(ctx) as host:
+        tools = {t.raw: t.name for t in host.tools()}
+        assert "grown" not in tools
+        assert host.call(tools["grow"]).ok
+        _until(lambda: "grown" in {t.raw for t in host.tools()})
+        assert not {"crash", "hang"} & {t.raw for t in host.tools()}
+        assert methods(log).count("tools/list") == 2

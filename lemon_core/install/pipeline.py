@@ -29,6 +29,7 @@ from lemon_core.fsio.write import file_lock
 from lemon_core.install import approval, checks, gate, router, select, staging, targets
 from lemon_core.install.activate import Activation, recover
 from lemon_core.protocols import FetchResult, Finding, SkillWriteEvent
+from lemon_core.source_kit.location import public_url
 from lemon_core.state.lockfile import editable_records, write_records
 from lemon_core.state.records import AuditOverride, LockRecord
 
@@ -243,7 +244,7 @@ def _record_of(job: _Job, item: Staged, fetched: FetchResult,
     when = now()
     subdirectory = "/".join(p for p in (job.ref.subpath, item.subdir) if p) or None
     return LockRecord(
-        key=item.key, source_kind=job.source.name,
+        key=item.key, source_kind=job.ref.source or job.source.name,
         source_id=job.ref.canonical_id or job.ref.identifier, identifier=job.identifier,
         requested_ref=job.requested_ref, resolved_commit=fetched.revision,
         subdirectory=subdirectory, trust_level=job.trust, content_hash=item.content_hash,
@@ -303,8 +304,9 @@ def install(identifier: str, ctx: LemonContext, *, plugins: Plugins, local: bool
             ref = attrs.evolve(ref, revision=revision)
         scope = pick_scope(ctx, local)
         scope_name = scope.name
-        job = _Job(identifier, source, ref, source.trust_level(ref), scope, ctx, plugins,
-                   requested)
+        # What is recorded and shown never carries a password typed into a URL.
+        job = _Job(public_url(identifier), source, ref, source.trust_level(ref), scope, ctx,
+                   plugins, requested)
         early = list(skills) or ([ref.name] if ref.name and not all_skills else [])
         keys = [k.rsplit("/", 1)[-1] for k in early]
         for key in keys:

@@ -173,3 +173,18 @@ def test_upstream_hash_asks_a_repository_once_for_many_skills(served, make_ctx,
     assert len(git_server.requests) == 1
     source.upstream_hash(ref, make_ctx())  # the next command asks again
     assert len(git_server.requests) == 2
+
+
+def test_a_password_in_the_url_is_used_but_never_recorded_or_printed(
+        served, tmp_path: Path, git_server: GitServer) -> None:
+    url, _, _ = served
+    git_server.require_auth("alice", "s3cret-pw")
+    home = tmp_path / "home"
+    home.mkdir()
+    with_password = url.replace("http://", "http://alice:s3cret-pw@")
+    proc = _lemon(home, "skill", "install", with_password, "--approve", "--json")
+    assert proc.returncode == 0, proc.stderr
+    lock_text = (home / ".lemon" / "agent" / "skills.lock.json").read_text()
+    assert "s3cret-pw" not in lock_text + proc.stdout + proc.stderr
+    record = json.loads(lock_text)["skills"]["demo"]
+    assert record["source_kind"] == "git" and record["identifier"] == url

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -142,3 +143,30 @@ def test_warm_inventory_is_reused(ctx: LemonContext, tmp_path: Path) -> None:
         first = host.tools()
         assert host.tools() == first
     assert methods(log).count("tools/list") == 1
+
+
+def test_sse_and_a_call_never_holds_the_discovery_lock(ctx: LemonContext,
+                                                       tmp_path: Path) -> None:
+    import threading
+
+    from tests.mcp.client.servers import sdk_server
+
+    marker = tmp_path / "slow-marker"
+    entry = stdio_entry("slow", "full", tmp_path / "slow.log", marker)
+    entry["timeout_ms"] = 12_000
+    with sdk_server("sse", tmp_path / "sse-marker") as url:
+        write_project(ctx.cwd, entry, {"name": "legacy", "type": "sse", "url": url,
+                                       "headers": {"X-Key": SECRET},
+                                       "timeout_ms": 60_000, "ready_timeout_ms": 60_000})
+        with McpHost(ctx) as host:
+            tools = {(t.server, t.raw): t.name for t in host.tools()}
+            echo = host.call(tools[("legacy", "echo")], {"text": "over sse"})
+            assert echo.result["content"][0]["text"] == "over sse"
+            hanging = threading.Thread(target=host.call, args=(tools[("slow", "hang")],))
+            hanging.start()
+            while not marker.exists():
+                hanging.join(0.05)
+            started = time.monotonic()
+            assert host.tools(refresh=True)  # discovery runs while the call is in flight
+            assert hanging.is_alive() and time.monotonic() - started < 10
+            hanging.join()

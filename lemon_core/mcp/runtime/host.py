@@ -134,7 +134,7 @@ class McpHost:
     def status(self, *, refresh: bool = False) -> tuple[ServerStatus, ...]:
         self.tools(refresh=refresh)
         out = []
-        for ident, conn in self._conns.items():
+        for ident, conn in list(self._conns.items()):
             inv = self._inventories.get(ident)
             src = conn.server.source
             health = self._health.get(ident)

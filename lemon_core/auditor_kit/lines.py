@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import bisect
+import functools
+import re
 
 from lemon_core.text import escape
 
@@ -74,6 +76,65 @@ class LineIndex:
         return found
 
 
+#: Characters from the most to the least common in skill text; a word is found by its rarest.
+_COMMON_FIRST = " etaoinsrhldcumwfgypbvkxjqz"
+
+
+def _rarity(char: str) -> int:
+    at = _COMMON_FIRST.find(char)
+    return at if at >= 0 else len(_COMMON_FIRST)
+
+
+def _anchor(word: str) -> int:
+    return max(range(len(word)), key=lambda i: (_rarity(word[i]), -i))
+
+
+@functools.lru_cache(maxsize=32)
+def _any_word(words: frozenset[str]) -> tuple[re.Pattern[str], tuple[tuple[str, tuple[str, ...]], ...]]:
+    """One pattern matching any of ``words``, each anchored on its rarest character (the
+    characters before it checked by a lookbehind): the search skips, in C, every position
+    that holds none of the anchors. With it, the words by anchor."""
+    if any(not word or "\n" in word for word in words):
+        raise ValueError("the words searched for are non-empty and hold no newline")
+    by_anchor: dict[str, list[str]] = {}
+    branches: dict[str, list[str]] = {}
+    for word in sorted(words):
+        at = _anchor(word)
+        head = f"(?<={re.escape(word[: at + 1])})" if at else ""
+        branches.setdefault(word[at], []).append(head + re.escape(word[at + 1:]))
+        by_anchor.setdefault(word[at], []).append(word)
+    pattern = re.compile("|".join(re.escape(anchor) + "(?:" + "|".join(rests) + ")"
+                                  for anchor, rests in sorted(branches.items())))
+    return pattern, tuple((anchor, tuple(group)) for anchor, group in sorted(by_anchor.items()))
+
+
+def word_lines(index: LineIndex, lower: str, words: frozenset[str]) -> dict[str, set[int]]:
+    """For each of ``words`` found in ``lower`` (the text, lower-cased), the numbers of the
+    lines holding it — what :meth:`LineIndex.lines_containing` finds word by word, from one
+    search for all the words (it stops on a line holding any, then tests there the words
+    whose rarest character the line holds)."""
+    pattern, by_anchor = _any_word(words)
+    starts = index._starts
+    found: dict[str, set[int]] = {}
+    search = pattern.search
+    match = search(lower)
+    while match is not None:
+        number = index.line_of(match.start())
+        end = starts[number] if number < len(starts) else len(lower)
+        line = lower[starts[number - 1]:end]
+        for anchor, group in by_anchor:
+            if anchor in line:
+                for word in group:
+                    if word in line:
+                        lines = found.get(word)
+                        if lines is None:
+                            found[word] = {number}
+                        else:
+                            lines.add(number)
+        match = search(lower, end)
+    return found
+
+
 def excerpt(text: str, start: int = 0, end: int | None = None, *,
             limit: int = EXCERPT_CHARS) -> str:
     """The piece ``text[start:end]`` on one line, at most ``limit`` characters (cut pieces end
@@ -86,4 +147,5 @@ def excerpt(text: str, start: int = 0, end: int | None = None, *,
     return escape(piece)
 
 
-__all__ = ["EXCERPT_CHARS", "FULL_SEARCH_CHARS", "LineIndex", "excerpt", "lower_same_length"]
+__all__ = ["EXCERPT_CHARS", "FULL_SEARCH_CHARS", "LineIndex", "excerpt", "lower_same_length",
+           "word_lines"]

@@ -13,12 +13,17 @@ example or a script's code counts one step lower; a "never do this" section coun
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Mapping
 
 from lemon_core import hookimpl
 from lemon_core.auditor_kit import Line, LineIndex, document, host_class, urls
-from lemon_core.auditor_kit.lines import FULL_SEARCH_CHARS, lower_same_length
+from lemon_core.auditor_kit.lines import (
+    FULL_SEARCH_CHARS,
+    lower_same_length,
+    word_lines,
+)
 from lemon_core.auditor_kit.rules import finding, texts_of, unique
 from lemon_core.protocols import AuditBundle, Finding
 
@@ -243,15 +248,33 @@ _CORE = ("ignor", "disregard", "instruction", "<important>", "you are now", "rev
          "scanner", "secretly", "bcc", "http", "send", "<system")
 
 
-def _candidates(index: LineIndex, lower: str,
-                groups: tuple[tuple[str, ...], ...]) -> set[int]:
+def _candidates(index: LineIndex, lower: str, groups: tuple[tuple[str, ...], ...],
+                found_words: dict[str, set[int]] | None = None) -> set[int]:
+    """The lines holding a word of every group; ``found_words`` the lines of each word
+    (:func:`_all_words`, found at once) when the text is not over FULL_SEARCH_CHARS."""
     big = len(lower) > FULL_SEARCH_CHARS
+    if found_words is not None and not big:
+        empty: set[int] = set()
+        found = set().union(*(found_words.get(word, empty) for word in groups[0]))
+        for group in groups[1:]:
+            if not found:
+                break
+            found &= set().union(*(found_words.get(word, empty) for word in group))
+        return found
     found = index.lines_containing(lower, groups[0], core=_core(groups[0]) if big else None)
     for group in groups[1:]:
         if not found:
             break
         found &= index.lines_containing(lower, group, core=_core(group) if big else None)
     return found
+
+
+@functools.lru_cache(maxsize=1)
+def _all_words() -> frozenset[str]:
+    """Every word of :data:`_LINE_RULES`, :data:`_REMOTE_WORDS` and :data:`_EXFIL_WORDS`."""
+    groups = [group for _, _, groups in _LINE_RULES for group in groups]
+    return frozenset(word for group in [*groups, *_REMOTE_WORDS, *_EXFIL_WORDS]
+                     for word in group)
 
 
 def _core(words: tuple[str, ...]) -> tuple[str, ...]:
@@ -287,8 +310,10 @@ def _line_findings(doc_lines: tuple[Line, ...], text: str) -> Iterator[tuple[str
     """Every directive on a line of ``text``, the lines found by word first."""
     lower = lower_same_length(text)
     index = LineIndex(text)
+    found_words = word_lines(index, lower, _all_words()) if len(lower) <= FULL_SEARCH_CHARS \
+        else None
     for rule, pattern, groups in _LINE_RULES:
-        for number in sorted(_candidates(index, lower, groups)):
+        for number in sorted(_candidates(index, lower, groups, found_words)):
             line = doc_lines[number - 1]
             match = pattern.search(line.text)
             if match:
@@ -296,11 +321,11 @@ def _line_findings(doc_lines: tuple[Line, ...], text: str) -> Iterator[tuple[str
                 if severity == "block" and _quoted(line.text, match.start(), match.end()):
                     severity = "warn"
                 yield rule, severity, RULES[rule][1], line, match.start(), match.end()
-    for number in sorted(_candidates(index, lower, _REMOTE_WORDS)):
+    for number in sorted(_candidates(index, lower, _REMOTE_WORDS, found_words)):
         line = doc_lines[number - 1]
         for found in _remote(line.text):
             yield (*found[:3], line, *found[3:])
-    for number in sorted(_candidates(index, lower, _EXFIL_WORDS)):
+    for number in sorted(_candidates(index, lower, _EXFIL_WORDS, found_words)):
         line = doc_lines[number - 1]
         match = _EXFIL.search(line.text)
         if match and not _NEGATED.search(line.text[: match.start() + 12]):

@@ -45,3 +45,20 @@ def test_excerpt_is_bounded_and_escaped() -> None:
     long = excerpt("x" * 500)
     assert len(long) == 160 and long.endswith("…")
     assert excerpt("one\ntwo\tthree") == "one two three"
+
+
+def test_word_lines_finds_what_the_word_by_word_search_finds() -> None:
+    import random
+
+    from lemon_core.auditor_kit.lines import lower_same_length, word_lines
+
+    words = frozenset({"a", "ab", "abc", "b c", "curl", "pip install", "-e ", "$(", "|sh", "xv"})
+    rng = random.Random(7)
+    for _ in range(300):
+        text = "".join(rng.choice("abc pi nstalcurl\n-e $()|shxv") for _ in range(rng.randint(0, 200)))
+        index, lower = LineIndex(text), lower_same_length(text)
+        found = word_lines(index, lower, words)
+        for word in words:
+            assert found.get(word, set()) == index.lines_containing(lower, (word,)), (word, text)
+    with pytest.raises(ValueError):
+        word_lines(LineIndex("x"), "x", frozenset({"a\nb"}))

@@ -3,6 +3,7 @@ de-obfuscated), every encoded payload, and the flows inside one script or fenced
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Sequence
 
@@ -17,7 +18,11 @@ from lemon_core.auditor_kit import (
     document,
     normalise_shell,
 )
-from lemon_core.auditor_kit.lines import FULL_SEARCH_CHARS, lower_same_length
+from lemon_core.auditor_kit.lines import (
+    FULL_SEARCH_CHARS,
+    lower_same_length,
+    word_lines,
+)
 from lemon_core.auditor_kit.rules import weigh
 
 Hit = tuple[str, str, str, int, int]
@@ -84,6 +89,9 @@ class _Words:
         self.lower = lower_same_length(text)
         self.index = LineIndex(text)
         self._cache: dict[str, set[int]] = {}
+        if len(self.lower) <= FULL_SEARCH_CHARS:  # every fixed word at once
+            self._cache.update(dict.fromkeys(_scan_words(), frozenset()))
+            self._cache.update(word_lines(self.index, self.lower, _scan_words()))
         self.detectors = [self.lines(words) for words, _ in commands.LINE_DETECTORS]
 
     def only(self, number: int) -> frozenset[int]:
@@ -242,6 +250,13 @@ def _flows(doc: Document, variables: dict[str, str], reported: set[int],
             yield ("code.obfuscated-exec", "block",
                    (f"decodes a payload (line {decodes[0].number}) and executes code built at "
                    f"run time (line {execs[0].number})"), execs[0], 0, None)
+
+
+@functools.lru_cache(maxsize=1)
+def _scan_words() -> frozenset[str]:
+    """Every fixed word a file is searched for (the variables' names are not fixed)."""
+    return frozenset(TRIGGER_WORDS) | frozenset(_FLOW_WORDS) | frozenset(_DECODE_WORDS) | \
+        frozenset(_EXEC_WORDS)
 
 
 def scan(path: str, text: str, names: frozenset[str] = frozenset()) -> Iterator[Raw]:

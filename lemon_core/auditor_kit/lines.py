@@ -77,7 +77,7 @@ class LineIndex:
 
 
 #: Characters from the most to the least common in skill text; a word is found by its rarest.
-_COMMON_FIRST = " etaoinsrhldcumwfgypbvkxjqz"
+_COMMON_FIRST = (" etasiorncldpum-hgf`y*.bw\"#v:,k/|x)(_01=\'2qj[]{}z35>4<;6\\$8?+79%&")
 
 
 def _rarity(char: str) -> int:

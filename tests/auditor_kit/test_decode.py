@@ -53,3 +53,16 @@ def test_decoding_never_raises(text: str) -> None:
         assert 0 <= found.start < found.end <= len(text)
     normalise_shell(text, {"A": "b"})
     assignments(text)
+
+
+def test_run_search_finds_what_finditer_finds() -> None:
+    import random
+
+    from lemon_core.auditor_kit import decode
+
+    rng = random.Random(3)
+    for _ in range(500):
+        text = "".join(rng.choice("aZ09+/_-= .\né\U0001f600fF") for _ in range(rng.randint(0, 300)))
+        for pattern, encoding in ((decode._B64, "base64"), (decode._HEX_RUN, "hex")):
+            assert [m.span() for m in decode._run_matches(pattern, text, encoding)] == \
+                [m.span() for m in pattern.finditer(text)], text

@@ -15,6 +15,8 @@ from collections.abc import Iterator, Mapping
 
 import attrs
 
+from lemon_core.auditor_kit.lazy import lazy_compile
+
 MAX_CANDIDATES = 200
 #: Decoded payloads longer than this are cut (pattern search needs the start).
 MAX_DECODED_CHARS = 20_000
@@ -32,15 +34,15 @@ class Decoded:
 
 
 #: Maximal runs (a left-to-right scan starts a match at the start of a run).
-_B64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
-_HEX_RUN = re.compile(r"[0-9A-Fa-f]{20,}")
-_ESCAPES = re.compile(r"(?:\\x[0-9A-Fa-f]{2}|\\u00[0-9A-Fa-f]{2}|\\[0-7]{3}){4,}")
-_CHARCODES = re.compile(
+_B64 = lazy_compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+_HEX_RUN = lazy_compile(r"[0-9A-Fa-f]{20,}")
+_ESCAPES = lazy_compile(r"(?:\\x[0-9A-Fa-f]{2}|\\u00[0-9A-Fa-f]{2}|\\[0-7]{3}){4,}")
+_CHARCODES = lazy_compile(
     r"(?:(?:chr|String\.fromCharCode|char)\s*\(\s*(?:0x[0-9a-fA-F]+|\d{2,3})\s*\)\s*[+.,]?\s*){4,}"
     r"|(?:fromCharCode|bytes|bytearray)\s*\(\s*\[?\s*(?:(?:0x[0-9a-fA-F]+|\d{2,3})\s*,\s*){3,}"
     r"(?:0x[0-9a-fA-F]+|\d{2,3})\s*\]?\s*\)"
 )
-_NUMBER = re.compile(r"0x[0-9a-fA-F]+|\d+")
+_NUMBER = lazy_compile(r"0x[0-9a-fA-F]+|\d+")
 
 #: Byte tables marking the characters of a base64 / hex run ``a``, every other byte `` ``.
 _B64_MARKS = bytes(ord("a") if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+/_-")
@@ -153,13 +155,13 @@ def decoded_payloads(text: str) -> Iterator[Decoded]:
                 return
 
 
-_JOIN = re.compile(r"""(["'])\s*(?:\+|\.|\|\|)?\s*\1""")
-_ESCAPE_ONE = re.compile(r"\\x[0-9A-Fa-f]{2}|\\[0-7]{3}")
-_IFS = re.compile(r"\$\{IFS\}|\$IFS(?:\$\d)?")
-_ANSI_C = re.compile(r"\$'((?:\\x[0-9A-Fa-f]{2}|\\[0-7]{3}|[^'\\])*)'")
-_WORD_BACKSLASH = re.compile(r"(?<=[A-Za-z])\\(?=[A-Za-z])|(?<=\s)\\(?=[a-z])")
-_INNER_QUOTE = re.compile(r"""(?<=\w)['"](?=\w)""")
-_VAR = re.compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
+_JOIN = lazy_compile(r"""(["'])\s*(?:\+|\.|\|\|)?\s*\1""")
+_ESCAPE_ONE = lazy_compile(r"\\x[0-9A-Fa-f]{2}|\\[0-7]{3}")
+_IFS = lazy_compile(r"\$\{IFS\}|\$IFS(?:\$\d)?")
+_ANSI_C = lazy_compile(r"\$'((?:\\x[0-9A-Fa-f]{2}|\\[0-7]{3}|[^'\\])*)'")
+_WORD_BACKSLASH = lazy_compile(r"(?<=[A-Za-z])\\(?=[A-Za-z])|(?<=\s)\\(?=[a-z])")
+_INNER_QUOTE = lazy_compile(r"""(?<=\w)['"](?=\w)""")
+_VAR = lazy_compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
 
 
 def join_strings(line: str) -> str:
@@ -200,7 +202,7 @@ def normalise_shell(line: str, variables: Mapping[str, str] | None = None) -> st
     return text
 
 
-_ASSIGN = re.compile(
+_ASSIGN = lazy_compile(
     r"""^\s*(?:export\s+|local\s+|readonly\s+|set\s+|const\s+|let\s+|var\s+|\$)?"""
     r"""([A-Za-z_]\w*)\s*(?::\s*str\s*)?(=|:=)\s*(?:(["'])(.*?)\3|([^\s;'"`()]+))\s*;?\s*$"""
 )

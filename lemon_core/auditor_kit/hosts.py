@@ -7,7 +7,9 @@ from __future__ import annotations
 import ipaddress
 import re
 
-_URL = re.compile(
+from lemon_core.auditor_kit.lazy import lazy_compile
+
+_URL = lazy_compile(
     r"""(?i)\b(?:https?|ftp|wss?)://((?:[^\s"'`<>()\[\]{}|\\^@/]*@)?\[[0-9a-f:.]+\]"""
     r"""[^\s"'`<>()\[\]{}|\\^]*|[^\s"'`<>()\[\]{}|\\^]+)""")
 

@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 import attrs
 
+from lemon_core.auditor_kit.lazy import lazy_compile
 from lemon_core.auditor_kit.scripts import fence_language, file_kind, is_comment
 
 #: Context names a :class:`Line` may carry.
@@ -46,18 +47,18 @@ _DANGER_PHRASES = ("vulnerab", "red flag", "bad example", "bad practice", "bad p
                    "不要运行", "不要执行", "切勿", "禁止")
 _MARK_CHARS = ("❌", "⛔", "🚫", "☠", "✗", "✘")
 _UPPER_MARKS = frozenset({"BAD", "WRONG", "DON'T", "DONT", "NEVER", "AVOID"})
-_TOKEN = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
-_UPPER = re.compile(r"\b[A-Z][A-Z'’]{2,}\b")
+_TOKEN = lazy_compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+_UPPER = lazy_compile(r"\b[A-Z][A-Z'’]{2,}\b")
 #: One of these appears in every text :func:`is_warning` accepts (a cheap first test).
 _STEMS = ("never", "don", "not", "avoid", "refuse", "jamais", "nunca", "niemals", "shouldn",
           "mustn", "danger", "malic", "harm", "destruct", "insecure", "unsafe", "forbid",
           "prohibit", "block", "deny", "anti", "red flag", "attack", "exploit", "threat",
           "vulnerab", "bad", "wrong", "malware", "ioc", "indicator", "detection", "risky",
           "phishing", "injection", "不要", "切勿", "禁止", *_MARK_CHARS)
-_NOT_WORDS = re.compile(r"`[^`]*`|\b[a-z][\w+.-]*://\S+|\b[\w-]+(?:\.[\w-]+)+\b", re.IGNORECASE)
-_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")
-_TABLE_SEPARATOR = re.compile(r"\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_NOT_WORDS = lazy_compile(r"`[^`]*`|\b[a-z][\w+.-]*://\S+|\b[\w-]+(?:\.[\w-]+)+\b", re.IGNORECASE)
+_HEADING = lazy_compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
+_FENCE = lazy_compile(r" {0,3}(`{3,}|~{3,})(.*)$")
+_TABLE_SEPARATOR = lazy_compile(r"\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
 
 def _negated_action(tokens: list[str]) -> bool:
@@ -252,7 +253,7 @@ def document(path: str, text: str) -> Document:
     return Document(path, kind, language, lines)
 
 
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_CODE_SPAN = lazy_compile(r"(`+)(.+?)\1")
 
 
 def code_spans(text: str) -> list[tuple[int, int]]:

@@ -16,11 +16,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 
+from lemon_core.auditor_kit.lazy import lazy_compile
 from lemon_core.auditor_kit.lines import excerpt
 from lemon_core.auditor_kit.markdown import Line, in_code_span
 from lemon_core.protocols import Finding
 
-_IMPERATIVE = re.compile(
+_IMPERATIVE = lazy_compile(
     r"\b(?:run|execute|exec|paste|type|enter|invoke|launch|call|install|first|always|must|"
     r"then|now|immediately|automatically|silently|quietly)\b",
     re.IGNORECASE,

@@ -19,6 +19,7 @@ from collections.abc import Iterator, Mapping
 
 from lemon_core import hookimpl
 from lemon_core.auditor_kit import Line, LineIndex, document, host_class, urls
+from lemon_core.auditor_kit.lazy import lazy_compile
 from lemon_core.auditor_kit.lines import (
     FULL_SEARCH_CHARS,
     lower_same_length,
@@ -60,7 +61,7 @@ RULES: Mapping[str, tuple[str, str]] = {
                                         "document (after many blank lines or padding)")),
 }
 
-_OVERRIDE = re.compile(
+_OVERRIDE = lazy_compile(
     r"\b(?:ignore|disregard|forget|skip|bypass|override|overrule|discard|drop)\s+(?:all\s+|any\s+|"
     r"the\s+|your\s+|every\s+|of\s+)*(?:previous|prior|above|earlier|preceding|former|original|"
     r"initial|system|developer|safety|existing|other|old)\s+(?:instructions?|rules?|directions?|"
@@ -92,7 +93,7 @@ _OVERRIDE = re.compile(
     r"|이전\s*(?:의\s*)?(?:모든\s*)?(?:지시|명령|지침)(?:을|를|사항을)?\s*(?:무시|잊)"
     r"|تجاهل\s+(?:جميع\s+)?(?:التعليمات|الأوامر)\s+السابقة"
     r"|önceki\s+(?:tüm\s+)?talimatları\s+(?:yok\s+say|görmezden\s+gel|unut)", I)
-_REVIEWER = re.compile(
+_REVIEWER = lazy_compile(
     r"\b(?:note|message|instructions?|attention)\s+(?:to|for)\s+(?:the\s+|any\s+)?(?:(?:ai|llm|"
     r"automated|security)\s+)+(?:reviewers?|scanners?|auditors?|analy[sz]ers?|moderators?|"
     r"graders?|evaluators?|classifiers?)\b"
@@ -111,7 +112,7 @@ _REVIEWER = re.compile(
     r"skip|not\s+flag|pass|approve|whitelist|disregard)"
     r"|\b(?:mark|classify|rate|label|report|treat)\s+(?:this|it)\s+(?:skill\s+|file\s+)?as\s+(?:safe|"
     r"benign|clean|harmless|low[- ]risk|trusted|passing)", I)
-_CONCEAL = re.compile(
+_CONCEAL = lazy_compile(
     r"\bkeep\s+(?:this|these|it|the\s+following)\s+(?:secret|hidden|confidential)\s+from\s+"
     r"(?:the\s+)?(?:user|human)"
     r"|\b(?:the\s+)?user\s+(?:must|should)\s+(?:not|never)\s+(?:know|find\s+out|be\s+told|"
@@ -124,12 +125,12 @@ _CONCEAL = re.compile(
     r"|\bnever\s+(?:reveal|mention|disclose)\s+(?:these|this|the(?:se)?)\s+(?:instructions|"
     r"steps|actions)\s+to", I)
 #: Milder: a user kept out of the loop (often a UX choice, sometimes cover).
-_QUIET = re.compile(
+_QUIET = lazy_compile(
     r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|alert)\s+(?:the\s+)?(?:user|human|"
     r"operator)\b(?!s?\s+to\b)"
     r"|\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+)?(?:user|human|operator)",
     I)
-_POISON = re.compile(
+_POISON = lazy_compile(
     r"(?-i:<IMPORTANT>|</IMPORTANT>)"
     r"|\b(?:replace|override|shadow|intercept|hijack|redefine|supersede)\s+(?:the\s+)?(?:other|"
     r"existing|built-?in|default|original|all|every)\s+(?:[\w`.-]+\s+)?(?:tools?|servers?|skills?|"
@@ -144,13 +145,13 @@ _POISON = re.compile(
     r"(?:emails?|messages?|requests?|files?|results?|responses?)\s+to\b"
     r"|\b(?:all|every)\s+(?:emails?|messages?|payments?|transfers?)\s+(?:must|should)\s+(?:also\s+)?"
     r"(?:go|be\s+sent|be\s+forwarded)\s+to\b", I)
-_PRIORITY = re.compile(
+_PRIORITY = lazy_compile(
     r"\binstead\s+of\s+(?:using\s+|calling\s+)?(?:the\s+)?(?:other|built-?in|default|original|"
     r"real|regular|standard)\s+`?[\w.-]+`?\s+(?:tool|server|skill)\b"
     r"|\b(?:always|must|first)\s+(?:call|use|invoke|run)\s+(?:the\s+)?`?[\w.-]+`?\s+(?:tool\s+)?"
     r"(?:before|prior\s+to)\s+(?:any|every|all)\s+(?:other\s+)?(?:tools?|tool\s+calls?|actions?|"
     r"responses?)", I)
-_EXFIL = re.compile(
+_EXFIL = lazy_compile(
     r"\b(?:send|post|upload|forward|transmit|submit|leak|email|exfiltrate|append|include|embed|"
     r"encode|put|add)\b[^.\n]{0,60}?\b(?:the\s+|your\s+|all\s+|any\s+|entire\s+|full\s+|user'?s?\s+)*"
     r"(?:conversation|chat\s+history|chat\s+log|message\s+history|previous\s+messages|system\s+"
@@ -159,8 +160,8 @@ _EXFIL = re.compile(
     r"cookies?)\b[^.\n]{0,80}?\b(?:to|into|in|as|via)\s+(?:https?://|the\s+(?:url|image|link|"
     r"endpoint|webhook|query)|an?\s+(?:image|url|link|webhook|query\s+parameter|markdown\s+image)"
     r"|[\w.+-]+@[\w-]+\.[\w.]+)", I)
-_NEGATED = re.compile(r"\b(?:never|do\s+not|don'?t|must\s+not|should\s+not|avoid)\b", I)
-_REMOTE = re.compile(
+_NEGATED = lazy_compile(r"\b(?:never|do\s+not|don'?t|must\s+not|should\s+not|avoid)\b", I)
+_REMOTE = lazy_compile(
     r"\b(?:fetch|download|curl|wget|retrieve|read|load|get|visit|open|grab|pull)\b[^.\n]{0,60}?"
     r"(https?://\S+)[^\n]{0,80}?\b(?:follow|execute|obey|apply|do\s+what|carry\s+out|perform|"
     r"comply|run)\b"
@@ -172,11 +173,11 @@ _REMOTE = re.compile(
 _AGENT_FILES = (r"(?:~/)?(?:\.claude/settings(?:\.local)?\.json|CLAUDE\.md|AGENTS\.md|GEMINI\.md|"
                 r"\.cursorrules|\.cursor/rules|\.clinerules|\.windsurfrules|\.codex/config\.toml|"
                 r"\.mcp\.json|\.gemini/settings\.json|copilot-instructions\.md)")
-_CONFIG_EDIT = re.compile(
+_CONFIG_EDIT = lazy_compile(
     r"\b(?:add|append|write|insert|put|save|inject|overwrite|replace|prepend)\b[^.\n]{0,60}?\b"
     r"(?:to|into|in|inside)\s+(?:your\s+|the\s+|a\s+|every\s+)?(?:global\s+|user\s+|project\s+)?"
     rf"`?{_AGENT_FILES}", I)
-_DIRECTIVE = re.compile(
+_DIRECTIVE = lazy_compile(
     r"\byou\s+(?:must|should|will|need\s+to|are\s+to|have\s+to)\b|\bignore\s+(?:all\s+|any\s+)?"
     r"(?:previous|prior|above|these|the\s+user)\b|\bdisregard\b|\bsystem\s+prompt\b|"
     r"\b(?:the\s+)?(?:agent|assistant|ai|model|llm|claude|copilot)\s*(?:should|must|will|needs?\s+to|"
@@ -185,10 +186,10 @@ _DIRECTIVE = re.compile(
     r"\b(?:curl|wget)\s+\S|\b(?:send|upload|post)\s+(?:the|all|your|any)\s+\w+\s+(?:to|at)\b|"
     r"\b(?:output|print|reveal|list)\s+(?:all\s+)?(?:the\s+)?(?:api\s+keys?|tokens|secrets|"
     r"credentials|environment\s+variables)", I)
-_TOOLING_COMMENT = re.compile(
+_TOOLING_COMMENT = lazy_compile(
     r"^\s*(?:prettier|markdownlint|eslint|cspell|vale|toc|omit|end|begin|start|region|endregion|"
     r"textlint|lint|spell|alex|remark|docs?:|@|#|[-=*_ ]*$)", I)
-_HIDDEN_STYLE = re.compile(
+_HIDDEN_STYLE = lazy_compile(
     r"<(?:div|span|p|section|font|small|sub|sup|a)\b[^>]*(?:style\s*=\s*[\"'][^\"']*(?:display\s*:"
     r"\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:\.0+)?(?:px|em|rem|pt)?\s*[;\"']|opacity\s*"
     r":\s*0(?:\.0+)?\s*[;\"']|color\s*:\s*(?:transparent|rgba\([^)]*,\s*0\))|"
@@ -295,8 +296,8 @@ def _weigh(severity: str, line: Line) -> str | None:
     return severity if line.context in _FULL else _LOWER[severity]
 
 
-_WIDE_GAP = re.compile(r"\S {150,}\S")
-_QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|`[^`\n]*`|'[^'\n]{6,}'")
+_WIDE_GAP = lazy_compile(r"\S {150,}\S")
+_QUOTED = lazy_compile(r"\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|`[^`\n]*`|'[^'\n]{6,}'")
 
 
 def _quoted(text: str, start: int, end: int) -> bool:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Collection, Iterator
 
 from lemon_core.auditor_kit import host_class, urls
+from lemon_core.auditor_kit.lazy import lazy_compile
 
 Hit = tuple[str, str, str, int, int]
 I = re.IGNORECASE
@@ -20,27 +21,27 @@ _FETCHER = (r"(?:curl|wget|fetch|aria2c|https?(?=\s)|xh|iwr|irm|Invoke-WebReques
 _INTERP = (r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\S+=\S*\s+)*)?(?:/usr)?(?:/bin/|/usr/local/bin/)?"
            r"(?:ba|z|k|da|fi|a)?sh|python[\d.]*|perl|ruby|node|php|bun|deno|iex|"
            r"Invoke-Expression|pwsh|powershell|osascript|tclsh|lua|source|\.")
-PIPE_TO_SHELL = re.compile(rf"\b{_FETCHER}\b[^|\n]*\|\s*(?:{_INTERP})(?=\s|$|;|&|\)|\"|'|`)", I)
-SUBST_EXEC = re.compile(
+PIPE_TO_SHELL = lazy_compile(rf"\b{_FETCHER}\b[^|\n]*\|\s*(?:{_INTERP})(?=\s|$|;|&|\)|\"|'|`)", I)
+SUBST_EXEC = lazy_compile(
     rf"(?:\b(?:(?:ba|z|da|k)?sh|python[\d.]*|perl|ruby|node|eval|source)|(?:^|[;&|(]\s*)\.)\s+"
     rf"(?:-c\s+)?(?:[\"']?\$\(|<\()\s*{_FETCHER}\b", I)
-PS_DOWNLOAD_EXEC = re.compile(
+PS_DOWNLOAD_EXEC = lazy_compile(
     r"\b(?:iex|Invoke-Expression)\b[^\n]*(?:DownloadString|DownloadData|iwr|irm|"
     r"Invoke-WebRequest|Invoke-RestMethod|Net\.WebClient)"
     r"|(?:DownloadString|Invoke-RestMethod|irm|iwr)\b[^\n]*\|\s*(?:iex|Invoke-Expression)\b", I)
-LANG_DOWNLOAD_EXEC = re.compile(
+LANG_DOWNLOAD_EXEC = lazy_compile(
     r"\b(?:exec|eval)\s*\(\s*(?:await\s+)?\(?\s*(?:await\s+)?(?:requests\.get|urllib\.request\."
     r"urlopen|urlopen|httpx\.get|fetch|urllib2\.urlopen|open-uri|Net::HTTP\.get|URI\.open|"
     r"file_get_contents\s*\(\s*[\"']https?:)"
     r"|\bnew\s+Function\s*\([^\n]*\bfetch\("
     r"|\b(?:exec|eval)\s*\([^\n]{0,80}\b(?:urlopen|requests\.get|httpx\.get)\([^\n]*\)\s*"
     r"(?:\.read\(\)|\.text|\.content)", I)
-DOWNLOAD_THEN_RUN = re.compile(
+DOWNLOAD_THEN_RUN = lazy_compile(
     rf"\b{_FETCHER}\b[^\n;&|]*\s(?:-o|-O|--output(?:-document)?|>)\s*[\"']?(\S+?)[\"']?"
     r"\s*(?:&&|;|\|\|)\s*(?:chmod\s+[+\w]+\s+\S+\s*(?:&&|;)\s*)?"
     r"(?:(?:sudo\s+)?(?:ba|z)?sh\s+|python[\d.]*\s+|node\s+|\./|/tmp/)\S*", I)
 
-REVERSE_SHELL = re.compile(
+REVERSE_SHELL = lazy_compile(
     r"/dev/(?:tcp|udp)/[^\s/]+/\d+"
     r"|\b(?:nc|ncat|netcat)\b[^\n|;]*\s-[a-z]*[ec]\s+\S*(?:sh|cmd|powershell)\b"
     r"|\b(?:nc|ncat|netcat|telnet)\b\s+\S+\s+\d+[^\n]*\|\s*(?:/bin/)?(?:ba)?sh\b"
@@ -58,8 +59,8 @@ REVERSE_SHELL = re.compile(
 
 _DECODE = (r"(?:base64\s+(?:-d|--decode|-D)\b|base64\s+-[a-z]*d|openssl\s+(?:enc\s+)?-?base64\s+-d|"
            r"xxd\s+-r(?:\s+-p)?|\brev\b|uudecode|gunzip|gzip\s+-d|zcat|b64decode)")
-DECODE_PIPE_EXEC = re.compile(rf"{_DECODE}[^\n|]*\|\s*(?:{_INTERP})(?=\s|$|;|&|\)|\"|'|`)", I)
-DECODE_EVAL = re.compile(
+DECODE_PIPE_EXEC = lazy_compile(rf"{_DECODE}[^\n|]*\|\s*(?:{_INTERP})(?=\s|$|;|&|\)|\"|'|`)", I)
+DECODE_EVAL = lazy_compile(
     rf"\b(?:eval|exec|source|(?:ba)?sh\s+-c)\s+[\"']?\$\([^)]*{_DECODE}"
     r"|\b(?:exec|eval|compile)\s*\(\s*(?:[\w.]*\.)?(?:b64decode|a2b_base64|b32decode|b85decode|"
     r"a85decode|decodebytes|unhexlify|fromhex|decompress|loads|decode)\s*\("
@@ -79,7 +80,7 @@ DECODE_EVAL = re.compile(
 _HOME = r"(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|\$env:USERPROFILE|/home/\w+|/Users/\w+)"
 _ROOTS = (rf"(?:/|/\*|{_HOME}/?\*?|/home/?\*?|/Users/?\*?|/etc/?|/usr/?|/var/?|/boot/?|/bin/?|"
           r"/lib/?|/opt/?|/root/?|/System/?|C:\\\\?|C:/)")
-DESTRUCTIVE = re.compile(
+DESTRUCTIVE = lazy_compile(
     rf"\brm\s+(?:-[a-zA-Z-]+\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\s+(?:-[a-zA-Z-]+\s+)*[\"']?{_ROOTS}[\"']?"
     r"(?=\s|$|;|&|\||\))"
     r"|\brm\s+[^\n]*--no-preserve-root"
@@ -95,21 +96,21 @@ DESTRUCTIVE = re.compile(
     r"|\bRemove-Item\b[^\n]*-Recurse[^\n]*(?:C:\\\\?(?:\s|$|\")|\$env:USERPROFILE|~(?:\s|$))"
     r"|\bformat\s+c:", I)
 
-PRIVILEGE = re.compile(
+PRIVILEGE = lazy_compile(
     r"\bNOPASSWD\b"
     r"|\bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+[rwx]*s[rwx]*|[0-7]?[4-7][0-7]{3})\s+\S"
     r"|(?:>>?|\btee\b[^\n]*)\s*/etc/(?:sudoers|passwd|shadow)\b"
     r"|\bvisudo\b[^\n]*-f"
     r"|/etc/sudoers\.d/", I)
-PRIVILEGE_CHANGE = re.compile(
+PRIVILEGE_CHANGE = lazy_compile(
     r"\bsetcap\s+\S*cap_|\busermod\s+(?:-\w+\s+)*-a?G\s+(?:sudo|wheel|admin|root|docker)\b", I)
 
 _WRITE = r"(?:>>?|\btee\b(?:\s+-a)?|\bcp\b[^\n]*|\bmv\b[^\n]*|\bln\s+-s\w*\b[^\n]*|\bsed\s+-i\S*\b[^\n]*|\binstall\b[^\n]*)"
-SSH_BACKDOOR = re.compile(
+SSH_BACKDOOR = lazy_compile(
     rf"{_WRITE}\s*[\"']?\S*authorized_keys\b"
     r"|\bopen\s*\([^\n]*authorized_keys[^\n]*[\"'][aw]\+?[\"']"
     r"|\bssh-copy-id\b[^\n]*\b(?:root|\w+)@[\w.-]+\.(?:invalid|example)\b", I)
-PERSISTENCE = re.compile(
+PERSISTENCE = lazy_compile(
     r"\bcrontab\s+(?:-[a-z]*e\b|-\s|-$|[\w./~-]+\.(?:txt|cron)\b)|\|\s*crontab\b"
     r"|(?:>>?|\btee\b[^\n]*)\s*[\"']?/etc/cron|/var/spool/cron"
     rf"|{_WRITE}\s*[\"']?{_HOME}?/?\.(?:bashrc|bash_profile|bash_login|zshrc|zprofile|zshenv|"
@@ -120,7 +121,7 @@ PERSISTENCE = re.compile(
     rf"|{_WRITE}\s*[\"']?\S*\.git/hooks/|\bcore\.hooksPath\b"
     r"|\bschtasks\s+/create\b|CurrentVersion\\\\?Run\b|\bRegister-ScheduledTask\b", I)
 #: Shell start-up lines every installer adds: not persistence worth a warning.
-_BENIGN_RC = re.compile(
+_BENIGN_RC = lazy_compile(
     r"^\s*(?:echo|printf)\s+[\"']?(?:export\s+PATH=|export\s+[A-Z_]+_HOME=|eval\s+\"?\$\(|"
     r"source\s|\.\s|alias\s|fpath=|path=|PATH=|\[\s*-s\s)", I)
 
@@ -130,16 +131,16 @@ _AGENT_FILES = (r"(?:\.claude/settings(?:\.local)?\.json|\.claude\.json|\.claude
                 r"\.codex/AGENTS\.md|\.mcp\.json|\.gemini/settings\.json|copilot-instructions\.md|"
                 r"\.vscode/mcp\.json|\.config/opencode/|\.omp/|\.lemon/mcp\.json|"
                 r"claude_desktop_config\.json)")
-AGENT_CONFIG = re.compile(
+AGENT_CONFIG = lazy_compile(
     rf"{_WRITE}\s*[\"']?[^\s\"']*{_AGENT_FILES}"
     rf"|\bopen\s*\([^\n]*{_AGENT_FILES}[^\n]*[\"'][aw]\+?[\"']"
     rf"|\b(?:write_text|writeFileSync|appendFileSync|writeFile|appendFile)\s*\([^\n]*{_AGENT_FILES}"
     rf"|{_AGENT_FILES}[^\n]*\.(?:write_text|write)\s*\(", I)
-AGENT_AUTONOMY = re.compile(
+AGENT_AUTONOMY = lazy_compile(
     r"\bbypassPermissions\b|approval_policy\s*=\s*[\"']never|"
     r"sandbox_mode\s*=\s*[\"']danger-full-access|\"autoApprove\"\s*:\s*\[\s*\"\*\"", I)
 #: Command-line switches that turn prompts off: counted in scripts only (run unattended).
-AUTONOMY_FLAGS = re.compile(
+AUTONOMY_FLAGS = lazy_compile(
     r"--dangerously-skip-permissions|--yolo\b|--full-auto\b|--dangerously-bypass-approvals", I)
 
 
@@ -163,7 +164,7 @@ def _own_project(url: str, names: frozenset[str]) -> bool:
 
 #: ``| python3 -c '…'``, ``| node -e …``, ``| python -m json.tool``: the interpreter runs its own
 #: code and reads the download as data.
-_OWN_CODE = re.compile(r"\|\s*(?:sudo\s+)?(?:python[\d.]*|perl|ruby|node|php|bun|deno)\s+-[cmenpE]",
+_OWN_CODE = lazy_compile(r"\|\s*(?:sudo\s+)?(?:python[\d.]*|perl|ruby|node|php|bun|deno)\s+-[cmenpE]",
                        I)
 
 
@@ -218,7 +219,7 @@ privilege = _simple(PRIVILEGE, "code.privilege-escalation", "block",
                     "grants password-less sudo, sets setuid or edits sudoers/passwd")
 privilege_change = _simple(PRIVILEGE_CHANGE, "code.privilege-change", "warn",
                            "changes capabilities or adds a user to a privileged group")
-_KEY_LITERAL = re.compile(r"\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-\S+|sk-ssh-\S+)\s+AAAA|"
+_KEY_LITERAL = lazy_compile(r"\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-\S+|sk-ssh-\S+)\s+AAAA|"
                           r"\b(?:curl|wget)\b|\$\(", I)
 
 

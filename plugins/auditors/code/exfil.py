@@ -13,11 +13,12 @@ import re
 from collections.abc import Iterator, Sequence
 
 from lemon_core.auditor_kit import host_class, names_host, urls
+from lemon_core.auditor_kit.lazy import lazy_compile
 
 Hit = tuple[str, str, str, int, int]
 I = re.IGNORECASE
 
-NET_TOOL = re.compile(
+NET_TOOL = lazy_compile(
     r"\b(?:curl|wget|nc|ncat|netcat|socat|xh|scp|sftp|rsync|ftp|tftp|telnet|sendmail|mutt|"
     r"Invoke-WebRequest|Invoke-RestMethod|iwr|irm|openssl\s+s_client)\b"
     r"|\bhttps?\s+(?:post|put|get|-f|--form)\b"
@@ -27,13 +28,13 @@ NET_TOOL = re.compile(
     r"|\bXMLHttpRequest\b|\bsendBeacon\s*\(|\bsmtplib\b|\bsocket\.create_connection\s*\("
     r"|\.connect\s*\(\s*\(|\bNet::HTTP\b|\bHTTParty\b|\bcurl_exec\s*\(|\bUpload(?:String|File|"
     r"Data)\s*\(|\bWebClient\b|\bhttp\.(?:post|get|request)\s*\(|\bgot\.(?:post|put)\s*\(", I)
-_HEADER = re.compile(
+_HEADER = lazy_compile(
     r"(?:-H|--header|headers\s*[=:]|\.setRequestHeader\()\s*[\[{(]?\s*[\"']?(?:Authorization|"
     r"X-[\w-]*(?:Key|Token|Auth)[\w-]*|Api-?Key|Token|Cookie|PRIVATE-TOKEN)\b|"
     r"[\"'](?:Authorization|X-[\w-]*(?:Key|Token)|Api-?Key)[\"']\s*:|\bauth\s*=\s*\(|"
     r"\bBearer\s|--oauth2-bearer|\s-u\s+\S+:\$|\bapi_key\s*=|\bapiKey\s*:|token\s*=", I)
 
-BULK_ENV = re.compile(
+BULK_ENV = lazy_compile(
     r"\$\(\s*(?:env|printenv|set|export\s+-p|declare\s+-x)\s*\)|`\s*(?:env|printenv)\s*`"
     r"|(?:^|[|;&(]\s*)(?:env|printenv)\s*(?:\||>)"
     r"|\bjson\.dumps\(\s*(?:dict\()?os\.environ|\bstr\(\s*os\.environ|\brepr\(\s*os\.environ"
@@ -55,22 +56,22 @@ _SENSITIVE = (
     r"aws\s+configure\s+get|gcloud\s+auth\s+print-access-token|op\s+read|pass\s+show)"
     r"|\bsecurity\s+dump-keychain\b"
 )
-SENSITIVE_FILE = re.compile(_SENSITIVE, I)
+SENSITIVE_FILE = lazy_compile(_SENSITIVE, I)
 #: A key file named as an identity, created or secured: not read to be sent.
-_IDENTITY = re.compile(r"(?:\s-i\s+|IdentityFile\s*=?\s*|-e\s+[\"']?ssh\s[^\n]*-i\s+)\S*\.ssh/|"
+_IDENTITY = lazy_compile(r"(?:\s-i\s+|IdentityFile\s*=?\s*|-e\s+[\"']?ssh\s[^\n]*-i\s+)\S*\.ssh/|"
                        r"\b(?:ssh-keygen|ssh-add|chmod|chown|ls|mkdir|touch|stat|test)\b", I)
 _SECRET_WORD = r"(?:TOKEN|SECRET|KEY|PASSWORD|PASSWD|PASS|CREDENTIALS?|COOKIE|SESSION|PAT|AUTH)"
-NAMED_SECRET = re.compile(
+NAMED_SECRET = lazy_compile(
     rf"\$\{{?([A-Z][A-Z0-9_]*{_SECRET_WORD}[A-Z0-9_]*)\}}?"
     rf"|\bos\.environ\[\s*[\"']([A-Za-z0-9_]*{_SECRET_WORD}[A-Za-z0-9_]*)[\"']\s*\]"
     rf"|\bos\.(?:environ\.get|getenv)\(\s*[\"']([A-Za-z0-9_]*{_SECRET_WORD}[A-Za-z0-9_]*)[\"']"
     rf"|\bprocess\.env\.([A-Za-z0-9_]*{_SECRET_WORD}[A-Za-z0-9_]*)"
     rf"|\bprocess\.env\[\s*[\"']([A-Za-z0-9_]*{_SECRET_WORD}[A-Za-z0-9_]*)[\"']\s*\]"
     rf"|\$env:([A-Za-z0-9_]*{_SECRET_WORD}[A-Za-z0-9_]*)", I)
-_HOSTISH = re.compile(r"(?<![\w@/.-])(?:[a-z0-9-]+\.)+(?:[a-z]{2,})(?=[:/\s\"']|$)", I)
-_FILEISH = re.compile(r"\.(?:json|md|txt|ya?ml|py|sh|js|ts|toml|log|csv|pub|pem|key|cfg|conf|"
+_HOSTISH = lazy_compile(r"(?<![\w@/.-])(?:[a-z0-9-]+\.)+(?:[a-z]{2,})(?=[:/\s\"']|$)", I)
+_FILEISH = lazy_compile(r"\.(?:json|md|txt|ya?ml|py|sh|js|ts|toml|log|csv|pub|pem|key|cfg|conf|"
                       r"ini|lock|env|html|xml|tar|gz|zip)$", I)
-_SENDS_DATA = re.compile(
+_SENDS_DATA = lazy_compile(
     r"\s(?:-d|--data[\w-]*|-F|--form|-T|--upload-file|--post-data|--post-file|--json)\b|"
     r"-X\s*(?:POST|PUT|PATCH)\b|\.(?:post|put|patch)\s*\(|method\s*[:=]\s*[\"'](?:POST|PUT)|"
     r"\bsendBeacon\b|\|\s*(?:curl|nc|ncat)\b", I)
@@ -156,13 +157,13 @@ def line_exfiltration(text: str) -> Iterator[Hit]:
         return
 
 
-DNS_LOOKUP = re.compile(
+DNS_LOOKUP = lazy_compile(
     r"\b(?:nslookup|dig|host|drill|ping|getent\s+hosts|resolvectl\s+query|Resolve-DnsName)\b"
     r"[^\n|;]*?(?:\$\([^)]*\)|`[^`]*`|\$\{?\w+\}?|\{\})[\w.-]*\.[a-z0-9-]+\.[a-z]{2,}"
     r"|\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolver\.(?:resolve|query)|dns\.(?:lookup|"
     r"resolve\w*))\s*\(\s*(?:f[\"'][^\"'\n]*\{|[^)\n]*\+\s*[\"']\.|[^)\n]*\.format\(|"
     r"`[^`\n]*\$\{)", I)
-IMAGE_URL = re.compile(
+IMAGE_URL = lazy_compile(
     r"!\[[^\]\n]*\]\(\s*<?(https?://[^)\s>]+)|<img\b[^>\n]*\bsrc\s*=\s*[\"']?(https?://[^\"'\s>]+)",
     I)
 _DATA_WORDS = (r"(?:data|payload|secret|token|key|history|conversation|context|memory|chat|"
@@ -170,7 +171,7 @@ _DATA_WORDS = (r"(?:data|payload|secret|token|key|history|conversation|context|m
                r"answer|response|output|user|info|notes?|file|query)")
 #: A placeholder for data an agent would fill in (``{conversation}``, ``<summary>``, ``$TOKEN``,
 #: ``?d=…``); identifiers of a documented URL template (``{org}``, ``{repoId}``) are not.
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = lazy_compile(
     rf"\$\{{|\{{\{{|\{{[\w.]*{_DATA_WORDS}[\w.]*\}}|%7B|<[\w ]*{_DATA_WORDS}[\w ]*>|"
     rf"\[[A-Z_ ]*(?:DATA|SECRET|TOKEN|KEY|HISTORY|CONVERSATION|CONTEXT|SUMMARY|CONTENT)[A-Z_ ]*\]|"
     r"\$[A-Z_]*(?:TOKEN|SECRET|KEY|PASS|DATA|ENV|HISTORY)[A-Z_]*|"

@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator
 
 from lemon_core.auditor_kit import host_class
+from lemon_core.auditor_kit.lazy import lazy_compile
 
 
 def _words(text: str) -> frozenset[str]:
@@ -42,7 +43,7 @@ LEGIT_NEIGHBOURS = _words("""boto jinja preact color colour chart openapi pytest
     dotenv-cli flask-cors torchaudio requests-oauthlib pydantic-core faiss-gpu polars-lts-cpu
     pyarrow-hotfix httpx-sse""")
 
-_INSTALL = re.compile(
+_INSTALL = lazy_compile(
     r"\b(?:(?:python[\d.]*\s+-m\s+)?pip[\d.]*\s+install|uv\s+pip\s+install|uv\s+add|poetry\s+add|"
     r"pipx\s+install|conda\s+install|mamba\s+install)\b(?P<py>[^\n;&|#`\"')\]]*)"
     r"|\b(?:npm\s+(?:i|install|add)|pnpm\s+(?:add|i|install)|yarn\s+(?:global\s+)?add|"
@@ -55,7 +56,7 @@ _KNOWN_INDEXES = ("github.com", "gitlab.com", "pypi.nvidia.com", "pypi.ngc.nvidi
 _TAKES_VALUE = frozenset({"-r", "--requirement", "-c", "--constraint", "-e", "--editable",
                           "-t", "--target", "--prefix", "--root", "-f", "--find-links",
                           "--python", "-p", "--registry", "--cache", "-w", "--workspace"})
-_INDEX = re.compile(r"(?:--index-url|--extra-index-url|-i|--registry)[=\s]+(\S+)", re.IGNORECASE)
+_INDEX = lazy_compile(r"(?:--index-url|--extra-index-url|-i|--registry)[=\s]+(\S+)", re.IGNORECASE)
 
 
 def _norm(name: str) -> str:

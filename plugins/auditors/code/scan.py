@@ -18,6 +18,7 @@ from lemon_core.auditor_kit import (
     document,
     normalise_shell,
 )
+from lemon_core.auditor_kit.lazy import lazy_compile
 from lemon_core.auditor_kit.lines import (
     FULL_SEARCH_CHARS,
     lower_same_length,
@@ -49,18 +50,18 @@ CORE_WORDS = frozenset({"curl", "wget", "iwr", "/dev/tcp", "/dev/udp", "nc -", "
 _HELD_WORDS = ("curl", "wget", "sh", "base64", "nc", "ssh", "aws", "env", "eval", "exec",
                "http", "/dev/", "rm ", "crontab", ".bashrc", ".zshrc", "authorized_keys")
 #: Signs of a disguised command on a code line (``c''url``, ``c\\url``, ``c'u'rl``, ``$IFS``).
-_DISGUISED = re.compile(r"\w(?:''|\"\")\w|[A-Za-z]\\[A-Za-z]|[A-Za-z]['\"][A-Za-z]{1,3}['\"][A-Za-z]")
+_DISGUISED = lazy_compile(r"\w(?:''|\"\")\w|[A-Za-z]\\[A-Za-z]|[A-Za-z]['\"][A-Za-z]{1,3}['\"][A-Za-z]")
 _CODE_CONTEXTS = ("code", "fence", "data", "comment")
-_DECODE_CALL = re.compile(
+_DECODE_CALL = lazy_compile(
     r"\b(?:b64decode|a2b_base64|b32decode|b85decode|unhexlify|fromhex|atob|decompress|"
     r"marshal\.loads)\s*\(|Buffer\.from\s*\([^)]*[\"'](?:base64|hex)[\"']|base64\s+(?:-d|"
     r"--decode)|FromBase64String|codecs\.decode\([^)]*rot", I)
-_DYNAMIC_EXEC = re.compile(
+_DYNAMIC_EXEC = lazy_compile(
     r"(?<![\w.])(?:exec|eval)\s*\((?!\s*[\"'][^\"']*[\"']\s*\))|\bnew\s+Function\s*\(|"
     r"\|\s*(?:ba|z)?sh\b|\beval\s+[\"']?\$|\bsh\s+-c\s+[\"']?\$|\b(?:iex|Invoke-Expression)\b", I)
 #: Sources that may go nowhere but loopback; other credential files may go to a known API
 #: or documentation host (a git credential sent to github.com is GitHub being used).
-_HIGH_VALUE = re.compile(r"\.ssh|\.aws|env|printenv|environ|process\.env|\.claude|\.codex|"
+_HIGH_VALUE = lazy_compile(r"\.ssh|\.aws|env|printenv|environ|process\.env|\.claude|\.codex|"
                          r"wallet|keystore|solana|shadow|history|keychain", I)
 _DECODE_WORDS = ("decode", "a2b_", "unhexlify", "fromhex", "atob", "decompress", "marshal",
                  "buffer.from", "base64")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import re
 
 from lemon_core.text import escape
@@ -29,12 +30,10 @@ class LineIndex:
     """Maps a character offset of ``text`` to its 1-based line number."""
 
     def __init__(self, text: str) -> None:
-        self._starts = [0]
-        find = text.find
-        at = find("\n")
-        while at != -1:
-            self._starts.append(at + 1)
-            at = find("\n", at + 1)
+        starts = list(itertools.accumulate(map(len, text.split("\n")), lambda at, n: at + n + 1,
+                                           initial=0))
+        starts.pop()  # the offset past the last line
+        self._starts = starts
 
     def line_of(self, offset: int) -> int:
         return bisect.bisect_right(self._starts, offset)
@@ -135,6 +134,13 @@ def word_lines(index: LineIndex, lower: str, words: frozenset[str]) -> dict[str,
     return found
 
 
+@functools.lru_cache(maxsize=64)
+def indexed(text: str) -> tuple[LineIndex, str]:
+    """The :class:`LineIndex` of ``text`` and ``text`` lower-cased (:func:`lower_same_length`),
+    cached for the last texts seen, so every auditor of one bundle shares them."""
+    return LineIndex(text), lower_same_length(text)
+
+
 def excerpt(text: str, start: int = 0, end: int | None = None, *,
             limit: int = EXCERPT_CHARS) -> str:
     """The piece ``text[start:end]`` on one line, at most ``limit`` characters (cut pieces end
@@ -147,5 +153,5 @@ def excerpt(text: str, start: int = 0, end: int | None = None, *,
     return escape(piece)
 
 
-__all__ = ["EXCERPT_CHARS", "FULL_SEARCH_CHARS", "LineIndex", "excerpt", "lower_same_length",
-           "word_lines"]
+__all__ = ["EXCERPT_CHARS", "FULL_SEARCH_CHARS", "LineIndex", "excerpt", "indexed",
+           "lower_same_length", "word_lines"]

@@ -22,7 +22,7 @@ from lemon_core.auditor_kit import Line, LineIndex, document, host_class, urls
 from lemon_core.auditor_kit.lazy import lazy_compile
 from lemon_core.auditor_kit.lines import (
     FULL_SEARCH_CHARS,
-    lower_same_length,
+    indexed,
     word_lines,
 )
 from lemon_core.auditor_kit.rules import finding, texts_of, unique
@@ -309,8 +309,7 @@ def _quoted(text: str, start: int, end: int) -> bool:
 def _line_findings(doc_lines: tuple[Line, ...], text: str) -> Iterator[tuple[str, str, str,
                                                                            Line, int, int]]:
     """Every directive on a line of ``text``, the lines found by word first."""
-    lower = lower_same_length(text)
-    index = LineIndex(text)
+    index, lower = indexed(text)
     found_words = word_lines(index, lower, _all_words()) if len(lower) <= FULL_SEARCH_CHARS \
         else None
     for rule, pattern, groups in _LINE_RULES:

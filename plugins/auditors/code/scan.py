@@ -21,7 +21,7 @@ from lemon_core.auditor_kit import (
 from lemon_core.auditor_kit.lazy import lazy_compile
 from lemon_core.auditor_kit.lines import (
     FULL_SEARCH_CHARS,
-    lower_same_length,
+    indexed,
     word_lines,
 )
 from lemon_core.auditor_kit.rules import weigh
@@ -87,8 +87,7 @@ class _Words:
     """Which lines of a file hold which trigger words, found once per file."""
 
     def __init__(self, text: str) -> None:
-        self.lower = lower_same_length(text)
-        self.index = LineIndex(text)
+        self.index, self.lower = indexed(text)
         self._cache: dict[str, set[int]] = {}
         if len(self.lower) <= FULL_SEARCH_CHARS:  # every fixed word at once
             self._cache.update(dict.fromkeys(_scan_words(), frozenset()))

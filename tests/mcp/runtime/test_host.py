@@ -24,7 +24,8 @@ def ctx(make_ctx: Callable[..., LemonContext], tmp_path: Path) -> LemonContext:
 
 def test_shared_names_filters_and_capabilities(ctx: LemonContext, tmp_path: Path) -> None:
     full_log, only_log = tmp_path / "full.log", tmp_path / "only.log"
-    write_project(ctx.cwd, stdio_entry("alpha", "full", full_log, block_tools=["hang", "crash"],
+    write_project(ctx.cwd, stdio_entry("alpha", "full", full_log,
+                                       block_tools=["hang", "crash", "grow"],
                                        allow_resources=["note://one"]),
                   stdio_entry("beta", "tools-only", only_log))
     with McpHost(ctx) as host:

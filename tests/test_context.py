@@ -11,7 +11,8 @@ from lemon_core.context import LemonContext
 
 
 def _ctx(tmp_path: Path, home: str | Path, **env: str) -> LemonContext:
-    return LemonContext(cwd=tmp_path, home=home, env=env, platform="linux")
+    return LemonContext(cwd=tmp_path, home=home, env={"LEMON_BUILTIN_SKILLS": "0", **env},
+                        platform="linux")
 
 
 def test_an_existing_absolute_home_is_usable(tmp_path: Path) -> None:

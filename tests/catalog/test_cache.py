@@ -227,7 +227,8 @@ def test_a_sealed_cache_is_used_and_one_flipped_bit_is_not(tree, runner: Runner)
 def _ctx(tree: dict[str, Path], cache: Path) -> LemonContext:
     return LemonContext(cwd=tree["project"], home=tree["home"],
                         env={"HOME": str(tree["home"]), "LEMON_CACHE_DIR": str(cache),
-                             "PATH": os.environ.get("PATH", "")}, platform="linux")
+                             "PATH": os.environ.get("PATH", ""),
+                             "LEMON_BUILTIN_SKILLS": "0"}, platform="linux")
 
 
 def _reseal(path: Path, edit: Callable[[Any], None]) -> None:

@@ -20,7 +20,8 @@ GLOBAL_DIRS = (".lemon/agent/skill", ".agents/skills", ".omp/agent/skills", ".cl
 
 
 def _ctx(home: Path, cwd: Path, **env: str) -> LemonContext:
-    return LemonContext(cwd=cwd, home=home, env={"PATH": os.environ.get("PATH", ""), **env},
+    return LemonContext(cwd=cwd, home=home, env={"PATH": os.environ.get("PATH", ""),
+                                                  "LEMON_BUILTIN_SKILLS": "0", **env},
                         platform="linux")
 
 

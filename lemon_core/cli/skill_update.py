@@ -182,7 +182,7 @@ def sync_command(
             f"({result.fetches} fetch{'es' if result.fetches != 1 else ''}).")
     for d in result.differences:
         if d.kind == "extra":
-            say(f"  note: {d.key} ({d.scope}) is installed without a lockfile record")
+            say(f"  note: {d.key} ({d.scope}) has no lockfile record (not installed by lemon)")
 
 
 def _diff_json(d: Any) -> dict[str, Any]:

@@ -88,11 +88,13 @@ def sync(ctx: LemonContext, *, plugins: Plugins, frozen: bool = False,
     """Install what the lockfile records and is not installed exactly (see the module)."""
     needed, found = differences(ctx, local)
     if frozen:
-        if found:
+        # A skill folder without a record (a skill written by hand and committed with the
+        # project) is reported, not a failure: the lockfile speaks only for what lemon installed.
+        if any(d.kind != "extra" for d in found):
             raise OutOfSync(f"the installed skills differ from the lockfile: {_describe(found)}"
                             f"; nothing was changed (run 'lemon skill sync' to install the "
                             f"recorded skills)", tuple(found))
-        return SyncResult(())
+        return SyncResult(tuple(found))
     groups: dict[tuple[Any, ...], list[outdated.Installed]] = {}
     for item in needed:
         record = item.record

@@ -45,6 +45,13 @@ def test_frozen_reports_every_difference_and_changes_nothing(ctx, plugins, agent
     assert "nothing was changed" in str(caught.value) and snapshot(agent) == before
 
 
+def test_frozen_passes_beside_a_skill_written_by_hand(ctx, plugins, agent, src) -> None:
+    pipeline.install(str(skill_folder(src, "a")), ctx, plugins=plugins, approve=True)
+    skill_folder(agent / "skill", "hand-made")
+    result = sync(ctx, plugins=plugins, frozen=True)
+    assert [(d.key, d.kind) for d in result.differences] == [("hand-made", "extra")]
+
+
 def test_sync_reinstalls_what_differs_as_recorded(ctx, plugins, agent, src) -> None:
     folders = [skill_folder(src, name) for name in ("a", "b")]
     for folder in folders:

@@ -139,7 +139,7 @@ def test_ci_exits_with_the_commands_status(tmp_path: Path, setup: str, status: i
 
 def test_the_quick_start_blocks_are_where_this_test_expects_them() -> None:
     blocks = _blocks("Quick start")
-    assert [kind for kind, _ in blocks] == ["bash", "", "bash", "python"]
+    assert [kind for kind, _ in blocks] == ["bash", "", "bash", "bash", "python"]
     setup = _commands(blocks[0][1])
     assert setup[0].startswith(f"rm -rf {README_DEMO} && cp -r examples/demo-project "
                                f"{README_DEMO}")
@@ -164,7 +164,8 @@ def _run_quick_start(env: dict[str, str], demo: Path, out: Path,
 
 def test_the_quick_start_runs_as_written_twice_over(tmp_path: Path) -> None:
     blocks = _blocks("Quick start")
-    first, later = _commands(blocks[0][1]), _commands(blocks[2][1])
+    first = _commands(blocks[0][1])
+    later = _commands(blocks[2][1]) + _commands(blocks[3][1])
     env, demo = _env(tmp_path), tmp_path / "lemon-demo"
     table, errors = _expected_listing()
     for attempt in range(2):
@@ -190,7 +191,7 @@ def test_the_python_snippet_runs(tmp_path: Path) -> None:
     shutil.copytree(DEMO, copy, symlinks=True)
     env = _env(tmp_path)
     env.update(LEMON_AGENT_DIR=str(tmp_path / "agent"), LEMON_CACHE_DIR=str(tmp_path / "cache"))
-    code = _blocks("Quick start")[3][1].replace(README_DEMO, str(copy))
+    code = _blocks("Quick start")[4][1].replace(README_DEMO, str(copy))
     done = subprocess.run([sys.executable, "-c", code], cwd=copy, env=env, capture_output=True,
                           text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr

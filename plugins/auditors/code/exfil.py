@@ -212,11 +212,24 @@ SOURCE_WORDS = ("env", ".ssh", ".aws", "netrc", "npmrc", "pypirc", "credentials"
                  "keychain", "gci ")
 
 
+#: A file named to be left out (``tar --exclude='.env'``, ``rsync --exclude .env``, ``find !
+#: -name .env``) is not read.
+_EXCLUDED = lazy_compile(r"(?:--exclude(?:-dir|-from)?|--ignore|-not\s+-(?:name|path)|"
+                         r"!\s*-(?:name|path))(?:=|\s+)[\"']?[^\s\"']*$", I)
+
+
 def sources_in(text: str) -> re.Match[str] | None:
+    """The first thing on ``text`` that reads data which should stay on the machine."""
     lower = text.lower()
     if not any(word in lower for word in SOURCE_WORDS) or _IDENTITY.search(text):
         return None
-    return BULK_ENV.search(text) or SENSITIVE_FILE.search(text)
+    found = BULK_ENV.search(text)
+    if found is not None:
+        return found
+    for match in SENSITIVE_FILE.finditer(text):
+        if not _EXCLUDED.search(text, 0, match.start()):
+            return match
+    return None
 
 
 __all__ = ["BULK_ENV", "NAMED_SECRET", "NET_TOOL", "SENSITIVE_FILE", "destinations",

@@ -25,6 +25,7 @@ from lemon_core.auditor_kit.lines import (
     word_lines,
 )
 from lemon_core.auditor_kit.rules import weigh
+from lemon_core.auditor_kit.scripts import is_comment
 
 Hit = tuple[str, str, str, int, int]
 #: A finding before it is built: (rule, severity, message, line, start, end).
@@ -209,6 +210,12 @@ def _units(doc: Document) -> Iterator[list[Line]]:
 _FLOW_WORDS = tuple(sorted(set(exfil.NET_WORDS) | set(exfil.SOURCE_WORDS)))
 
 
+def _is_comment(line: Line) -> bool:
+    """A whole-line comment of a script or of a fenced example."""
+    return line.context == "script-comment" or (
+        line.context == "fence" and is_comment(line.text, line.language))
+
+
 def _flows(doc: Document, variables: dict[str, str], reported: set[int],
            words: _Words) -> Iterator[Raw]:
     flow_lines = words.lines(_FLOW_WORDS)
@@ -223,8 +230,8 @@ def _flows(doc: Document, variables: dict[str, str], reported: set[int],
             if line.number not in interesting:
                 continue
             text = normalise_shell(line.text, variables)
-            match = exfil.sources_in(text)
-            if match is not None:
+            match = None if _is_comment(line) else exfil.sources_in(text)
+            if match is not None:  # a comment reads nothing
                 sources.append((line, match))
             if exfil.sends(text):
                 sends.append((line, exfil.destinations(text)))

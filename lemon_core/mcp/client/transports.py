@@ -99,8 +99,15 @@ class _owning:
             await self._client.__aexit__(None, None, None)
 
 
+_DEVNULL: list[TextIO] = []
+
+
 def _devnull() -> TextIO:
-    return open(os.devnull, "w")
+    """One null sink for every stdio server's stderr, opened once per process (a file per
+    connection would leak one descriptor each)."""
+    if not _DEVNULL:
+        _DEVNULL.append(open(os.devnull, "w"))  # noqa: SIM115  (lives as long as the process)
+    return _DEVNULL[0]
 
 
 __all__ = ["DEFAULT_READY_TIMEOUT_MS", "DEFAULT_TIMEOUT_MS", "StatusRecorder", "ready_timeout",

@@ -6,6 +6,12 @@ exactly those paths and rebuilds only when one changed, re-parsing only the chan
 files. Checks are coalesced to at most one per :data:`CHECK_INTERVAL` seconds; ``refresh=True``
 forces a rebuild. Files changed within :data:`RACY_WINDOW_NS` of a scan are re-read next time,
 since a second write in the same timestamp tick would be invisible to the stat check.
+
+A long-lived process pays that stat pass on every call (about 45 ms for 10,000 skills), so the
+second time one :class:`Catalog` is asked for a snapshot it opens a kernel watch on the
+snapshot's folders (:mod:`lemon_core.catalog.watch`); from then on a call with no pending event
+returns the snapshot without a stat, an event forces the check. A one-shot CLI call never asks
+twice, so never pays for a watch; without inotify the stat check runs as before.
 """
 
 from __future__ import annotations
@@ -187,6 +193,7 @@ class Catalog:
         *,
         store: object | None = None,
         loader: Loader = default_loader,
+        watch: bool = True,
     ) -> None:
         self.roots = tuple(roots)
         self.aux_files = tuple(aux_files)
@@ -198,6 +205,12 @@ class Catalog:
         self._checked_at = float("-inf")
         self._stale = False
         self._lock = threading.Lock()
+        #: Open a kernel watch from the second :meth:`snapshot` on (False: never).
+        self.watch = watch
+        self._asked = 0
+        self._watcher: Any = None
+        self._watched: CatalogSnapshot | None = None
+        self._watcher_for: CatalogSnapshot | None = None
 
     def snapshot(self, *, refresh: bool = False) -> CatalogSnapshot:
         with self._lock:
@@ -206,13 +219,22 @@ class Catalog:
             current = self._snapshot
             if current is None and self._store is not None and not refresh:
                 current = self._store.load(self.roots, self.aux_files)
+            self._asked += 1
             if current is not None and not refresh:
-                if self._snapshot is current and now - self._checked_at < CHECK_INTERVAL:
+                watcher = self._watcher if self._watcher_for is current else None
+                if watcher is not None and watcher.changed():
+                    self._watched = None  # an event: run the check now, whatever the interval
+                elif watcher is not None and self._watched is current:
+                    return current  # no event since the watch vouched for ``current``
+                elif self._snapshot is current and now - self._checked_at < CHECK_INTERVAL:
+                    if self._asked == 2:
+                        self._rewatch(current)  # asked again: a long-lived process
                     return current
                 if not current.racy and current.unchanged():
                     if self._snapshot is not current:
                         self.derived = {}
                     self._snapshot, self._checked_at = current, now
+                    self._rewatch(current)
                     return current
             previous = None if refresh else current
             fresh = scan(self.roots, self.aux_files, previous=previous, loader=self._loader)
@@ -220,7 +242,43 @@ class Catalog:
             self.derived = {}
             if self._store is not None:
                 self._store.save(fresh)
+            self._rewatch(fresh)
             return fresh
+
+    def _rewatch(self, snapshot: CatalogSnapshot) -> None:
+        """From the second call on, watch ``snapshot``'s folders; the watch vouches for it only
+        when the stat check, run once after the watch is set up, still finds it current (so a
+        change made meanwhile is not lost) and it is not racy (a same-tick write before the
+        watch existed would be invisible to both)."""
+        self._watched = None
+        if not self.watch or self._asked < 2:
+            return
+        if self._watcher is None or self._watcher_for is not snapshot:
+            from lemon_core.catalog.watch import open_watcher, snapshot_folders
+
+            if self._watcher is not None:
+                self._watcher.close()
+            self._watcher = open_watcher(snapshot_folders(snapshot, self.aux_files))
+            self._watcher_for = snapshot if self._watcher is not None else None
+            if self._watcher is None:
+                self.watch = False  # no inotify, or a limit reached: the stat check, as before
+                return
+        # a racy snapshot keeps the watch (an event still forces the check) but not the vouch
+        if not snapshot.racy and snapshot.unchanged():
+            self._watched = snapshot
+
+    @property
+    def watching(self) -> bool:
+        """Whether a kernel watch currently vouches for the snapshot."""
+        return self._watcher is not None and self._watched is not None
+
+    def close(self) -> None:
+        """Drop the kernel watch (the next calls use the stat check until one is set up)."""
+        with self._lock:
+            self._watched = self._watcher_for = None
+            if self._watcher is not None:
+                self._watcher.close()
+                self._watcher = None
 
     def refresh(self) -> CatalogSnapshot:
         return self.snapshot(refresh=True)
@@ -242,6 +300,11 @@ class Catalog:
         without the stat check for the next ``seconds``; False (it saw one) makes the next
         :meth:`snapshot` run the check (and rescan what changed) at once."""
         with self._lock:
+            # the caller watches: ours would only double the kernel watches
+            self.watch, self._watched, self._watcher_for = False, None, None
+            if self._watcher is not None:
+                self._watcher.close()
+                self._watcher = None
             if self._snapshot is not None and not self._stale:
                 self._checked_at = (time.monotonic() + max(0.0, seconds - CHECK_INTERVAL)
                                     if unchanged else float("-inf"))

@@ -1,7 +1,7 @@
 """Keep an in-memory catalog current: a kernel watch when there is one, the stat check if not.
 
 :class:`Freshness` wraps "build a snapshot" and "is it still current". Each tool call asks
-:meth:`Freshness.current`: with a :class:`~lemon_core.mcp.servers.watch.FolderWatcher` that
+:meth:`Freshness.current`: with a :class:`~lemon_core.catalog.watch.FolderWatcher` that
 is one non-blocking read of the pending events (microseconds); an event triggers a rebuild
 (which re-reads only what changed). After every build the watch is set up again on the new
 folders and the snapshot's own stat check runs once, so a change made while the watch was being
@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Generic, Protocol, TypeVar
 
-from lemon_core.mcp.servers.watch import FolderWatcher, open_watcher
+from lemon_core.catalog.watch import FolderWatcher, open_watcher
 
 
 class _Snapshot(Protocol):

@@ -17,35 +17,15 @@ After a change (or without inotify) the identity check runs and rescans what cha
 
 from __future__ import annotations
 
-import os
 import threading
-from collections.abc import Iterable
 
+from lemon_core.catalog.watch import FolderWatcher, open_watcher, snapshot_folders
 from lemon_core.context import LemonContext
 from lemon_core.mcp.servers.backend import Found, Loaded, UnknownSkill
-from lemon_core.mcp.servers.watch import FolderWatcher, open_watcher
 
 _LISTED_STATES = ("active", "not_ready")
 #: How long a "no event" from the watch vouches for the snapshot (longer than any one call).
 VOUCH_SECONDS = 2.0
-
-
-def _existing(path: str) -> str:
-    """``path``, or its nearest existing ancestor (to notice it being created)."""
-    while not os.path.isdir(path):
-        parent = os.path.dirname(path)
-        if parent == path:
-            return path
-        path = parent
-    return path
-
-
-def snapshot_folders(snapshot: object, aux_files: Iterable[object]) -> list[str]:
-    """Every folder whose change could change ``snapshot`` or the statuses."""
-    folders = [_existing(path) for path, _ in snapshot.watched_dirs]  # type: ignore[attr-defined]
-    folders += [entry.dir for entry in snapshot.entries]  # type: ignore[attr-defined]
-    folders += [_existing(os.path.dirname(str(path))) for path in aux_files]
-    return folders
 
 
 class LemonBackend:

@@ -5,7 +5,7 @@ import attrs
 import pytest
 
 from lemon_core.mcp.servers.freshness import Freshness
-from lemon_core.mcp.servers.watch import open_watcher
+from lemon_core.catalog.watch import open_watcher
 from tests.mcp.servers.lazy_fixtures import skill
 
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")

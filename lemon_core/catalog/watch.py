@@ -1,8 +1,9 @@
 """Notice a change below a set of folders without stat-ing every file on every call.
 
-The servers answer each tool call from an in-memory catalog. Re-checking that catalog by
-stat-ing each ``SKILL.md`` (the catalog's identity check) costs about 45 ms for 10,000 skills,
-three times the ``find_skills`` budget, so the servers ask the kernel instead: a
+A long-lived process (the MCP servers, or a program calling :mod:`lemon_core.skills` again and
+again) answers each call from an in-memory catalog. Re-checking that catalog by stat-ing each
+``SKILL.md`` (the catalog's identity check) costs about 45 ms for 10,000 skills, so it asks the
+kernel instead: a
 :class:`FolderWatcher` holds an inotify watch on every folder whose contents decide the
 catalog (the roots, every group, every skill folder), and :meth:`FolderWatcher.changed` drains
 the pending events without blocking — a few microseconds when nothing happened. The kernel
@@ -105,4 +106,24 @@ def open_watcher(folders: Iterable[str]) -> FolderWatcher | None:
     return FolderWatcher(fd, count)
 
 
-__all__ = ["FolderWatcher", "open_watcher"]
+def _existing(path: str) -> str:
+    """``path``, or its nearest existing ancestor (to notice it being created)."""
+    while not os.path.isdir(path):
+        parent = os.path.dirname(path)
+        if parent == path:
+            return path
+        path = parent
+    return path
+
+
+def snapshot_folders(snapshot: object, aux_files: Iterable[object]) -> list[str]:
+    """Every folder whose change could change ``snapshot`` (a catalog snapshot) or the
+    statuses read from ``aux_files``; a missing folder is replaced by its nearest existing
+    ancestor, so that its creation (a new root) is an event too."""
+    folders = [_existing(path) for path, _ in snapshot.watched_dirs]  # type: ignore[attr-defined]
+    folders += [entry.dir for entry in snapshot.entries]  # type: ignore[attr-defined]
+    folders += [_existing(os.path.dirname(str(path))) for path in aux_files]
+    return folders
+
+
+__all__ = ["FolderWatcher", "open_watcher", "snapshot_folders"]

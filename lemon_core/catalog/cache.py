@@ -109,11 +109,9 @@ class CacheStore:
                 return None
         return cls(cache_dir)
 
-    def load(self, roots: tuple[SkillRoot, ...], aux_files: tuple[Path, ...]
-             ) -> CatalogSnapshot | None:
-        """The sealed snapshot for ``roots``, or None (missing, unsealed, foreign, stale shape:
-        rebuild). Never raises, never blocks, never reads more than :data:`MAX_CACHE_BYTES`."""
-        path = cache_file(self.cache_dir, roots)
+    def _read_sealed(self, path: Path) -> bytes | None:
+        """The verified payload of the sealed file at ``path`` (in private folders, at most
+        :data:`MAX_CACHE_BYTES`), or None for anything else. Never raises, never blocks."""
         if not (private_dir(self.cache_dir) and private_dir(path.parent)):
             return None
         key = read_key(self.cache_dir)
@@ -123,7 +121,13 @@ class CacheStore:
             data = read_bytes(path, MAX_CACHE_BYTES)
         except FileProblem:
             return None
-        payload = None if data is None else unseal(key, MAGIC, data)
+        return None if data is None else unseal(key, MAGIC, data)
+
+    def load(self, roots: tuple[SkillRoot, ...], aux_files: tuple[Path, ...]
+             ) -> CatalogSnapshot | None:
+        """The sealed snapshot for ``roots``, or None (missing, unsealed, foreign, stale shape:
+        rebuild). Never raises, never blocks, never reads more than :data:`MAX_CACHE_BYTES`."""
+        payload = self._read_sealed(cache_file(self.cache_dir, roots))
         if payload is None:
             return None
         try:
@@ -216,17 +220,7 @@ class CacheStore:
     def load_derived(self, snapshot: CatalogSnapshot, name: str) -> Any:
         """The data :meth:`save_derived` stored under ``name`` for this very snapshot (the
         same scan: roots, time and count), or None. Sealed like the snapshot; never raises."""
-        path = self._derived_file(snapshot.roots, name)
-        if not (private_dir(self.cache_dir) and private_dir(path.parent)):
-            return None
-        key = read_key(self.cache_dir)
-        if key is None:
-            return None
-        try:
-            data = read_bytes(path, MAX_CACHE_BYTES)
-        except FileProblem:
-            return None
-        payload = None if data is None else unseal(key, MAGIC, data)
+        payload = self._read_sealed(self._derived_file(snapshot.roots, name))
         if payload is None:
             return None
         try:

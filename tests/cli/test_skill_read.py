@@ -12,14 +12,8 @@ from tests.helpers import run_cli, write_skill
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    project = tmp_path / "repo"
-    (project / ".git").mkdir(parents=True)
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("LEMON_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("LEMON_BUILTIN_SKILLS", "0")  # only this test's skills
+def project(cli_project: Path, tmp_path: Path) -> Path:
+    project = cli_project
     root = project / ".agents" / "skills"
     write_skill(root, "demo", description="A demo.",
                 body="# Demo\n\n## Usage\n\nRun it.\n\n## Notes\n\nMore.\n")

@@ -25,6 +25,7 @@ callback (:mod:`lemon_core.mcp.runtime.approvals`).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from lemon_core.context import LemonContext
@@ -59,8 +60,15 @@ class McpHost:
                  approver: approvals.Approver | None = None,
                  errlog: TextIO | None = None, ladder_s: tuple[float, ...] = LADDER_S,
                  breaker_crashes: int = BREAKER_CRASHES,
-                 breaker_window_s: float = BREAKER_WINDOW_S) -> None:
+                 breaker_window_s: float = BREAKER_WINDOW_S,
+                 on_change: Callable[[], None] | None = None,
+                 skip: Callable[[Any], str | None] | None = None) -> None:
         self.ctx = ctx
+        #: called (on the host's loop thread; must not block) when the exposed tools change
+        self.on_change = on_change
+        #: ``skip(server) -> reason``: an enabled entry not to connect (shown in status)
+        self.skip = skip
+        self._skipped: dict[str, tuple[Any, str]] = {}
         self._recovery = (ladder_s, breaker_crashes, breaker_window_s)
         self._health: dict[str, Health] = {}
         self._supervised: set[str] = set()
@@ -149,6 +157,10 @@ class McpHost:
                 len(inv.tools) if inv else 0, len(inv.resources) if inv else 0,
                 len(inv.prompts) if inv else 0, inv.capabilities if inv else (),
                 kind, message))
+        for ident, (server, reason) in list(self._skipped.items()):
+            out.append(ServerStatus(display_name(server, ident), server.transport,
+                                    f"{server.source.provider}:{server.source.scope}", False,
+                                    error_kind="skipped", last_error=reason))
         return tuple(out)
 
     async def _discover(self, explicit: bool = False) -> None:
@@ -159,9 +171,13 @@ class McpHost:
         async with self._lock:
             effective = await anyio.to_thread.run_sync(effective_servers, self.ctx)
             wanted: dict[str, Any] = {}
+            self._skipped = {}
             if effective.mcp_enabled:
                 for item in effective.servers:
-                    if item.enabled:
+                    reason = self.skip(item.server) if self.skip and item.enabled else None
+                    if reason:
+                        self._skipped[server_identity(item.server)] = (item.server, reason)
+                    elif item.enabled:
                         wanted[server_identity(item.server)] = item.server
             for ident in [i for i in self._conns if i not in wanted]:
                 self._retire(ident)
@@ -187,8 +203,11 @@ class McpHost:
             health = self._health.get(ident)
             if now - inv.fetched_at > self.ttl_s or health is None or health.unavailable:
                 del self._inventories[ident]
+        before = self._by_name
         self._by_name = {tool.name: tool for inv in self._inventories.values()
                          for tool in inv.tools}
+        if self.on_change is not None and self._by_name != before:
+            self.on_change()
 
     async def _supervise(self, conn: Connection) -> None:
         """Run ``conn``; when it ends without being retired, reconnect along the ladder

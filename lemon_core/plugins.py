@@ -60,26 +60,26 @@ class _Candidate:
         return f"{self.distribution or 'an unknown distribution'} {self.version or ''}".rstrip()
 
 
-def _entry_points(group: str) -> Sequence[importlib.metadata.EntryPoint]:
-    """The installed entry points of ``group``."""
-    return tuple(importlib.metadata.entry_points(group=group))
+def _entry_points(groups: Iterable[str]) -> Sequence[importlib.metadata.EntryPoint]:
+    """The installed entry points of ``groups``, from one scan of the installed distributions
+    (``entry_points(group=…)`` would read every distribution's entry points once per group)."""
+    every = importlib.metadata.entry_points()
+    return tuple(ep for group in groups for ep in every.select(group=group))
 
 
 def _scan() -> list[_Candidate]:
-    """Every entry point of the three groups, sorted by qualified name."""
+    """Every entry point of the three groups, sorted by qualified name.
+
+    A distribution's metadata is parsed once, however many entry points it declares."""
+    names: dict[int, tuple[str | None, str | None]] = {}
     found = []
-    for group, kind in GROUPS.items():
-        for ep in _entry_points(group):
-            dist = getattr(ep, "dist", None)
-            found.append(
-                _Candidate(
-                    f"{kind}.{ep.name}",
-                    group,
-                    ep,
-                    dist.metadata["Name"] if dist is not None else None,
-                    dist.version if dist is not None else None,
-                )
-            )
+    for ep in _entry_points(GROUPS):
+        dist = getattr(ep, "dist", None)
+        if id(dist) not in names:
+            names[id(dist)] = ((dist.metadata["Name"], dist.version) if dist is not None
+                               else (None, None))
+        found.append(_Candidate(f"{GROUPS[ep.group]}.{ep.name}", ep.group, ep,
+                                *names[id(dist)]))
     return sorted(found, key=lambda cand: cand.qualified)
 
 

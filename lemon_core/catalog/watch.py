@@ -24,6 +24,7 @@ import functools
 import os
 import sys
 from collections.abc import Iterable
+from typing import Any
 
 _IN_NONBLOCK = 0o4000
 _IN_CLOEXEC = 0o2000000
@@ -67,10 +68,12 @@ class FolderWatcher:
                 return seen
             seen = True
 
-    def close(self) -> None:
+    def close(self, _close: Any = os.close) -> None:
+        # os.close is bound at definition: at interpreter exit __del__ may run after the
+        # module's globals (``os``) are gone
         if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+            fd, self._fd = self._fd, -1
+            _close(fd)
 
     def __del__(self) -> None:  # pragma: no cover - best effort
         try:

@@ -177,10 +177,14 @@ class _State:
         return self.locks[entry.scope].get(entry.key)
 
     def scope_of(self, entry: SkillEntry) -> str:
-        record = self.lock_record(entry)
-        if entry.scope == "global" and record and record.source_kind == "builtin":
+        if entry.scope != "global":
+            return entry.scope
+        from lemon_core.builtin_skills import FOLDER
+
+        if entry.root == str(FOLDER):  # shipped inside lemon, not installed anywhere
             return "builtin"
-        return entry.scope
+        record = self.lock_record(entry)
+        return "builtin" if record and record.source_kind == "builtin" else entry.scope
 
     def status(self, entry: SkillEntry, ctx: LemonContext, **options: Any) -> SkillStatus:
         disabled = is_disabled(entry.key, self.project_settings, self.global_settings)

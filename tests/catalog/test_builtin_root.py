@@ -22,7 +22,7 @@ def test_listed_below_every_other_root(make_ctx, home):
     assert global_roots(ctx)[-1].path == FOLDER
     item = skills.list(ctx).get("writing-skills")
     assert item is not None and item.entry.dir == str(FOLDER / "writing-skills")
-    assert item.status.state == "active"
+    assert item.status.state == "active" and item.scope == "builtin"
 
 
 def test_any_other_copy_wins_over_the_builtin(make_ctx, home):
@@ -30,3 +30,4 @@ def test_any_other_copy_wins_over_the_builtin(make_ctx, home):
     item = skills.list(make_ctx(LEMON_BUILTIN_SKILLS="1")).get("writing-skills")
     assert item.entry.dir == str(home / ".lemon" / "agent" / "skill" / "writing-skills")
     assert item.entry.shadowed == (str(FOLDER / "writing-skills" / "SKILL.md"),)
+    assert item.scope == "global"  # the copy in the agent dir, not the shipped one

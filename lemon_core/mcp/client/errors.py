@@ -24,6 +24,7 @@ MESSAGES = {
     "refused": "the server answered with an MCP error",
     "sdk_missing": "the MCP Python SDK is not installed: pip install 'lemon-core[mcp]'",
     "invalid_config": "the entry cannot be used as it is (see lemon mcp list --all)",
+    "oversized": "the server sent a message larger than lemon's 8 MiB stdio limit",
 }
 
 

@@ -50,12 +50,12 @@ def transport_for(server: McpServer, ctx: LemonContext, *, errlog: TextIO | None
                   statuses: StatusRecorder | None = None) -> Any:
     """An SDK ``Transport`` (an async context manager of the two streams) for ``server``."""
     if server.transport == "stdio":
-        from mcp.client.stdio import StdioServerParameters, stdio_client
+        from lemon_core.mcp.client.stdio import StdioTransport
 
-        params = StdioServerParameters(command=server.command or "", args=list(server.args),
-                                       env=dict(server.env) or None,
-                                       cwd=working_dir(server, ctx))
-        return stdio_client(params, errlog=errlog if errlog is not None else _devnull())
+        return StdioTransport(server.command or "", list(server.args),
+                              env=dict(server.env) or None, cwd=working_dir(server, ctx),
+                              errlog=errlog if errlog is not None else _devnull(),
+                              name=server.name)
     import httpx2
 
     timeout = request_timeout(server)
@@ -72,8 +72,11 @@ def transport_for(server: McpServer, ctx: LemonContext, *, errlog: TextIO | None
                           sse_read_timeout=max(timeout, 30.0), httpx_client_factory=factory)
     from mcp.client.streamable_http import streamable_http_client
 
+    from lemon_core.mcp.client.oauth.build import auth_for  # None without an oauth block
+
     client = httpx2.AsyncClient(headers=headers, trust_env=False, event_hooks=hooks,
-                                timeout=httpx2.Timeout(timeout, read=max(timeout, 30.0)))
+                                timeout=httpx2.Timeout(timeout, read=max(timeout, 30.0)),
+                                auth=auth_for(server, ctx))
     return _owning(client, streamable_http_client(server.url or "", http_client=client))
 
 

@@ -1,0 +1,269 @@
+"""lemon's stdio transport for the SDK client: a server subprocess, JSON lines, bounded memory.
+
+It behaves like the SDK's ``mcp.client.stdio.stdio_client`` (the command and its argument
+vector, never a shell; the entry's ``env`` over the SDK's safe inherited environment; the
+working directory; the server's stderr to ``errlog``; the server in a process group of its own,
+so shutdown reaches its children) with one difference: memory is bounded. stdout is read in
+chunks of :data:`CHUNK_BYTES` and split into lines; a line, or the unfinished rest of one, longer
+than :data:`MAX_MESSAGE_BYTES` (8 MiB) ends the connection with the fixed error kind
+``oversized`` instead of growing a buffer. Each line is parsed by the SDK's own JSON-RPC
+validation; a malformed line reaches the session as an exception on the stream (as with the
+SDK), and blank lines are skipped. Outgoing messages are written as JSON lines.
+
+Shutdown (leaving the ``async with``, always, even when cancelled): stdin is closed and the
+server gets :data:`GRACE_S` to exit; then its process group gets SIGTERM and, after
+:data:`KILL_AFTER_S`, SIGKILL (on Windows its job is terminated).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager, suppress
+from typing import Any, TextIO
+
+from lemon_core.mcp.client.errors import McpConnectionError
+
+logger = logging.getLogger(__name__)
+
+#: The largest JSON-RPC message (one stdout line, without its newline) lemon accepts from a
+#: stdio server; also the most of an unfinished line it holds.
+MAX_MESSAGE_BYTES = 8 * 1024 * 1024
+#: The most bytes read from the server's stdout at once.
+CHUNK_BYTES = 64 * 1024
+#: How long a server may take to exit by itself once its stdin is closed.
+GRACE_S = 2.0
+#: How long between SIGTERM to the server's process group and SIGKILL.
+KILL_AFTER_S = 2.0
+#: How long to wait for the event loop to see a killed server's exit.
+REAP_S = 2.0
+_POLL_S = 0.01
+
+
+class Oversized(Exception):
+    """A line (or the unfinished rest of one) exceeded the limit."""
+
+
+class LineSplitter:
+    """Splits a byte stream into lines, holding at most ``limit`` bytes of an unfinished line.
+    ``high_water`` is the most it ever held."""
+
+    def __init__(self, limit: int = MAX_MESSAGE_BYTES) -> None:
+        self.limit = limit
+        self.high_water = 0
+        self._parts: list[bytes] = []
+        self._held = 0
+
+    @property
+    def held(self) -> int:
+        return self._held
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        """The lines ``chunk`` completes (without their newlines); raises :class:`Oversized`
+        before holding more than ``limit`` bytes or returning a longer line."""
+        lines: list[bytes] = []
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            if self._held + end - start > self.limit:
+                raise Oversized
+            if self._parts:
+                self._parts.append(chunk[start:end])
+                lines.append(b"".join(self._parts))
+                self._parts, self._held = [], 0
+            else:
+                lines.append(chunk[start:end])
+            start = end + 1
+        rest = len(chunk) - start
+        if rest:
+            if self._held + rest > self.limit:
+                raise Oversized
+            self._parts.append(chunk[start:] if start else chunk)
+            self._held += rest
+            self.high_water = max(self.high_water, self._held)
+        return lines
+
+
+def parse_line(line: bytes) -> Any:
+    """One stdout line as the SDK's ``SessionMessage``, or the validation error as a value
+    (the session reports it; the line itself is never logged: it may hold secrets)."""
+    import mcp_types
+    from mcp.shared.message import SessionMessage
+
+    try:
+        return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(line,
+                                                                              by_name=False))
+    except ValueError as exc:
+        logger.debug("a stdio server sent a line that is not a JSON-RPC message")
+        return exc
+
+
+class StdioTransport:
+    """An SDK ``Transport`` (an async context manager of the session's two streams) that runs
+    ``command`` with ``args``. ``splitter`` shows how much of stdout it held; ``pid`` is the
+    server's process id once started; ``error`` the :class:`McpConnectionError` that ended it."""
+
+    def __init__(self, command: str, args: Sequence[str] = (), *,
+                 env: dict[str, str] | None = None, cwd: str | None = None,
+                 errlog: TextIO | None = None, name: str | None = None,
+                 limit: int = MAX_MESSAGE_BYTES, grace_s: float = GRACE_S,
+                 kill_after_s: float = KILL_AFTER_S) -> None:
+        self.command = command
+        self.args = list(args)
+        self.env = env
+        self.cwd = cwd
+        self.errlog = errlog if errlog is not None else sys.stderr
+        self.name = name
+        self.grace_s = grace_s
+        self.kill_after_s = kill_after_s
+        self.splitter = LineSplitter(limit)
+        self.pid: int | None = None
+        self.error: McpConnectionError | None = None
+        self._cm: Any = None
+
+    async def __aenter__(self) -> Any:
+        self._cm = self._open()
+        return await self._cm.__aenter__()
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._cm.__aexit__(*exc)
+
+    @asynccontextmanager
+    async def _open(self) -> AsyncIterator[Any]:
+        import anyio
+
+        process = await _spawn(self.command, self.args, self.env, self.cwd, self.errlog)
+        self.pid = process.pid
+        # no await between the spawn and the task group, or a cancellation would leak it
+        to_session, read_stream = anyio.create_memory_object_stream[Any](0)
+        write_stream, from_session = anyio.create_memory_object_stream[Any](0)
+        writer_done = anyio.Event()
+
+        async def read(scope: Any) -> None:
+            try:
+                async with to_session:
+                    while True:
+                        try:
+                            chunk = await process.stdout.receive(CHUNK_BYTES)
+                        except (anyio.EndOfStream, anyio.ClosedResourceError,
+                                anyio.BrokenResourceError, OSError):
+                            return
+                        for line in self.splitter.feed(chunk):
+                            if line.strip():
+                                await to_session.send(parse_line(line))
+            except Oversized:
+                self.error = McpConnectionError(self.name, "stdio", "oversized",
+                                                phase="session")
+                scope.cancel()
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                pass  # the session is gone
+            finally:
+                await _drain(process)
+
+        async def write() -> None:
+            try:
+                async with from_session:
+                    async for message in from_session:
+                        data = message.message.model_dump_json(by_alias=True,
+                                                               exclude_unset=True)
+                        await process.stdin.send(data.encode() + b"\n")
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                await to_session.aclose()  # the session sees the end, not a hang
+            finally:
+                writer_done.set()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(read, tg.cancel_scope)
+            tg.start_soon(write)
+            try:
+                yield read_stream, write_stream
+            finally:
+                with anyio.CancelScope(shield=True):
+                    read_stream.close()
+                    write_stream.close()
+                    with anyio.move_on_after(0.5):
+                        await writer_done.wait()
+                    await self._stop(process)
+                    for stream in (read_stream, write_stream, to_session, from_session):
+                        await stream.aclose()
+                tg.cancel_scope.cancel()
+        if self.error is not None:
+            raise self.error
+
+    async def _stop(self, process: Any) -> None:
+        import anyio
+
+        with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await process.stdin.aclose()
+        if not await _exited(process, self.grace_s):
+            await _kill_tree(process, self.kill_after_s)
+            if not await _exited(process, REAP_S):
+                logger.warning("MCP server process %d survived the kill", process.pid)
+        if sys.platform == "win32":  # pragma: no cover
+            from mcp.os.win32.utilities import close_process_job
+
+            close_process_job(process)
+        with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await process.stdout.aclose()
+        # the asyncio subprocess transport stays open while a survivor holds a pipe end
+        close = getattr(getattr(getattr(process, "_process", None), "_transport", None),
+                        "close", None)
+        if callable(close):
+            with suppress(PermissionError):
+                close()
+
+
+async def _spawn(command: str, args: list[str], env: dict[str, str] | None, cwd: str | None,
+                 errlog: TextIO) -> Any:
+    """The server in a process group (POSIX) or job (Windows) of its own, with the SDK's
+    inherited environment under ``env``."""
+    import anyio
+    from mcp.client.stdio import get_default_environment
+
+    environment = get_default_environment() | (env or {})
+    if sys.platform == "win32":  # pragma: no cover
+        from mcp.os.win32.utilities import create_windows_process, get_windows_executable_command
+
+        command = await anyio.to_thread.run_sync(get_windows_executable_command, command)
+        return await create_windows_process(command, args, environment, errlog, cwd)
+    return await anyio.open_process([command, *args], env=environment, stderr=errlog, cwd=cwd,
+                                    start_new_session=True)
+
+
+async def _exited(process: Any, timeout: float) -> bool:
+    """Whether the process exited within ``timeout`` (polling ``returncode``: ``wait()`` also
+    waits for the pipes, which a surviving child may hold open)."""
+    import anyio
+
+    deadline = anyio.current_time() + timeout
+    while process.returncode is None:
+        if anyio.current_time() >= deadline:
+            return False
+        await anyio.sleep(_POLL_S)
+    return True
+
+
+async def _kill_tree(process: Any, kill_after_s: float) -> None:
+    if sys.platform == "win32":  # pragma: no cover
+        from mcp.os.win32.utilities import terminate_windows_process_tree
+
+        await terminate_windows_process_tree(process)
+        return
+    from mcp.os.posix.utilities import terminate_posix_process_tree
+
+    await terminate_posix_process_tree(process, kill_after_s)
+
+
+async def _drain(process: Any) -> None:
+    """Read and discard what the server still writes, so a server flushing output is not
+    stuck on a full pipe and can exit; ends when shutdown closes the pipe."""
+    import anyio
+
+    with anyio.CancelScope(shield=True), suppress(anyio.EndOfStream, anyio.ClosedResourceError,
+                                                  anyio.BrokenResourceError, OSError):
+        while True:
+            await process.stdout.receive(CHUNK_BYTES)
+
+
+__all__ = ["CHUNK_BYTES", "GRACE_S", "KILL_AFTER_S", "MAX_MESSAGE_BYTES", "LineSplitter",
+           "StdioTransport", "parse_line"]

@@ -1,0 +1,17 @@
+"""OAuth for Streamable HTTP entries, through the SDK's client auth (``mcp.client.auth``).
+
+One job per module: :mod:`.settings` (the entry's ``oauth`` block resolved), :mod:`.store`
+(the private token cache file, or memory), :mod:`.storage` (the SDK's ``TokenStorage`` over a
+slot), :mod:`.providers` (the SDK providers with lemon's resume and fixed errors),
+:mod:`.receiver` (the localhost redirect receiver), :mod:`.interactive` (who gets an
+authorization URL), :mod:`.build` (the provider for an entry), :mod:`.login` (login/logout).
+See docs/mcp-oauth.md.
+"""
+
+from __future__ import annotations
+
+from lemon_core.mcp.client.oauth.build import auth_for
+from lemon_core.mcp.client.oauth.errors import OAuthError
+from lemon_core.mcp.client.oauth.interactive import authorize_with
+
+__all__ = ["OAuthError", "auth_for", "authorize_with"]

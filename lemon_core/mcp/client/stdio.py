@@ -125,7 +125,7 @@ class StdioTransport:
         self._cm = self._open()
         return await self._cm.__aenter__()
 
-    async def __aexit__(self, *exc: Any) -> Any:
+    async def __aexit__(self, *exc: object) -> Any:
         return await self._cm.__aexit__(*exc)
 
     @asynccontextmanager
@@ -222,7 +222,10 @@ async def _spawn(command: str, args: list[str], env: dict[str, str] | None, cwd:
 
     environment = get_default_environment() | (env or {})
     if sys.platform == "win32":  # pragma: no cover
-        from mcp.os.win32.utilities import create_windows_process, get_windows_executable_command
+        from mcp.os.win32.utilities import (
+            create_windows_process,
+            get_windows_executable_command,
+        )
 
         command = await anyio.to_thread.run_sync(get_windows_executable_command, command)
         return await create_windows_process(command, args, environment, errlog, cwd)

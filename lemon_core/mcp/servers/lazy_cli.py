@@ -5,8 +5,9 @@ Its interface contract, to the letter: ``--skills-dir DIR`` and ``--skip-install
 default folders (:mod:`.lazy_sources`), the layout, validity, duplicate and skip rules
 (:mod:`.lazy_catalog`), exit status 1 with a message on stderr naming the paths when nothing
 can be served, every diagnostic on stderr (stdout carries the protocol). The first scan runs
-in a child process while the SDK imports (:mod:`.lazy_prescan`); ``--print-skills-dir`` and
-``--version`` import neither.
+in a child process while the SDK imports (:mod:`.lazy_prescan`; the cached scan of
+:mod:`.lazy_cache` when nothing changed); ``initialize`` waits only for its verdict, the tool
+calls for the whole scan. ``--print-skills-dir`` and ``--version`` import neither.
 """
 
 from __future__ import annotations
@@ -67,29 +68,34 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
         return 0
     skip_dirs = resolve_skip_dirs(args.skip_installed_in, env)
 
-    from lemon_core.mcp.servers.lazy_catalog import startup_problem
     from lemon_core.mcp.servers.lazy_prescan import scan_aside
     from lemon_core.mcp.servers.sdk import McpSdkMissing, require_sdk
 
-    scanned = scan_aside(sources, skip_dirs)  # in a child process while the SDK imports
+    prescan = scan_aside(sources, skip_dirs)  # in a child process while the SDK imports
     try:
         require_sdk()
         sdk_problem = None
     except McpSdkMissing as exc:
         sdk_problem = str(exc)
-    first = scanned()
-    for message in first.warnings:
+    head = prescan.head()  # whether the server can start: all initialize has to wait for
+    for message in head.warnings:
         log(f"warning: {message}")
-    problem = startup_problem(first, sources) or sdk_problem
+    problem = head.problem or sdk_problem
     if problem is not None:
         log(problem)
         return 1
     from lemon_core import __version__
     from lemon_core.mcp.servers.app import build_server, run_stdio
-    from lemon_core.mcp.servers.lazy_backend import LazyBackend
+    from lemon_core.mcp.servers.backend import Deferred
 
-    backend = LazyBackend(sources, skip_dirs, first=first,
-                          log=lambda message: log(f"warning: {message}"))
+    def load() -> object:
+        from lemon_core.mcp.servers.lazy_backend import LazyBackend
+
+        return LazyBackend(sources, skip_dirs, first=prescan.scan(),
+                           log=lambda message: log(f"warning: {message}"))
+
+    # the whole scan is read and indexed while initialize is answered; calls wait for it
+    backend = Deferred(load)
     server = build_server(backend, name=PROG, version=__version__)
     try:
         run_stdio(server)

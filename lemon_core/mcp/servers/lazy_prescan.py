@@ -2,65 +2,170 @@
 
 Importing the ``mcp`` SDK takes about a second of CPU and so does scanning 10,000 skills; one
 after the other they would put the server's first answer past 1.5 s. The GIL keeps a thread
-from helping, so on systems with ``fork`` the scan runs in a child process that sends the
-finished :class:`~.lazy_catalog.LazyScan` back through a pipe (pickled: the child is this very
-program, a moment old). If the child fails in any way, the parent scans itself.
+from helping, so on systems with ``fork`` the scan runs in a child process (the cached scan of
+:mod:`.lazy_cache` when it is still current). The child sends two frames through a pipe,
+pickled (the child is this very program, a moment old):
+
+1. the **head**: why the server must not start (or None) and the warnings to print now, which
+   is all the parent needs before it answers ``initialize``;
+2. the **body**: the whole :class:`~.lazy_catalog.LazyScan`, read by the thread that builds
+   the backend, so unpickling 10,000 skills is not on the way to the first answer.
+
+The child then saves a new scan to the cache, after the parent has it. If the child fails in
+any way, the parent scans itself.
 """
 
 from __future__ import annotations
 
 import os
 import pickle
-from collections.abc import Callable, Sequence
+import struct
+import threading
+from collections.abc import Sequence
+from typing import Any
 
-from lemon_core.mcp.servers.lazy_catalog import LazyScan, scan_sources
+import attrs
+
+from lemon_core.mcp.servers.lazy_catalog import LazyScan, startup_problem
+
+_LENGTH = struct.Struct("!Q")
 
 
-def _read_all(fd: int) -> bytes:
-    parts = []
-    while True:
-        chunk = os.read(fd, 1 << 20)
+@attrs.frozen
+class Head:
+    """What the parent needs before it answers: the startup problem and warnings to print."""
+
+    problem: str | None
+    warnings: tuple[str, ...]
+
+
+def head_of(scan: LazyScan, sources: Sequence[str]) -> Head:
+    return Head(startup_problem(scan, sources), scan.warnings)
+
+
+def _scan(sources: Sequence[str], skip_dirs: Sequence[str], cache: bool
+          ) -> tuple[LazyScan, Any]:
+    if cache:
+        from lemon_core.mcp.servers.lazy_cache import prepare
+
+        return prepare(sources, skip_dirs)
+    from lemon_core.mcp.servers.lazy_catalog import scan_sources
+
+    return scan_sources(sources, skip_dirs), None
+
+
+def _write_frame(fd: int, value: object) -> None:
+    data = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+    view = memoryview(_LENGTH.pack(len(data)) + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_exactly(fd: int, size: int) -> bytes | None:
+    parts, left = [], size
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
         if not chunk:
-            return b"".join(parts)
+            return None
         parts.append(chunk)
+        left -= len(chunk)
+    return b"".join(parts)
 
 
-def scan_aside(sources: Sequence[str], skip_dirs: Sequence[str]) -> Callable[[], LazyScan]:
-    """Start the scan; the returned function waits for it and returns it."""
-    if not hasattr(os, "fork"):
-        scan = scan_sources(sources, skip_dirs)
-        return lambda: scan
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: scan, send, leave without running the parent's exit handlers
-        code = 1
-        try:
-            os.close(read_fd)
-            data = pickle.dumps(scan_sources(sources, skip_dirs), pickle.HIGHEST_PROTOCOL)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(write_fd, view):]
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(write_fd)
+def _read_frame(fd: int) -> object:
+    size = _read_exactly(fd, _LENGTH.size)
+    data = None if size is None else _read_exactly(fd, _LENGTH.unpack(size)[0])
+    return None if data is None else pickle.loads(data)  # our own child's output
 
-    def wait() -> LazyScan:
-        try:
-            data = _read_all(read_fd)
-        finally:
-            os.close(read_fd)
-        _, status = os.waitpid(pid, 0)
-        if status == 0 and data:
+
+class Prescan:
+    """The scan made aside: :meth:`head` (blocks until the child knows whether the server can
+    start), then :meth:`scan` (blocks for the whole scan; from the backend's thread)."""
+
+    def __init__(self, sources: Sequence[str], skip_dirs: Sequence[str], *,
+                 cache: bool = True) -> None:
+        self.sources, self.skip_dirs, self._cache = tuple(sources), tuple(skip_dirs), cache
+        self._head: Head | None = None
+        self._scan: LazyScan | None = None
+        self._fd: int | None = None
+        self._pid: int | None = None
+        if hasattr(os, "fork"):
+            self._fork()
+
+    def _fork(self) -> None:
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: scan, send, save, leave without the parent's exit handlers
+            code = 1
             try:
-                scan = pickle.loads(data)  # our own child's output
-            except Exception:  # noqa: BLE001 - fall back to scanning here
-                scan = None
-            if isinstance(scan, LazyScan):
-                return scan
-        return scan_sources(sources, skip_dirs)
+                os.close(read_fd)
+                scan, save = _scan(self.sources, self.skip_dirs, self._cache)
+                _write_frame(write_fd, head_of(scan, self.sources))
+                _write_frame(write_fd, scan)
+                os.close(write_fd)
+                if save is not None:
+                    save()
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write_fd)
+        self._fd, self._pid = read_fd, pid
 
-    return wait
+    def _here(self) -> LazyScan:
+        """Scan in this process (no fork, or the child failed)."""
+        self._close()
+        scan, save = _scan(self.sources, self.skip_dirs, self._cache)
+        if save is not None:
+            save()
+        self._scan = scan
+        return scan
+
+    def head(self) -> Head:
+        if self._head is None:
+            head = None
+            if self._fd is not None:
+                try:
+                    head = _read_frame(self._fd)
+                except Exception:  # noqa: BLE001 - a broken child: scan here
+                    head = None
+            if not isinstance(head, Head):
+                head = head_of(self._here(), self.sources)
+            self._head = head
+        return self._head
+
+    def scan(self) -> LazyScan:
+        self.head()
+        if self._scan is None:
+            body = None
+            if self._fd is not None:
+                try:
+                    body = _read_frame(self._fd)
+                except Exception:  # noqa: BLE001 - a broken child: scan here
+                    body = None
+            self._scan = body if isinstance(body, LazyScan) else self._here()
+            self._close()
+        return self._scan
+
+    def _close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        if self._pid is not None:  # reaped aside: the child may still be saving the cache
+            threading.Thread(target=_reap, args=(self._pid,), daemon=True).start()
+            self._pid = None
 
 
-__all__ = ["scan_aside"]
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+
+
+def scan_aside(sources: Sequence[str], skip_dirs: Sequence[str], *,
+               cache: bool = True) -> Prescan:
+    """Start the scan (see :class:`Prescan`)."""
+    return Prescan(sources, skip_dirs, cache=cache)
+
+
+__all__ = ["Head", "Prescan", "head_of", "scan_aside"]

@@ -1,7 +1,8 @@
 """The staged install: a fully installed, audited skill with its provenance, or no change.
 
 resolve → target → refuse an existing skill unless ``force`` → approval (``fetch``; skipped
-for builtin or ``approve=True``) → fetch into a private staging folder beside the target →
+for builtin or ``approve=True``) → sweep the staging folders killed installs left (a note
+each) → fetch into a private staging folder beside the target →
 pick the skills of the tree → safe-tree checks → manifest → bundle hash → audit → approval
 (``install``; ``warn`` needs its own, ``block`` needs an override bound to this bundle) →
 re-hash → atomic activation → lockfile records → catalog refresh → the
@@ -334,6 +335,7 @@ def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[st
          refresh: Callable[[], None] | None,
          existing: dict[str, LockRecord]) -> InstallResult:
     fresh = staging.missing_folders(job.scope.skills_dir)
+    swept = tuple(staging.sweep_stale(job.scope.skills_dir))
     folder = staging.make_staging(job.scope.skills_dir, job.ref.name or "skill")
     done = False
     try:
@@ -357,7 +359,7 @@ def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[st
         key=s.key, path=str(s.target), scope=job.scope.name, source=job.source.name,
         identifier=job.identifier, revision=fetched.revision, trust=job.trust,
         bundle_hash=s.bundle_hash, verdict=s.report.verdict, findings=s.report.findings,
-        notes=tuple(fetched.notes) + tuple(s.report.notes), replaced=was)
+        notes=swept + tuple(fetched.notes) + tuple(s.report.notes), replaced=was)
         for s, was in zip(staged, replaced)]
     return attrs.evolve(results[0], more=tuple(results[1:]))
 

@@ -2,8 +2,16 @@
 
 ``.<name>.staging-<random>`` inside the scope's skills folder: the same filesystem as the
 target (so activation is a rename), mode 0700 (``mkdtemp``), and hidden, so the catalog never
-lists it. The source fetches into its empty ``tree`` subfolder. :func:`remove_tree` removes a
-staging or backup folder without following any link inside it.
+lists it. The source fetches into its empty ``tree`` subfolder; the ``owner`` file beside it
+records the installing process (pid, host, and the process's start time where the system
+tells it, so a reused pid is not taken for the owner). :func:`remove_tree` removes a staging
+or backup folder without following any link inside it.
+
+An install killed with ``kill -9`` cannot remove its staging folder: :func:`sweep_stale`, run
+by the next install into the same skills folder, removes those whose owner is gone (same
+host, process not running or a different process under that pid), and those with no readable
+owner or another host's owner once they are :data:`STALE_AGE` old. A live install's staging
+folder is never touched.
 """
 
 from __future__ import annotations
@@ -11,20 +19,149 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import socket
 import tempfile
+import time
 from pathlib import Path
+
+import attrs
 
 from lemon_core.fsio.write import make_parent
 
 TREE = "tree"
+OWNER = "owner"
+MARK = ".staging-"
+#: Seconds after which a staging folder whose owner cannot be checked (no owner file, or
+#: another host's) is taken for abandoned: a day, far beyond any install.
+STALE_AGE = 24 * 3600.0
+
+
+@attrs.frozen
+class Owner:
+    """The process that made a staging folder; ``started`` is its start time in clock ticks
+    since boot (Linux ``/proc``), or None where the system does not say."""
+
+    pid: int
+    host: str
+    started: int | None = None
+
+
+def _started(pid: int) -> int | None:
+    """The start time of process ``pid`` (``/proc/<pid>/stat`` field 22), or None."""
+    from lemon_core.fsio.read import FileProblem, read_bytes
+
+    try:
+        data = read_bytes(f"/proc/{pid}/stat", 4096)
+    except (FileProblem, OSError):
+        return None
+    if not data:
+        return None
+    try:  # the command name (field 2) may hold spaces and parentheses: split after the last ')'
+        return int(data[data.rindex(b")") + 2:].split()[19])
+    except (ValueError, IndexError):
+        return None
+
+
+def this_process() -> Owner:
+    return Owner(os.getpid(), socket.gethostname(), _started(os.getpid()))
 
 
 def make_staging(skills_dir: Path, name: str) -> Path:
-    """A fresh staging folder (0700) holding an empty ``tree`` folder; returns the folder."""
+    """A fresh staging folder (0700) holding an empty ``tree`` folder and the ``owner``
+    record of this process; returns the folder."""
     make_parent(skills_dir / name)
-    staging = Path(tempfile.mkdtemp(prefix=f".{name}.staging-", dir=skills_dir))
+    staging = Path(tempfile.mkdtemp(prefix=f".{name}{MARK}", dir=skills_dir))
+    me = this_process()
+    record = f"{me.pid}\n{me.host}\n{'' if me.started is None else me.started}\n".encode()
+    fd = os.open(staging / OWNER, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:  # one write: a reader sees the whole record or an empty file
+        os.write(fd, record)
+    finally:
+        os.close(fd)
     os.mkdir(staging / TREE, 0o700)
     return staging
+
+
+def read_owner(staging: Path) -> Owner | None:
+    """The owner recorded in ``staging``, or None when there is none or it is unreadable."""
+    from lemon_core.fsio.read import FileProblem, read_bytes
+
+    try:
+        data = read_bytes(staging / OWNER, 4096)
+        if not data:
+            return None
+        pid, host, started, *_ = data.decode("utf-8").split("\n")
+        return Owner(int(pid), host, int(started) if started else None)
+    except (FileProblem, OSError, UnicodeDecodeError, ValueError):
+        return None
+
+
+def owner_gone(owner: Owner) -> bool:
+    """Whether ``owner`` (a process of this host) no longer runs: no process has its pid, or
+    the process that has it started at another time (the pid was reused)."""
+    if owner.pid <= 0:
+        return True
+    try:
+        os.kill(owner.pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # PermissionError: someone else's process holds the pid, so it runs
+        pass
+    if owner.started is None:
+        return False
+    now = _started(owner.pid)
+    return now is not None and now != owner.started
+
+
+def is_stale(staging: Path, *, now: float | None = None) -> Owner | bool:
+    """Whether the staging folder ``staging`` was left by an install that is gone: its owner
+    (returned, when known) on this host no longer runs, or it has no readable owner or another
+    host's owner and is :data:`STALE_AGE` old. False for a live install's folder."""
+    owner = read_owner(staging)
+    if owner is not None and owner.host == socket.gethostname():
+        return owner if owner_gone(owner) else False
+    try:
+        age = (time.time() if now is None else now) - os.lstat(staging).st_mtime
+    except OSError:
+        return False
+    if age < STALE_AGE:
+        return False
+    return owner if owner is not None else True
+
+
+def sweep_stale(skills_dir: Path) -> list[str]:
+    """Remove the staging folders of interrupted installs from ``skills_dir`` (see the
+    module); returns one note for each folder removed."""
+    try:
+        names = sorted(n for n in os.listdir(skills_dir) if n.startswith(".") and MARK in n)
+    except OSError:
+        return []
+    notes = []
+    for name in names:
+        folder = skills_dir / name
+        if not stat_is_dir(folder):
+            continue
+        stale = is_stale(folder)
+        if stale is False:
+            continue
+        with contextlib.suppress(OSError):
+            remove_tree(folder)
+        if os.path.lexists(folder):
+            continue
+        who = (f" (process {stale.pid} on {stale.host})" if isinstance(stale, Owner)
+               else " (no owner recorded)")
+        notes.append(f"removed {folder}, the staging folder of an interrupted install{who}")
+    return notes
+
+
+def stat_is_dir(path: Path) -> bool:
+    """A real folder (a link to one is not)."""
+    import stat
+
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def missing_folders(path: Path) -> list[Path]:
@@ -64,4 +201,5 @@ def _make_writable(func, failed, exc_info) -> None:  # type: ignore[no-untyped-d
     func(failed)
 
 
-__all__ = ["TREE", "make_staging", "remove_tree"]
+__all__ = ["OWNER", "STALE_AGE", "TREE", "Owner", "is_stale", "make_staging", "read_owner",
+           "remove_tree", "sweep_stale"]

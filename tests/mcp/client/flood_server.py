@@ -24,10 +24,13 @@ NOTE = {"jsonrpc": "2.0", "method": "notifications/message",
         "params": {"level": "info", "data": "y" * 150}}
 
 
+WIRE = os.dup(1)  # the SDK's stdio server moves the wire off fd 1; this is still the pipe
+
+
 def _write_all(data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(1, view):]
+        view = view[os.write(WIRE, view):]
 
 
 def _wait_stdin() -> None:

@@ -1,0 +1,70 @@
+"""Refresh tokens: rotation stored, a missing new one keeping the old, a refused refresh
+leading to exactly one re-acquisition, all resumed from the cache by a new connection."""
+
+from __future__ import annotations
+
+from lemon_core.context import LemonContext
+from lemon_core.mcp.client.connection import probe
+from tests.mcp.client.oauth.conftest import Rig
+from tests.mcp.client.oauth.support import (
+    cache_files,
+    credentials,
+    expire_cached,
+    read_cache,
+)
+
+
+def _refresh_token(ctx: LemonContext) -> str:
+    (path,) = cache_files(ctx)
+    return read_cache(path)["tokens"]["refresh_token"]
+
+
+def test_refresh_rotates_and_stores_the_new_refresh_token(rig: Rig, ctx: LemonContext) -> None:
+    entry = credentials(rig)
+    probe(entry, ctx)
+    first = _refresh_token(ctx)
+    expire_cached(ctx, rig)
+    seen_before = len(rig.auth.seen)
+    probe(entry, ctx)  # a new connection: resumes from the cache, refreshes before the MCP call
+    assert rig.auth.grants == ["client_credentials", "refresh_token"]
+    second = _refresh_token(ctx)
+    assert second != first and first not in rig.auth.refresh and second in rig.auth.refresh
+    refresh = [s for s in rig.auth.seen[seen_before:] if s.path == "/token"]
+    assert refresh[0].form["refresh_token"] == first
+    # the token endpoint came from the cached metadata: no rediscovery before the refresh
+    assert rig.auth.seen[seen_before].path == "/token"
+
+
+def test_refresh_without_a_new_refresh_token_keeps_the_old_one(rig: Rig,
+                                                               ctx: LemonContext) -> None:
+    rig.auth.rotate = False
+    entry = credentials(rig)
+    probe(entry, ctx)
+    first = _refresh_token(ctx)
+    for _ in range(2):
+        expire_cached(ctx, rig)
+        probe(entry, ctx)
+        assert _refresh_token(ctx) == first
+    assert rig.auth.grants == ["client_credentials", "refresh_token", "refresh_token"]
+
+
+def test_a_refused_refresh_reacquires_once(rig: Rig, ctx: LemonContext) -> None:
+    entry = credentials(rig)
+    probe(entry, ctx)
+    expire_cached(ctx, rig)
+    rig.auth.refresh.clear()  # every refresh token is now expired / revoked
+    result = probe(entry, ctx)
+    assert [t.name for t in result.tools] == ["echo"]
+    assert rig.auth.grants == ["client_credentials", "refresh_token", "client_credentials"]
+    assert _refresh_token(ctx) in rig.auth.refresh
+
+
+def test_cached_token_skips_discovery_and_grants(rig: Rig, ctx: LemonContext) -> None:
+    entry = credentials(rig)
+    probe(entry, ctx)
+    seen = len(rig.auth.seen)
+    mcp_seen = len(rig.mcp_requests())
+    probe(entry, ctx)
+    assert rig.auth.grants == ["client_credentials"]
+    assert all(s.path == "/introspect" for s in rig.auth.seen[seen:])
+    assert not any(r["path"].startswith("/.well-known/") for r in rig.mcp_requests()[mcp_seen:])

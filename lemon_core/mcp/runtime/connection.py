@@ -23,7 +23,8 @@ class Connection:
 
     def __init__(self, server: McpServer, identity: str, ctx: LemonContext,
                  errlog: TextIO | None = None,
-                 on_change: Callable[[Connection], None] | None = None) -> None:
+                 on_change: Callable[[Connection], None] | None = None,
+                 sampling: Any = None) -> None:
         import anyio
 
         self.server = server
@@ -31,6 +32,8 @@ class Connection:
         self.ctx = ctx
         self.errlog = errlog
         self.on_change = on_change
+        #: the SDK sampling callback (:mod:`lemon_core.mcp.runtime.sampling`), or None: off
+        self.sampling = sampling
         self.client: Any = None
         self.error: McpConnectionError | None = None
         self.retired = False
@@ -67,7 +70,8 @@ class Connection:
         try:
             with anyio.CancelScope(deadline=anyio.current_time() + budget) as scope:
                 async with connect(server, self.ctx, errlog=self.errlog,
-                                   message_handler=self._on_message) as client:
+                                   message_handler=self._on_message,
+                                   sampling_callback=self.sampling) as client:
                     scope.deadline = math.inf
                     self.client = client
                     self.ready.set()

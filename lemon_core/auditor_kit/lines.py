@@ -107,7 +107,8 @@ def _any_word(words: frozenset[str]) -> tuple[re.Pattern[str], tuple[tuple[str, 
     return pattern, tuple((anchor, tuple(group)) for anchor, group in sorted(by_anchor.items()))
 
 
-def word_lines(index: LineIndex, lower: str, words: frozenset[str]) -> dict[str, set[int]]:
+def _anchored_word_lines(index: LineIndex, lower: str,
+                         words: frozenset[str]) -> dict[str, set[int]]:
     """For each of ``words`` found in ``lower`` (the text, lower-cased), the numbers of the
     lines holding it — what :meth:`LineIndex.lines_containing` finds word by word, from one
     search for all the words (it stops on a line holding any, then tests there the words
@@ -131,6 +132,88 @@ def word_lines(index: LineIndex, lower: str, words: frozenset[str]) -> dict[str,
                         else:
                             lines.add(number)
         match = search(lower, end)
+    return found
+
+
+#: Whitespace-free tokens longer than this are searched every time, never remembered.
+_TOKEN_CHARS = 64
+#: How many tokens :data:`_SEEN` remembers per word set before it starts again.
+_TOKEN_MEMORY = 200_000
+#: Per word set: the parts (:func:`_parts`) each token seen so far holds.
+_SEEN: dict[frozenset[str], dict[str, tuple[str, ...]]] = {}
+
+
+@functools.lru_cache(maxsize=32)
+def _parts(words: frozenset[str]) -> tuple[frozenset[str], dict[str, list[tuple[str, tuple[str, ...]]]],
+                                           tuple[str, ...]]:
+    """The whitespace-free parts of ``words`` (``"pip install"`` is ``pip`` and ``install``),
+    the words holding each part (with all their parts), and the words of blanks only."""
+    if any(not word or "\n" in word for word in words):
+        raise ValueError("the words searched for are non-empty and hold no newline")
+    by_part: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    blank = []
+    for word in sorted(words):
+        pieces = tuple(word.split())
+        if not pieces:
+            blank.append(word)
+        for piece in set(pieces):
+            by_part.setdefault(piece, []).append((word, pieces))
+    return frozenset(by_part), by_part, tuple(blank)
+
+
+@functools.lru_cache(maxsize=8)
+def _tokens(lower: str) -> frozenset[str]:
+    """The distinct whitespace-separated tokens of ``lower`` (shared by every word set)."""
+    return frozenset(lower.split())
+
+
+def _present(lower: str, parts: frozenset[str]) -> set[str]:
+    """Which of ``parts`` (whitespace-free) occur in ``lower``: each part lies inside one
+    token, so the distinct tokens are searched, and what a token holds is remembered."""
+    seen = _SEEN.get(parts)
+    if seen is None or len(seen) > _TOKEN_MEMORY:
+        seen = _SEEN[parts] = {}
+    present: set[str] = set()
+    novel = []
+    for token in _tokens(lower):
+        held = seen.get(token)
+        if held is None:
+            novel.append(token)
+        elif held:
+            present.update(held)
+    if novel:
+        joined = "\n".join(novel)
+        by_part = _anchored_word_lines(LineIndex(joined), joined, parts)
+        holds: dict[int, list[str]] = {}
+        for part, numbers in by_part.items():
+            present.add(part)
+            for number in numbers:
+                holds.setdefault(number, []).append(part)
+        for number, token in enumerate(novel, 1):
+            if len(token) <= _TOKEN_CHARS:
+                seen[token] = tuple(holds.get(number, ()))
+    return present
+
+
+def word_lines(index: LineIndex, lower: str, words: frozenset[str]) -> dict[str, set[int]]:
+    """For each of ``words`` found in ``lower`` (the text, lower-cased), the numbers of the
+    lines holding it: what :meth:`LineIndex.lines_containing` finds word by word. A word can
+    only be in the text if each of its whitespace-free parts is in one of the text's distinct
+    tokens; those are searched all at once (and remembered across texts, for the tokens of
+    ordinary prose recur), and only the words whose parts are all there are looked for, word
+    by word, in the text itself."""
+    parts, by_part, blank = _parts(words)
+    present = _present(lower, parts) if parts else set()
+    candidates = set(blank)
+    for part in present:
+        for word, pieces in by_part[part]:
+            if word not in candidates and all(piece in present for piece in pieces):
+                candidates.add(word)
+    found: dict[str, set[int]] = {}
+    for word in candidates:
+        lines = index.lines_containing(lower, (word,))
+        if lines:
+            found[word] = lines
     return found
 
 

@@ -62,8 +62,12 @@ class McpHost:
                  breaker_crashes: int = BREAKER_CRASHES,
                  breaker_window_s: float = BREAKER_WINDOW_S,
                  on_change: Callable[[], None] | None = None,
-                 skip: Callable[[Any], str | None] | None = None) -> None:
+                 skip: Callable[[Any], str | None] | None = None,
+                 sampler: Any = None) -> None:
         self.ctx = ctx
+        #: ``sampler(SamplingRequest)``: servers may sample through it, each request approved
+        #: by ``approver`` first (:mod:`lemon_core.mcp.runtime.sampling`); None: no sampling
+        self.sampler = sampler
         #: called (on the host's loop thread; must not block) when the exposed tools change
         self.on_change = on_change
         #: ``skip(server) -> reason``: an enabled entry not to connect (shown in status)
@@ -186,8 +190,7 @@ class McpHost:
                 if explicit and health.unavailable:
                     health.reset()
                 if ident not in self._supervised and not health.unavailable:
-                    self._conns[ident] = Connection(server, ident, self.ctx, self.errlog,
-                                                    self._changed)
+                    self._conns[ident] = self._connection(server, ident)
                     self._supervised.add(ident)
                     self._tg.start_soon(self._supervise, self._conns[ident])
             async with anyio.create_task_group() as tg:
@@ -228,11 +231,19 @@ class McpHost:
                     await self._closing.wait()
                 if conn.retired or self._closing.is_set() or self._conns.get(ident) is not conn:
                     return
-                conn = Connection(conn.server, ident, self.ctx, self.errlog, self._changed)
+                conn = self._connection(conn.server, ident)
                 self._conns[ident] = conn
                 self._tg.start_soon(self._after_reconnect, conn)
         finally:
             self._supervised.discard(ident)
+
+    def _connection(self, server: Any, ident: str) -> Connection:
+        sampling = None
+        if self.sampler is not None:
+            from lemon_core.mcp.runtime.sampling import callback
+
+            sampling = callback(self.sampler, lambda: self.approver, display_name(server, ident))
+        return Connection(server, ident, self.ctx, self.errlog, self._changed, sampling)
 
     def _changed(self, conn: Connection) -> None:
         """A ``list_changed`` notification: refresh that server through the same filters,

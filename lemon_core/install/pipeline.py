@@ -160,6 +160,9 @@ class _Job:
     plugins: Any
     #: The ref the identifier asked for (a ``revision`` pin fetches another, the record keeps it).
     requested_ref: str | None = None
+    #: ``sync``: a skill with a record keeps its recorded identity (identifier, source id,
+    #: requested ref, subdirectory), whichever identifier of its repository fetched it.
+    keep_identity: bool = False
 
     def request(self, stage: str, staged: Sequence[Staged] = (), keys: Sequence[str] = (),
                 **more: Any) -> approval.ApprovalRequest:
@@ -244,6 +247,12 @@ def _record_of(job: _Job, item: Staged, fetched: FetchResult,
                previous: LockRecord | None) -> LockRecord:
     when = now()
     subdirectory = "/".join(p for p in (job.ref.subpath, item.subdir) if p) or None
+    if job.keep_identity and previous is not None:
+        return attrs.evolve(
+            _record_of(attrs.evolve(job, keep_identity=False), item, fetched, previous),
+            source_kind=previous.source_kind, source_id=previous.source_id,
+            identifier=previous.identifier, requested_ref=previous.requested_ref,
+            subdirectory=previous.subdirectory)
     return LockRecord(
         key=item.key, source_kind=job.ref.source or job.source.name,
         source_id=job.ref.canonical_id or job.ref.identifier, identifier=job.identifier,
@@ -293,9 +302,13 @@ def install(identifier: str, ctx: LemonContext, *, plugins: Plugins, local: bool
             all_skills: bool = False, progress: ProgressCallback | None = None,
             choose: select.Selector | None = None, revision: str | None = None,
             expected_bundle_hash: str | Mapping[str, str] | None = None,
-            override: bool = False,
+            override: bool = False, subpath: str | None = None, keep_identity: bool = False,
             refresh: Callable[[], None] | None = None) -> InstallResult:
-    """Install the skill(s) ``identifier`` names; see the module docstring for the steps."""
+    """Install the skill(s) ``identifier`` names; see the module docstring for the steps.
+
+    ``subpath`` replaces the identifier's subdirectory (``""``: the whole tree), so one fetch
+    serves the ``skills`` of several subdirectories; ``keep_identity`` keeps each recorded
+    skill's identity in its new record (both for ``sync``)."""
     keys: list[str] = []
     scope_name = "project" if local else "global"
     try:
@@ -303,11 +316,13 @@ def install(identifier: str, ctx: LemonContext, *, plugins: Plugins, local: bool
         requested = ref.revision
         if revision is not None:
             ref = attrs.evolve(ref, revision=revision)
+        if subpath is not None:
+            ref = attrs.evolve(ref, subpath=subpath)
         scope = pick_scope(ctx, local)
         scope_name = scope.name
         # What is recorded and shown never carries a password typed into a URL.
         job = _Job(public_url(identifier), source, ref, source.trust_level(ref), scope, ctx,
-                   plugins, requested)
+                   plugins, requested, keep_identity)
         early = list(skills) or ([ref.name] if ref.name and not all_skills else [])
         keys = [k.rsplit("/", 1)[-1] for k in early]
         for key in keys:

@@ -2,8 +2,9 @@
 
 A skill whose folder is missing or whose bundle hash is not the recorded one is reinstalled at
 its recorded commit (``revision=resolved_commit``) and refused unless the fetched bundle is
-exactly the recorded ``bundle_hash``. Skills recorded with one identifier and commit (a tree
-of several skills installed together) are installed from one fetch. ``frozen`` changes
+exactly the recorded ``bundle_hash``. Skills of one repository (the source's canonical id) at
+one recorded commit are installed from one fetch, also when each was installed with its own
+``#subdirectory=`` identifier; every record keeps its own identity. ``frozen`` changes
 nothing: it reports every difference (a missing skill, a different bundle, a skill folder
 without a record) and fails on any.
 """
@@ -82,6 +83,53 @@ def _describe(found: list[Difference]) -> str:
     return "; ".join(f"{d.key} ({d.scope}): {words[d.kind]}" for d in found)
 
 
+def _group_of(item: outdated.Installed, ctx: LemonContext, plugins: Plugins) -> tuple[Any, ...]:
+    """What one fetch can serve: a scope, and one repository (the source's canonical id, which
+    leaves out the ref and the subdirectory) at one recorded commit. A skill with no recorded
+    commit is grouped by its identifier, as typed."""
+    record = item.record
+    identifier = outdated.identifier_of(record)
+    if record.resolved_commit is None:
+        return (item.scope.name, record.source_kind, identifier, None)
+    source, ref = router.resolve(identifier, ctx, plugins=plugins)
+    return (item.scope.name, source.name, ref.canonical_id or identifier, record.resolved_commit)
+
+
+def _common(paths: list[str]) -> str:
+    """The deepest folder holding every one of ``paths`` ("" for the root)."""
+    parts = [p.split("/") for p in paths]
+    common: list[str] = []
+    for level in zip(*parts):
+        if len(set(level)) != 1:
+            break
+        common.append(level[0])
+    return "/".join(common)
+
+
+def _batches(items: list[outdated.Installed], ctx: LemonContext, plugins: Plugins) -> list[
+        tuple[str, tuple[str | None, list[tuple[outdated.Installed, str]]],
+              list[outdated.Installed]]]:
+    """One install for the group when its skills' subdirectories can come from one tree:
+    (identifier, (subpath for the fetch or None for the identifier's own, [(item, folder in the
+    fetched tree)]), items). Otherwise one install per identifier."""
+    by_identifier: dict[str, list[outdated.Installed]] = {}
+    for item in items:
+        by_identifier.setdefault(outdated.identifier_of(item.record), []).append(item)
+    out = []
+    if len(by_identifier) > 1:
+        subdirs = [(i.record.subdirectory or "").strip("/") for i in items]
+        root = _common([s.rsplit("/", 1)[0] if "/" in s else "" for s in subdirs])
+        relative = [s[len(root):].lstrip("/") for s in subdirs]
+        if all(relative):  # every skill is a folder below the common one: one fetch
+            first = next(iter(by_identifier))
+            return [(first, (root, list(zip(items, relative))), items)]
+    for identifier, batch in by_identifier.items():
+        _, ref = router.resolve(identifier, ctx, plugins=plugins)
+        folders = [(i, outdated.tree_subdir(i.record.subdirectory, ref)) for i in batch]
+        out.append((identifier, (None, folders), batch))
+    return out
+
+
 def sync(ctx: LemonContext, *, plugins: Plugins, frozen: bool = False,
          local: bool | None = None, approve: approval.Approver = None, progress: Any = None,
          refresh: Callable[[], None] | None = None) -> SyncResult:
@@ -97,21 +145,21 @@ def sync(ctx: LemonContext, *, plugins: Plugins, frozen: bool = False,
         return SyncResult(tuple(found))
     groups: dict[tuple[Any, ...], list[outdated.Installed]] = {}
     for item in needed:
-        record = item.record
-        group = (item.scope.name, record.source_kind, outdated.identifier_of(record),
-                 record.resolved_commit)
-        groups.setdefault(group, []).append(item)
+        groups.setdefault(_group_of(item, ctx, plugins), []).append(item)
     done: list[str] = []
-    for (_, _, identifier, commit), items in groups.items():
-        _, ref = router.resolve(identifier, ctx, plugins=plugins)
-        subdirs = [outdated.tree_subdir(i.record.subdirectory, ref) for i in items]
-        expected = {i.record.key: i.record.bundle_hash or "" for i in items}
-        result = pipeline.install(
-            identifier, ctx, plugins=plugins, local=items[0].scope.local, force=True,
-            approve=approve, skills=tuple(s for s in subdirs if s), progress=progress,
-            revision=commit, expected_bundle_hash=expected, refresh=refresh)
-        done.extend(r.key for r in result.all)
-    return SyncResult(tuple(found), tuple(done), len(groups))
+    fetches = 0
+    for items in groups.values():
+        for identifier, subpath, batch in _batches(items, ctx, plugins):
+            commit = batch[0].record.resolved_commit
+            expected = {i.record.key: i.record.bundle_hash or "" for i in batch}
+            result = pipeline.install(
+                identifier, ctx, plugins=plugins, local=batch[0].scope.local, force=True,
+                approve=approve, skills=tuple(sub for _, sub in subpath[1] if sub),
+                progress=progress, revision=commit, expected_bundle_hash=expected,
+                subpath=subpath[0], keep_identity=True, refresh=refresh)
+            fetches += 1
+            done.extend(r.key for r in result.all)
+    return SyncResult(tuple(found), tuple(done), fetches)
 
 
 __all__ = ["Difference", "OutOfSync", "SyncResult", "differences", "sync"]

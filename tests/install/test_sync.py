@@ -102,3 +102,41 @@ def test_sync_fetches_a_repository_once_at_its_recorded_commit(ctx, git_plugins,
     assert {r.requested_ref for r in records.values()} == {None}  # the pin is not the request
     assert "Body." in (agent / "skill" / "s07" / "SKILL.md").read_text()
     assert sync(ctx, plugins=git_plugins, frozen=True).differences == ()
+
+
+def test_subdirectory_identifiers_of_one_repository_are_fetched_once(ctx, git_plugins, agent,
+                                                                     tmp_path) -> None:
+    names = ["a", "b", "c"]
+    with GitServer() as server:
+        repo, first = build_repo(tmp_path / "repo", {**_files(names),
+                                                     "other/d/SKILL.md": _files(["d"])[
+                                                         "skills/d/SKILL.md"]})
+        url = server.add("o/skills.git", repo)
+        typed = {n: f"git+{url}#subdirectory=skills/{n}" for n in names}
+        typed["d"] = f"git+{url}@main#subdirectory=other/d"
+        for identifier in typed.values():
+            pipeline.install(identifier, ctx, plugins=git_plugins, approve=True)
+        before = read_lock_records(agent / "skills.lock.json")[0]
+        for name in ("a", "c"):
+            shutil.rmtree(agent / "skill" / name)
+        server.requests.clear()
+        result = sync(ctx, plugins=git_plugins, approve=True)
+        assert sorted(result.installed) == ["a", "c"] and result.fetches == 1
+        uploads = [r for r in server.requests if r[1].endswith("/git-upload-pack")]
+        assert len(uploads) == 1, server.requests
+        # skills of two folders and two refs at one commit: one fetch of the common root
+        for name in names:
+            shutil.rmtree(agent / "skill" / name)
+        shutil.rmtree(agent / "skill" / "d")
+        server.requests.clear()
+        result = sync(ctx, plugins=git_plugins, approve=True)
+        assert sorted(result.installed) == ["a", "b", "c", "d"] and result.fetches == 1
+        assert len([r for r in server.requests if r[1].endswith("/git-upload-pack")]) == 1
+    after = read_lock_records(agent / "skills.lock.json")[0]
+    for key, record in after.items():  # each keeps the identity it was installed with
+        assert (record.identifier, record.subdirectory, record.requested_ref,
+                record.resolved_commit) == (before[key].identifier, before[key].subdirectory,
+                                            before[key].requested_ref, first)
+        assert record.bundle_hash == before[key].bundle_hash
+    assert after["d"].requested_ref == "main" and after["b"].subdirectory == "skills/b"
+    assert sync(ctx, plugins=git_plugins, frozen=True).differences == ()

@@ -4,6 +4,7 @@ paste sites, tunnels), or unknown. A host held in a variable is unknown."""
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 
@@ -147,6 +148,7 @@ def is_loopback(host: str) -> bool:
     return address.is_loopback or address.is_unspecified
 
 
+@functools.lru_cache(maxsize=4096)
 def host_class(url_or_host: str) -> str:
     """``loopback``, ``collector``, ``vendor`` (a known installer), ``api``, ``docs`` or
     ``unknown`` for a URL or bare host name. Anything with a variable or template in the host

@@ -137,10 +137,55 @@ def _anchored_word_lines(index: LineIndex, lower: str,
 
 #: Whitespace-free tokens longer than this are searched every time, never remembered.
 _TOKEN_CHARS = 64
-#: How many tokens :data:`_SEEN` remembers per word set before it starts again.
+#: How many tokens :class:`_Memory` remembers before it starts again.
 _TOKEN_MEMORY = 200_000
-#: Per word set: the parts (:func:`_parts`) each token seen so far holds.
-_SEEN: dict[frozenset[str], dict[str, tuple[str, ...]]] = {}
+
+
+class _Memory:
+    """What the tokens seen so far hold, for every part any caller has asked about (the
+    parts of every word set are searched together, so the auditors of one bundle share one
+    search per text)."""
+
+    def __init__(self) -> None:
+        self.parts: frozenset[str] = frozenset()
+        self.seen: set[str] = set()  # tokens searched, holding a part or not
+        self.holders: dict[str, tuple[str, ...]] = {}  # the tokens among them holding parts
+        self.recent: dict[str, frozenset[str]] = {}  # text -> parts present, the last texts
+
+    def present(self, lower: str, parts: frozenset[str]) -> frozenset[str]:
+        if not parts <= self.parts or len(self.seen) > _TOKEN_MEMORY:
+            self.parts = self.parts | parts
+            self.seen, self.holders, self.recent = set(), {}, {}
+        found = self.recent.get(lower)
+        if found is not None:
+            return found
+        tokens = frozenset(lower.split())
+        present: set[str] = set()
+        for token in tokens & self.holders.keys():
+            present.update(self.holders[token])
+        novel = list(tokens - self.seen)
+        if novel:
+            joined = "\n".join(novel)
+            by_part = _anchored_word_lines(LineIndex(joined), joined, self.parts)
+            holds: dict[int, list[str]] = {}
+            for part, numbers in by_part.items():
+                present.add(part)
+                for number in numbers:
+                    holds.setdefault(number, []).append(part)
+            for number, token in enumerate(novel, 1):
+                if len(token) <= _TOKEN_CHARS:
+                    self.seen.add(token)
+                    held = holds.get(number)
+                    if held:
+                        self.holders[token] = tuple(held)
+        result = frozenset(present)
+        if len(self.recent) >= 8:
+            self.recent.pop(next(iter(self.recent)))
+        self.recent[lower] = result
+        return result
+
+
+_MEMORY = _Memory()
 
 
 @functools.lru_cache(maxsize=32)
@@ -161,40 +206,6 @@ def _parts(words: frozenset[str]) -> tuple[frozenset[str], dict[str, list[tuple[
     return frozenset(by_part), by_part, tuple(blank)
 
 
-@functools.lru_cache(maxsize=8)
-def _tokens(lower: str) -> frozenset[str]:
-    """The distinct whitespace-separated tokens of ``lower`` (shared by every word set)."""
-    return frozenset(lower.split())
-
-
-def _present(lower: str, parts: frozenset[str]) -> set[str]:
-    """Which of ``parts`` (whitespace-free) occur in ``lower``: each part lies inside one
-    token, so the distinct tokens are searched, and what a token holds is remembered."""
-    seen = _SEEN.get(parts)
-    if seen is None or len(seen) > _TOKEN_MEMORY:
-        seen = _SEEN[parts] = {}
-    present: set[str] = set()
-    novel = []
-    for token in _tokens(lower):
-        held = seen.get(token)
-        if held is None:
-            novel.append(token)
-        elif held:
-            present.update(held)
-    if novel:
-        joined = "\n".join(novel)
-        by_part = _anchored_word_lines(LineIndex(joined), joined, parts)
-        holds: dict[int, list[str]] = {}
-        for part, numbers in by_part.items():
-            present.add(part)
-            for number in numbers:
-                holds.setdefault(number, []).append(part)
-        for number, token in enumerate(novel, 1):
-            if len(token) <= _TOKEN_CHARS:
-                seen[token] = tuple(holds.get(number, ()))
-    return present
-
-
 def word_lines(index: LineIndex, lower: str, words: frozenset[str]) -> dict[str, set[int]]:
     """For each of ``words`` found in ``lower`` (the text, lower-cased), the numbers of the
     lines holding it: what :meth:`LineIndex.lines_containing` finds word by word. A word can
@@ -203,9 +214,9 @@ def word_lines(index: LineIndex, lower: str, words: frozenset[str]) -> dict[str,
     ordinary prose recur), and only the words whose parts are all there are looked for, word
     by word, in the text itself."""
     parts, by_part, blank = _parts(words)
-    present = _present(lower, parts) if parts else set()
+    present = _MEMORY.present(lower, parts) if parts else frozenset()
     candidates = set(blank)
-    for part in present:
+    for part in present & parts:
         for word, pieces in by_part[part]:
             if word not in candidates and all(piece in present for piece in pieces):
                 candidates.add(word)

@@ -10,8 +10,8 @@ regular-expression pass over the file.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
-from collections.abc import Iterator
 from typing import NamedTuple
 
 import attrs
@@ -138,15 +138,18 @@ class Document:
         return self.lines[number - 1]
 
 
-def _split(text: str) -> Iterator[tuple[int, str]]:
-    start = 0
-    for piece in text.split("\n"):
-        yield start, piece.removesuffix("\r")
-        start += len(piece) + 1
+def _split(text: str) -> list[tuple[int, str]]:
+    """``(offset, line)`` of each line of ``text`` (a trailing ``\\r`` dropped)."""
+    pieces = text.split("\n")
+    starts = itertools.accumulate(map(len, pieces), lambda at, n: at + n + 1, initial=0)
+    if "\r" in text:
+        return [(start, piece.removesuffix("\r")) for start, piece in zip(starts, pieces)]
+    return list(zip(starts, pieces))
 
 
 def _script_lines(text: str, language: str | None, context: str) -> tuple[Line, ...]:
     lines = []
+    make = Line._make
     in_doc = False  # inside a Python triple-quoted block that started on its own line
     for number, (start, raw) in enumerate(_split(text), 1):
         kind = context
@@ -159,14 +162,15 @@ def _script_lines(text: str, language: str | None, context: str) -> tuple[Line, 
                     in_doc = not in_doc
             elif is_comment(raw, language):
                 kind = "script-comment"
-        lines.append(Line(number, raw, kind, language, False, start))
+        lines.append(make((number, raw, kind, language, False, start, False)))
     return tuple(lines)
 
 
 def _markdown_lines(text: str) -> tuple[Line, ...]:
-    raw_lines = list(_split(text))
+    raw_lines = _split(text)
     out: list[Line] = []
     append = out.append
+    make = Line._make
     fence: tuple[str, int] | None = None  # (char, length)
     fence_lang: str | None = None
     fence_warned = False
@@ -179,7 +183,7 @@ def _markdown_lines(text: str) -> tuple[Line, ...]:
     for index, (start, raw) in enumerate(raw_lines):
         number = index + 1
         if in_front:
-            append(Line(number, raw, "frontmatter", None, False, start))
+            append(make((number, raw, "frontmatter", None, False, start, False)))
             if index > 0 and raw.strip() in ("---", "..."):
                 in_front = False
             continue
@@ -189,17 +193,17 @@ def _markdown_lines(text: str) -> tuple[Line, ...]:
                     len(stripped) >= fence[1] and len(raw) - len(raw.lstrip(" ")) < 4:
                 fence = None
                 lead = ""
-            append(Line(number, raw, "fence", fence_lang, fence_warned, start))
+            append(make((number, raw, "fence", fence_lang, fence_warned, start, False)))
             continue
         if in_comment or "<!--" in raw[:8]:
             opened = raw.find("<!--")
             in_comment = raw.find("-->", opened + 4 if opened >= 0 else 0) == -1
-            append(Line(number, raw, "comment", None, section_warned, start))
+            append(make((number, raw, "comment", None, section_warned, start, False)))
             continue
         stripped = raw.strip()
         if not stripped:
             table_warned = None
-            append(Line(number, raw, "prose", None, section_warned, start))
+            append(make((number, raw, "prose", None, section_warned, start, False)))
             continue
         first = stripped[0]
         if first in "`~":
@@ -208,7 +212,7 @@ def _markdown_lines(text: str) -> tuple[Line, ...]:
                 fence = (match.group(1)[0], len(match.group(1)))
                 fence_lang = fence_language(match.group(2))
                 fence_warned = section_warned or is_warning(lead) or is_warning(match.group(2))
-                append(Line(number, raw, "fence", fence_lang, fence_warned, start))
+                append(make((number, raw, "fence", fence_lang, fence_warned, start, False)))
                 continue
         if first == "#":
             heading = _HEADING.match(raw)
@@ -219,20 +223,19 @@ def _markdown_lines(text: str) -> tuple[Line, ...]:
                 sections.append((level, is_warning(heading.group(2) or "")))
                 section_warned = any(w for _, w in sections)
                 lead = ""
-                append(Line(number, raw, "heading", None, section_warned, start))
+                append(make((number, raw, "heading", None, section_warned, start, False)))
                 continue
         if first == "|" or (table_warned is not None and "|" in stripped):
             if table_warned is None:  # the header row decides for the whole table
                 table_warned = is_warning(stripped) or is_warning(lead)
-            append(Line(number, raw, "table", None, section_warned or table_warned, start,
-                        True))
+            append(make((number, raw, "table", None, section_warned or table_warned, start, True)))
             continue
         if first == ">":
-            append(Line(number, raw, "quote", None, section_warned, start, True))
+            append(make((number, raw, "quote", None, section_warned, start, True)))
             lead = stripped
             continue
         lead = stripped
-        append(Line(number, raw, "prose", None, section_warned, start, True))
+        append(make((number, raw, "prose", None, section_warned, start, True)))
     return tuple(out)
 
 

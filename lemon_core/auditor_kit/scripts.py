@@ -115,8 +115,7 @@ def is_comment(line: str, language: str | None) -> bool:
     if not stripped or stripped.startswith("#!"):
         return False
     starts = _COMMENT.get(language or "", ("#",))
-    lower = stripped.lower()
-    return any(lower.startswith(start) for start in starts)
+    return stripped.lower().startswith(starts)
 
 
 __all__ = ["DATA_SUFFIXES", "FENCE_LANGUAGES", "MARKDOWN_SUFFIXES", "SCRIPT_SUFFIXES",

@@ -65,6 +65,15 @@ class _LemonFlow:
         await super()._initialize()  # type: ignore[misc]
         self._restore()
 
+    async def _perform_authorization(self) -> Any:
+        """The SDK has just chosen the scope from the challenge and the metadata; the entry's
+        configured scope is always requested too."""
+        from mcp.client.auth.utils import union_scopes
+
+        metadata = self.context.client_metadata
+        metadata.scope = union_scopes(self.settings.scope, metadata.scope)
+        return await super()._perform_authorization()  # type: ignore[misc]
+
     async def _handle_refresh_response(self, response: Any) -> bool:
         ok = await super()._handle_refresh_response(response)  # type: ignore[misc]
         if not ok:

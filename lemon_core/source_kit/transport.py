@@ -157,9 +157,7 @@ def git_errors(url: str, secrets: tuple[str, ...] = ()) -> Iterator[None]:
     except LemonError:
         raise
     except HTTPUnauthorized:
-        raise GitSourceError(
-            f"{shown} asked for credentials (HTTP 401): the repository is private or does not "
-            "exist; for GitHub set GITHUB_TOKEN") from None
+        raise GitSourceError(_unauthorized(url, shown, secrets)) from None
     except HTTPProxyUnauthorized:
         raise GitSourceError(f"the HTTP proxy asked for credentials while fetching {shown}: "
                              "check https_proxy") from None
@@ -183,6 +181,19 @@ def git_errors(url: str, secrets: tuple[str, ...] = ()) -> Iterator[None]:
     except Exception as exc:  # noqa: BLE001 - dulwich raises many kinds; none may escape with a credential
         raise GitSourceError(f"git transfer from {shown} failed ({type(exc).__name__}): "
                              f"{clean(exc)}") from None
+
+
+def _unauthorized(url: str, shown: str, secrets: tuple[str, ...]) -> str:
+    """What an HTTP 401 means here, and how to give the credentials (never how they were)."""
+    host = urlsplit(url).hostname or "HOST"
+    if urlsplit(url).username is not None or any(secrets):
+        return (f"{shown} refused the credentials lemon sent (HTTP 401): check the user name "
+                f"and password or token for {host}")
+    return (f"{shown} asked for credentials (HTTP 401) and lemon had none to send: the "
+            "repository is private or does not exist. lemon never records a password typed "
+            "into a URL, so an update, outdated check or sync of such an install has none: "
+            f"put 'machine {host} login USER password SECRET' in ~/.netrc (or the file $NETRC "
+            "names), or give the URL with its credentials again; for GitHub set GITHUB_TOKEN")
 
 
 def _unreachable_reason(message: str) -> str | None:

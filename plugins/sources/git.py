@@ -6,7 +6,10 @@ Identifiers, pip's style: ``git+<url>[@<ref>][#subdirectory=<path>]`` (router or
 the remote's default branch. The exact commit is returned as the fetch's revision; a
 :class:`~lemon_core.protocols.SourceRef` whose ``revision`` is set fetches that revision instead
 of the identifier's ``@ref`` (how a lockfile's commit is reproduced). Credentials written in a
-URL are used for the fetch but never shown, nor kept in ``canonical_id``. Trust ``community``.
+URL are used for the fetch but never shown, nor kept in ``canonical_id`` (the fetch says so in
+a note); a URL without them takes them from ``~/.netrc`` / ``$NETRC`` when it names the host
+(:mod:`lemon_core.source_kit.netrc`), which is how an update of such an install gets them.
+Trust ``community``.
 """
 
 from __future__ import annotations
@@ -28,9 +31,28 @@ FORMS = {
 _URL_PREFIXES = ("https://", "http://", "ssh://", "file://")
 
 
+#: The note of a fetch whose URL held credentials.
+URL_CREDENTIALS_NOTE = (
+    "the credentials in the URL were used for this fetch only and are not recorded; for "
+    "'lemon skill update', 'outdated' and 'sync' put them in ~/.netrc (machine HOST login "
+    "USER password SECRET), or the file $NETRC names")
+
+
 def _location_text(identifier: str) -> str:
     text = identifier.strip()
     return text.removeprefix("git+")
+
+
+def _auth(url: str, ctx: Any) -> tuple[Any, tuple[str, ...]]:
+    """Credentials for a URL that carries none, from netrc; (auth, secrets to redact)."""
+    from urllib.parse import urlsplit
+
+    from lemon_core.source_kit.netrc import netrc_auth
+
+    if ctx is None or urlsplit(url).username is not None:
+        return None, ()
+    auth = netrc_auth(url, ctx.home, ctx.env)
+    return auth, ((auth.password,) if auth is not None and auth.password else ())
 
 
 class GitSource:
@@ -80,17 +102,24 @@ class GitSource:
         from lemon_core.source_kit import fetch_tree, split_location
 
         location = split_location(_location_text(ref.identifier))
+        auth, secrets = _auth(location.url, ctx)
         fetched = fetch_tree(location.url, ref.revision or location.ref, dest,
                              subdirectory=ref.subpath if ref.subpath is not None
-                             else location.subdirectory, progress=progress)
-        return FetchResult(revision=fetched.commit, notes=fetched.notes)
+                             else location.subdirectory, auth=auth, secrets=secrets,
+                             progress=progress)
+        notes = tuple(fetched.notes)
+        if location.url != location.public and "://" in location.url and not \
+                location.url.lower().startswith("ssh://"):
+            notes += (URL_CREDENTIALS_NOTE,)
+        return FetchResult(revision=fetched.commit, notes=notes)
 
     def upstream_hash(self, ref: SourceRef, ctx: Any) -> str | None:
         from lemon_core.source_kit import split_location, upstream_commit
 
         location = split_location(_location_text(ref.identifier))
-        return upstream_commit(location.url, ref.revision or location.ref, cache=self.refs,
-                               scope=ctx)
+        auth, secrets = _auth(location.url, ctx)
+        return upstream_commit(location.url, ref.revision or location.ref, auth=auth,
+                               secrets=secrets, cache=self.refs, scope=ctx)
 
     def search(self, query: str, ctx: Any, limit: int) -> list[SearchHit]:
         return []

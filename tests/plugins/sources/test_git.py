@@ -188,3 +188,43 @@ def test_a_password_in_the_url_is_used_but_never_recorded_or_printed(
     assert "s3cret-pw" not in lock_text + proc.stdout + proc.stderr
     record = json.loads(lock_text)["skills"]["demo"]
     assert record["source_kind"] == "git" and record["identifier"] == url
+
+
+def test_update_of_an_install_whose_url_held_a_password(tmp_path: Path,
+                                                        git_server: GitServer) -> None:
+    repo, _ = build_repo(tmp_path / "private.git", {"SKILL.md": SKILL, "v.txt": "1"})
+    url = git_server.add("o/private.git", repo)
+    git_server.require_auth("alice", "s3cret-pw")
+    home = tmp_path / "home"
+    home.mkdir()
+    proc = _lemon(home, "skill", "install", url.replace("http://", "http://alice:s3cret-pw@"),
+                  "--approve", "--json")
+    assert proc.returncode == 0, proc.stderr
+    (note,) = [n for n in json.loads(proc.stdout)["installed"][0]["notes"] if "netrc" in n]
+    assert "not recorded" in note
+    newer = commit(repo, {"SKILL.md": SKILL, "v.txt": "2"})
+    seen = proc.stdout + proc.stderr
+
+    proc = _lemon(home, "skill", "update", "demo", "--approve")  # the lockfile has no password
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert "lemon had none to send" in proc.stderr and "never records a password" in proc.stderr
+    assert "machine 127.0.0.1 login USER password SECRET" in proc.stderr
+    assert "~/.netrc" in proc.stderr and proc.stderr.count("\n") == 1
+    seen += proc.stdout + proc.stderr
+
+    (home / ".netrc").write_text("machine 127.0.0.1 login alice password wrong\n")
+    proc = _lemon(home, "skill", "update", "demo", "--approve")
+    assert proc.returncode == 1 and "refused the credentials lemon sent" in proc.stderr
+    seen += proc.stdout + proc.stderr
+
+    elsewhere = tmp_path / "netrc"
+    elsewhere.write_text("machine 127.0.0.1 login alice password s3cret-pw\n")
+    proc = _lemon(home, "skill", "update", "demo", "--approve", "--json", NETRC=str(elsewhere))
+    assert proc.returncode == 0, proc.stderr
+    (updated,) = json.loads(proc.stdout)["updated"]
+    assert updated["action"] == "updated" and updated["revision"] == newer
+    assert (home / ".lemon" / "agent" / "skill" / "demo" / "v.txt").read_text() == "2"
+    seen += proc.stdout + proc.stderr
+    lock_text = (home / ".lemon" / "agent" / "skills.lock.json").read_text()
+    assert "s3cret-pw" not in seen + lock_text and "wrong" not in seen
+    assert json.loads(lock_text)["skills"]["demo"]["identifier"] == url

@@ -84,18 +84,23 @@ class LineSplitter:
         return lines
 
 
-def parse_line(line: bytes) -> Any:
-    """One stdout line as the SDK's ``SessionMessage``, or the validation error as a value
-    (the session reports it; the line itself is never logged: it may hold secrets)."""
-    import mcp_types
+def line_parser() -> Any:
+    """``parse(line)``: one stdout line as the SDK's ``SessionMessage``, or the validation
+    error as a value (the session reports it; the line itself is never logged: it may hold
+    secrets)."""
     from mcp.shared.message import SessionMessage
+    from mcp_types import jsonrpc_message_adapter
 
-    try:
-        return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(line,
-                                                                              by_name=False))
-    except ValueError as exc:
-        logger.debug("a stdio server sent a line that is not a JSON-RPC message")
-        return exc
+    validate = jsonrpc_message_adapter.validate_json
+
+    def parse(line: bytes) -> Any:
+        try:
+            return SessionMessage(validate(line, by_name=False))
+        except ValueError as exc:
+            logger.debug("a stdio server sent a line that is not a JSON-RPC message")
+            return exc
+
+    return parse
 
 
 class StdioTransport:
@@ -138,6 +143,7 @@ class StdioTransport:
         to_session, read_stream = anyio.create_memory_object_stream[Any](0)
         write_stream, from_session = anyio.create_memory_object_stream[Any](0)
         writer_done = anyio.Event()
+        parse_line = line_parser()
 
         async def read(scope: Any) -> None:
             try:
@@ -149,7 +155,7 @@ class StdioTransport:
                                 anyio.BrokenResourceError, OSError):
                             return
                         for line in self.splitter.feed(chunk):
-                            if line.strip():
+                            if line and not line.isspace():
                                 await to_session.send(parse_line(line))
             except Oversized:
                 self.error = McpConnectionError(self.name, "stdio", "oversized",
@@ -269,4 +275,4 @@ async def _drain(process: Any) -> None:
 
 
 __all__ = ["CHUNK_BYTES", "GRACE_S", "KILL_AFTER_S", "MAX_MESSAGE_BYTES", "LineSplitter",
-           "StdioTransport", "parse_line"]
+           "StdioTransport", "line_parser"]

@@ -15,6 +15,7 @@ from typing import Any
 import typer
 
 from lemon_core.cli import mcp as mcp_cli
+from lemon_core.cli import mcp_oauth  # noqa: F401  (``lemon mcp login/logout``)
 from lemon_core.cli import mcp_runtime  # noqa: F401  (``lemon mcp tools/status/call``)
 from lemon_core.cli import mcp_test  # noqa: F401  (registers ``lemon mcp test``)
 from lemon_core.cli import plugins as plugins_cli

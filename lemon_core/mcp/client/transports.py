@@ -1,6 +1,7 @@
 """The SDK transport for one configured server entry (:class:`lemon_core.models.McpServer`).
 
-- ``stdio``: the command and its argument vector (never a shell), the entry's ``env`` over the
+- ``stdio`` (lemon's own transport, :mod:`lemon_core.mcp.client.stdio`: messages of at most
+  8 MiB): the command and its argument vector (never a shell), the entry's ``env`` over the
   SDK's safe inherited environment, and its ``cwd`` (default: the requesting project; a
   relative one resolves against it). The server's stderr goes to ``errlog`` (by default
   nowhere: what a server prints may hold secrets).

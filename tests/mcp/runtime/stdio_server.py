@@ -79,7 +79,8 @@ if mode == "full":
             return "grown"
 
         server.add_tool(grown, name="grown")
-        await ctx.notify_tools_changed()
+        await ctx.notify_tools_changed()  # reaches only 2026 subscriptions/listen streams
+        await ctx.session.send_tool_list_changed()  # the handshake era's notification
         return "grew"
 
     @server.resource("note://one")

@@ -17,6 +17,7 @@ import typer
 from lemon_core.cli import mcp as mcp_cli
 from lemon_core.cli import mcp_oauth  # noqa: F401  (``lemon mcp login/logout``)
 from lemon_core.cli import mcp_runtime  # noqa: F401  (``lemon mcp tools/status/call``)
+from lemon_core.cli import mcp_serve  # noqa: F401  (``lemon mcp serve``)
 from lemon_core.cli import mcp_test  # noqa: F401  (registers ``lemon mcp test``)
 from lemon_core.cli import plugins as plugins_cli
 from lemon_core.cli import skill_app

@@ -1,0 +1,141 @@
+"""The gateway's requests, routed to one :class:`~lemon_core.mcp.runtime.host.McpHost`.
+
+``tools/list`` is the host's inventory (model-facing names, descriptions, input schemas,
+utilities included); ``tools/call`` is :meth:`McpHost.call`, with approvals asked through MCP
+elicitation (:mod:`.elicit`) and every lemon failure a fixed tool error (:mod:`.results`).
+The host's blocking calls run in worker threads, so the gateway's loop keeps answering (an
+elicitation's answer arrives while its call waits). The first discovery starts with the
+gateway and every request waits for it; the inventory is then rediscovered every
+``refresh_s``, and entries that run ``lemon mcp serve`` are skipped (:mod:`.selfref`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from lemon_core.context import LemonContext
+from lemon_core.errors import LemonError, NotFoundError
+from lemon_core.mcp.gateway import elicit, results
+from lemon_core.mcp.gateway.notify import ChangeNotifier
+from lemon_core.mcp.gateway.selfref import self_reason
+from lemon_core.mcp.runtime.approvals import ApprovalRefused, approval_key
+
+
+class Gateway:
+    def __init__(self, ctx: LemonContext, *, notice: Callable[[str], None] | None = None,
+                 approval_wait_s: float = elicit.WAIT_S, **host_options: Any) -> None:
+        from lemon_core.mcp.runtime.host import McpHost
+
+        self.ctx = ctx
+        self.notice = notice
+        self.approval_wait_s = approval_wait_s
+        self.notifier = ChangeNotifier(self.tools)
+        self.host = McpHost(ctx, on_change=self.notifier.changed, skip=self_reason,
+                            **host_options)
+        self._ready: Any = None
+
+    # -- lifecycle -----------------------------------------------------------------------
+    async def run(self) -> None:
+        """The gateway's background work: the first discovery, change notices and the
+        periodic rediscovery (until cancelled)."""
+        import anyio
+
+        self._ready = self._ready or anyio.Event()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self.notifier.run)
+            await self._discover()
+            self._ready.set()
+            self._report_skipped()
+            while True:
+                await anyio.sleep(self.host.refresh_s + 0.1)
+                await self._discover()
+
+    def close(self) -> None:
+        self.notifier.stop()
+        self.host.close()
+
+    async def ready(self) -> None:
+        import anyio
+
+        self._ready = self._ready or anyio.Event()
+        await self._ready.wait()
+
+    async def _discover(self) -> Sequence[Any]:
+        import anyio
+
+        try:
+            return await anyio.to_thread.run_sync(self.host.tools)
+        except LemonError as exc:  # an unreadable configuration: say so, serve nothing
+            self._say(str(exc))
+            return ()
+
+    async def tools(self) -> Sequence[Any]:
+        return await self._discover()
+
+    def _say(self, message: str) -> None:
+        if self.notice is not None:
+            self.notice(message)
+
+    def _report_skipped(self) -> None:
+        for item in self.host.status():
+            if item.last_error:
+                self._say(f"MCP server \"{item.name}\": {item.last_error}")
+
+    # -- requests ------------------------------------------------------------------------
+    async def list_tools(self, session: Any) -> list[Any]:
+        import mcp_types as types
+
+        await self.ready()
+        hosted = await self.tools()
+        self.notifier.listed_now(session, hosted)
+        return [types.Tool(name=t.name, description=t.description,
+                           input_schema=dict(t.input_schema) or {"type": "object"})
+                for t in hosted]
+
+    async def call_tool(self, session: Any, request_id: Any, name: str,
+                        arguments: dict[str, Any]) -> Any:
+        import anyio
+
+        await self.ready()
+        tool = next((t for t in await self.tools() if t.name == name), None)
+        if tool is None:
+            return results.unknown(name)
+        approver = None
+        if elicit.can_elicit(session):
+            wait_s = self.approval_wait_s
+
+            def approver(request: Any) -> bool:
+                return anyio.from_thread.run(elicit.ask, session, request, request_id, wait_s)
+
+        call = functools.partial(self.host.call, name, arguments, approver=approver)
+        try:
+            result = await anyio.to_thread.run_sync(call)
+        except NotFoundError:
+            return results.unknown(name)
+        except ApprovalRefused:
+            if approver is not None:
+                return results.tool_error(f"the call of {tool.name} was not approved "
+                                          "(declined, cancelled or unanswered); nothing was "
+                                          "called")
+            source = await anyio.to_thread.run_sync(self._source_of, tool)
+            return results.tool_error(elicit.how_to_allow(
+                tool, approval_key(tool.kind, tool.raw), source))
+        except Exception:  # noqa: BLE001 - fixed text, never the exception's own
+            return results.tool_error(f"the call of {tool.name} failed inside lemon; it "
+                                      "was not retried")
+        return results.from_host(tool, result)
+
+    def _source_of(self, tool: Any) -> Any:
+        """The configuration entry's source (file) of ``tool``'s server, for the refusal."""
+        from lemon_core.mcp.effective import effective_servers
+        from lemon_core.mcp.runtime.names import server_identity
+
+        for item in effective_servers(self.ctx).servers:
+            if server_identity(item.server) == tool.identity:
+                return item.server.source
+        return None
+
+
+__all__ = ["Gateway"]

@@ -163,7 +163,11 @@ def git_errors(url: str, secrets: tuple[str, ...] = ()) -> Iterator[None]:
                              "check https_proxy") from None
     except NotGitRepository:
         raise GitSourceError(f"no git repository at {shown}: check the URL") from None
-    except HangupException:
+    except HangupException as exc:
+        said = _last_line(exc.stderr_lines, secrets)
+        if said:  # ssh (or the server's git) said why: a host, a key, a missing repository
+            raise GitSourceError(f"cannot fetch {shown}: the remote side said: {said}; check "
+                                 "the host, the path and your ssh access") from None
         raise GitSourceError(
             f"{shown} closed the connection before the transfer finished; try again") from None
     except GitProtocolError as exc:
@@ -181,6 +185,17 @@ def git_errors(url: str, secrets: tuple[str, ...] = ()) -> Iterator[None]:
     except Exception as exc:  # noqa: BLE001 - dulwich raises many kinds; none may escape with a credential
         raise GitSourceError(f"git transfer from {shown} failed ({type(exc).__name__}): "
                              f"{clean(exc)}") from None
+
+
+def _last_line(lines: Any, secrets: tuple[str, ...]) -> str:
+    """The last non-empty line of a remote's stderr (credentials out; plain text, which the
+    caller escapes to show), or ""."""
+    for raw in reversed(list(lines or ())):
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+        text = text.strip()
+        if text:
+            return redact(text[:300], secrets)
+    return ""
 
 
 def _unauthorized(url: str, shown: str, secrets: tuple[str, ...]) -> str:

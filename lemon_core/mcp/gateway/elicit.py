@@ -5,7 +5,9 @@ the person behind the client with a short form (``elicitation/create``, form mod
 yes/no field, and a message naming the tool, its server and the argument *names* (never their
 values, never a credential). Only ``accept`` with ``approve`` true allows the call; decline,
 cancel, an error or no answer within :data:`WAIT_S` refuse it. A client that did not advertise
-elicitation is never asked: the call is refused with :func:`how_to_allow`'s text.
+elicitation is never asked: the call is refused with :func:`how_to_allow`'s text. So is a
+client on the 2026-07-28 protocol, which forbids server-initiated requests (its elicitation
+goes through ``InputRequiredResult`` rounds, not implemented here).
 """
 
 from __future__ import annotations
@@ -60,8 +62,9 @@ def how_to_allow(tool: Any, key: str, source: Any) -> str:
              f"in its configuration ({escape(source.provider)}:{escape(source.scope)})"
              if source is not None else "in the project's .lemon/mcp.json")
     return (f"{escape(key)} on server \"{escape(tool.server)}\" needs approval, and this "
-            "client cannot ask for it (it does not support MCP elicitation); nothing was "
-            f"called. To allow it without asking, set \"tool_approvals\": "
+            "connection cannot ask for it (the client did not advertise MCP elicitation, or "
+            "speaks the 2026 protocol, where lemon cannot ask yet); nothing was called. To "
+            f"allow it without asking, set \"tool_approvals\": "
             f"{{\"{escape(key)}\": \"never\"}} (or \"approval\": \"never\") on the "
             f"\"{escape(tool.server)}\" entry {where}.")
 

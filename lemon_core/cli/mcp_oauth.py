@@ -1,7 +1,7 @@
 """``lemon mcp login NAME`` and ``lemon mcp logout NAME``: OAuth for Streamable HTTP entries.
 
 Registers on :data:`lemon_core.cli.mcp.app`; a thin layer over
-:mod:`lemon_core.mcp.client.oauth.login`. ``login`` prints the authorization URL of an
+:mod:`lemon_core.mcp.client.oauth_login`. ``login`` prints the authorization URL of an
 interactive (PKCE) entry on stderr and waits for the localhost redirect; a client-credentials
 entry just fetches its token. No token or secret is ever printed.
 """
@@ -29,8 +29,8 @@ def login(
     commands then use (and refresh) the cached tokens without asking."""
     from lemon_core.cli.output import emit_json, say, warn
     from lemon_core.mcp.client.errors import McpConnectionError
-    from lemon_core.mcp.client.oauth.login import login as run_login
-    from lemon_core.mcp.client.oauth.login import oauth_server
+    from lemon_core.mcp.client.oauth_login import login as run_login
+    from lemon_core.mcp.client.oauth_login import oauth_server
 
     ctx = _context(cwd)
     _server, settings = oauth_server(ctx, name)
@@ -73,7 +73,7 @@ def logout(
     """Delete NAME's cached OAuth tokens (the file under <agent dir>/mcp-oauth). The
     authorization server is not told; revoke the grant there if it must end now."""
     from lemon_core.cli.output import emit_json, say
-    from lemon_core.mcp.client.oauth.login import logout as run_logout
+    from lemon_core.mcp.client.oauth_login import logout as run_logout
 
     forgot = run_logout(_context(cwd), name)
     if as_json:

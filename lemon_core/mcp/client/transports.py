@@ -73,11 +73,11 @@ def transport_for(server: McpServer, ctx: LemonContext, *, errlog: TextIO | None
                           sse_read_timeout=max(timeout, 30.0), httpx_client_factory=factory)
     from mcp.client.streamable_http import streamable_http_client
 
-    from lemon_core.mcp.client.oauth.build import auth_for  # None without an oauth block
+    from lemon_core.mcp.client.oauth.build import auth_for
 
     client = httpx2.AsyncClient(headers=headers, trust_env=False, event_hooks=hooks,
                                 timeout=httpx2.Timeout(timeout, read=max(timeout, 30.0)),
-                                auth=auth_for(server, ctx))
+                                auth=auth_for(server, ctx))  # None: no oauth block
     return _owning(client, streamable_http_client(server.url or "", http_client=client))
 
 

@@ -4,7 +4,8 @@ One job per module: :mod:`.settings` (the entry's ``oauth`` block resolved), :mo
 (the private token cache file, or memory), :mod:`.storage` (the SDK's ``TokenStorage`` over a
 slot), :mod:`.providers` (the SDK providers with lemon's resume and fixed errors),
 :mod:`.receiver` (the localhost redirect receiver), :mod:`.interactive` (who gets an
-authorization URL), :mod:`.build` (the provider for an entry), :mod:`.login` (login/logout).
+authorization URL), :mod:`.build` (the provider for an entry). ``login``/``logout`` live beside the package,
+in :mod:`lemon_core.mcp.client.oauth_login` (they open connections, which use this package).
 See docs/mcp-oauth.md.
 """
 

@@ -14,7 +14,7 @@ import pytest
 from lemon_core.context import LemonContext
 from lemon_core.mcp.client.connection import probe
 from lemon_core.mcp.client.errors import McpConnectionError
-from lemon_core.mcp.client.oauth.login import login, logout
+from lemon_core.mcp.client.oauth_login import login, logout
 from lemon_core.mcp.runtime.host import McpHost
 from tests.mcp.client.oauth.authserver import PUBLIC_CLIENT
 from tests.mcp.client.oauth.conftest import Rig, write_project

@@ -3,7 +3,7 @@
 :func:`login` connects to one server of the project's effective set with an authorizer in
 place, so an authorization-code (PKCE) entry hands its URL to ``on_url`` and waits for the
 localhost redirect, and a client-credentials entry simply fetches a token; the tokens land in
-the entry's cache slot. :func:`logout` forgets a slot's tokens. Neither returns or prints a
+the entry's cache slot (:mod:`lemon_core.mcp.client.oauth`). :func:`logout` forgets a slot's tokens. Neither returns or prints a
 token.
 """
 

@@ -8,7 +8,8 @@
 
 Both resume from the cache slot: the stored expiry makes an expired access token refresh
 (``grant_type=refresh_token``, storing a rotated refresh token, keeping the old one when none
-is returned) before the first MCP request, at the token endpoint discovered last time. A
+is returned) before the first MCP request, at the token endpoint discovered last time; a 401
+for a token the client still thought valid is answered by a refresh first, too. A
 refused refresh drops the tokens and the SDK acquires new ones once (client credentials) or asks
 for a login (PKCE). Every SDK OAuth failure becomes a fixed :class:`~.errors.OAuthError`; the
 SDK's own messages (which may quote the authorization server) are never shown.
@@ -89,10 +90,20 @@ class _LemonFlow:
         from pydantic import ValidationError
 
         flow = super()._auth_flow(request)  # type: ignore[misc]
+        refreshed = False
         try:
             outgoing = await flow.__anext__()
             while True:
                 response = yield outgoing
+                if outgoing is request and response.status_code == 401 and not refreshed \
+                        and self.context.can_refresh_token():
+                    # the server rejected the access token: refresh first, and only when that
+                    # fails let the SDK run its full flow (re-acquire, or ask for a login)
+                    refreshed = True
+                    answer = yield await self._refresh_token()  # type: ignore[attr-defined]
+                    if await self._handle_refresh_response(answer):
+                        self._add_auth_header(request)  # type: ignore[attr-defined]
+                        response = yield request
                 outgoing = await flow.asend(response)
         except StopAsyncIteration:
             return

@@ -48,10 +48,14 @@ def test_metadata_requests_carry_no_configured_headers_or_tokens(rig: Rig,
                    token_auth_method="client_secret_post")
     probe(entry, ctx)
     probe(entry, ctx)  # the second run holds a cached token
+    rig.auth.expire_access()  # the third holds one the server rejects, and cannot refresh it
+    rig.auth.refresh.clear()
+    probe(entry, ctx)
+    assert rig.auth.grants == ["client_credentials", "refresh_token", "client_credentials"]
     metadata = [r for r in rig.mcp_requests() if r["path"].startswith("/.well-known/")]
     metadata += [{"path": s.path, "headers": s.headers} for s in rig.auth.seen
                  if s.path.startswith("/.well-known/")]
-    assert metadata
+    assert [r["path"] for r in metadata].count("/.well-known/oauth-protected-resource/mcp") == 2
     for request in metadata:
         assert "authorization" not in request["headers"], request["path"]
         assert "x-configured" not in request["headers"], request["path"]

@@ -68,3 +68,14 @@ def test_cached_token_skips_discovery_and_grants(rig: Rig, ctx: LemonContext) ->
     assert rig.auth.grants == ["client_credentials"]
     assert all(s.path == "/introspect" for s in rig.auth.seen[seen:])
     assert not any(r["path"].startswith("/.well-known/") for r in rig.mcp_requests()[mcp_seen:])
+
+
+def test_a_rejected_access_token_is_refreshed_first(rig: Rig, ctx: LemonContext) -> None:
+    entry = credentials(rig)
+    probe(entry, ctx)
+    rig.auth.expire_access()  # the server rejects a token the client still thinks valid
+    seen = len(rig.auth.seen)
+    result = probe(entry, ctx)
+    assert [t.name for t in result.tools] == ["echo"]
+    assert rig.auth.grants == ["client_credentials", "refresh_token"]
+    assert not [s for s in rig.auth.seen[seen:] if s.path.startswith("/.well-known/")]

@@ -23,6 +23,12 @@ if TYPE_CHECKING:
 ImportScope = Literal["project", "user"]
 
 
+def _tuple(value: object) -> tuple[object, ...]:
+    """``tuple(value)`` (a function: attrs reading a builtin's signature costs a tokenizer
+    start-up)."""
+    return tuple(value)  # type: ignore[call-overload]
+
+
 @attrs.frozen
 class SkippedEntry:
     """An entry that was not imported and claims no name; ``reason`` is a key of
@@ -55,9 +61,9 @@ class ImportFailure:
 class ImportOutcome:
     """Imported servers (claim order, one per name), skipped entries and failed files."""
 
-    servers: tuple[McpServer, ...] = attrs.field(default=(), converter=tuple)
-    skipped: tuple[SkippedEntry, ...] = attrs.field(default=(), converter=tuple)
-    errors: tuple[ImportFailure, ...] = attrs.field(default=(), converter=tuple)
+    servers: tuple[McpServer, ...] = attrs.field(default=(), converter=_tuple)
+    skipped: tuple[SkippedEntry, ...] = attrs.field(default=(), converter=_tuple)
+    errors: tuple[ImportFailure, ...] = attrs.field(default=(), converter=_tuple)
 
 
 def _real(path: Path | str) -> str:

@@ -74,13 +74,19 @@ DIAGNOSTIC_CODES: Mapping[str, str] = {
 }
 
 
+def _tuple(value: Any) -> tuple[Any, ...]:
+    """``tuple(value)`` (a function: attrs reading a builtin's signature costs a tokenizer
+    start-up)."""
+    return tuple(value)
+
+
 @attrs.frozen
 class ManifestResult:
     """What loading one SKILL.md produced: the manifest (None when the skill failed to load)
     and every error and warning, each naming the file, a stable code and what to do."""
 
     manifest: SkillManifest | None
-    diagnostics: tuple[Diagnostic, ...] = attrs.field(default=(), converter=tuple)
+    diagnostics: tuple[Diagnostic, ...] = attrs.field(default=(), converter=_tuple)
 
     @property
     def ok(self) -> bool:

@@ -26,7 +26,7 @@ def serve(cwd: Path | None = _CWD) -> None:
     from lemon_core import __version__
     from lemon_core.context import LemonContext
     from lemon_core.mcp.servers.backend import Deferred
-    from lemon_core.mcp.servers.sdk import require_sdk
+    from lemon_core.mcp.servers.sdk import require_server_sdk
 
     ctx = LemonContext.from_environment(cwd=cwd)
 
@@ -35,9 +35,11 @@ def serve(cwd: Path | None = _CWD) -> None:
 
         return LemonBackend(ctx)
 
-    # the catalog loads while the SDK imports and the handshake is answered
-    backend = Deferred(load)
-    require_sdk()  # without the SDK, say how to install it (the load is simply abandoned)
+    require_server_sdk()  # without the SDK, say how to install it
+    # The catalog loads once the handshake is done (or at the first request, which waits for
+    # it): it is CPU work under the GIL, so loading it during the SDK import would only
+    # delay the answer to initialize.
+    backend = Deferred(load, start=False)
     from lemon_core.mcp.servers.app import build_server, run_stdio
 
     server = build_server(backend, name=SERVER_NAME, version=__version__)

@@ -69,7 +69,8 @@ def load_result(backend: SkillBackend, arguments: dict[str, Any]) -> Loaded:
 def build_server(backend: SkillBackend, *, name: str, version: str,
                  instructions: str = INSTRUCTIONS) -> Any:
     """The SDK server for ``backend`` (a :class:`~.backend.Deferred` one may still be
-    loading: ``initialize`` is answered at once, the other requests wait for it)."""
+    loading: ``initialize`` is answered at once, the other requests wait for it; one not yet
+    started is started by ``notifications/initialized`` or by the first request)."""
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
@@ -157,6 +158,13 @@ def build_server(backend: SkillBackend, *, name: str, version: str,
                     on_call_tool=call_tool, on_list_resources=list_resources,
                     on_list_resource_templates=list_templates, on_read_resource=read_resource)
     server.extensions[SKILLS_EXTENSION] = {}
+    start = getattr(backend, "start", None)
+    if start is not None:  # a Deferred backend: build it once the handshake is done
+        async def initialized(ctx: Any, params: Any) -> None:
+            start()
+
+        server.add_notification_handler("notifications/initialized", types.NotificationParams,
+                                        initialized)
     return server
 
 

@@ -68,14 +68,29 @@ class SkillBackend(Protocol):
 
 class Deferred:
     """A backend built in a background thread, so the server can answer ``initialize``
-    while the catalog loads; each method waits for it (and re-raises a failed load)."""
+    while the catalog loads; each method waits for it (and re-raises a failed load).
 
-    def __init__(self, make: Callable[[], Any]) -> None:
+    With ``start=False`` the build waits for :meth:`start`, or for the first call: the server
+    starts it once ``initialize`` is answered (:func:`.app.build_server`), so the build (CPU
+    work, under the GIL) does not slow the SDK import and the handshake down.
+    """
+
+    def __init__(self, make: Callable[[], Any], *, start: bool = True) -> None:
         self._make = make
         self._backend: Any = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="skills-backend", daemon=True)
-        self._thread.start()
+        self._started = False
+        self._lock = threading.Lock()
+        if start:
+            self.start()
+
+    def start(self) -> None:
+        """Start the build (once; later calls do nothing)."""
+        with self._lock:
+            if not self._started:
+                self._started = True
+                self._thread.start()
 
     def _run(self) -> None:
         try:
@@ -84,6 +99,7 @@ class Deferred:
             self._error = exc
 
     def get(self) -> Any:
+        self.start()
         self._thread.join()
         if self._error is not None:
             raise self._error
@@ -105,7 +121,7 @@ class Deferred:
         return self.get().described()
 
     def close(self) -> None:
-        if not self._thread.is_alive() and self._backend is not None:
+        if self._started and not self._thread.is_alive() and self._backend is not None:
             self._backend.close()
 
 

@@ -103,17 +103,17 @@ def decode(payload: bytes, sources: Sequence[str], skip_dirs: Sequence[str]
         parsed = {}
         for path, sig, name, description, reason in doc["parsed"]:
             if not (isinstance(path, str) and isinstance(description, str)):
-                raise ValueError("parsed")
+                raise TypeError("parsed")
             parsed[path] = Parsed(_sig(sig), _opt_str(name), description, _opt_str(reason))
         skills = []
         for name, description, directory, skill_md, sig in doc["skills"]:
             if not all(isinstance(x, str) for x in (name, description, directory, skill_md)):
-                raise ValueError("skill")
+                raise TypeError("skill")
             skills.append(ServedSkill(name, description, directory, skill_md, _sig(sig)))
         signatures = []
         for path, sig in doc["signatures"]:
             if not isinstance(path, str):
-                raise ValueError("path")
+                raise TypeError("path")
             signatures.append((path, _opt_sig(sig)))
         taken, valid, skipped = doc["taken_at_ns"], doc["valid"], doc["skipped"]
         if not all(type(x) is int for x in (taken, valid, skipped)):

@@ -69,11 +69,11 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
     skip_dirs = resolve_skip_dirs(args.skip_installed_in, env)
 
     from lemon_core.mcp.servers.lazy_prescan import scan_aside
-    from lemon_core.mcp.servers.sdk import McpSdkMissing, require_sdk
+    from lemon_core.mcp.servers.sdk import McpSdkMissing, require_server_sdk
 
     prescan = scan_aside(sources, skip_dirs)  # in a child process while the SDK imports
     try:
-        require_sdk()
+        require_server_sdk()
         sdk_problem = None
     except McpSdkMissing as exc:
         sdk_problem = str(exc)
@@ -95,7 +95,7 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
                            log=lambda message: log(f"warning: {message}"))
 
     # the whole scan is read and indexed while initialize is answered; calls wait for it
-    backend = Deferred(load)
+    backend = Deferred(load, start=False)
     server = build_server(backend, name=PROG, version=__version__)
     try:
         run_stdio(server)

@@ -36,6 +36,8 @@ class LemonBackend:
         self._api = api
         self._catalog = api.catalog_for(ctx, persistent=True)
         self._watch = watch
+        if watch:  # this backend holds the watch (``_fresh``): the catalog's own would double it
+            self._catalog.watch = False
         self._watcher: FolderWatcher | None = None
         self._watched: object | None = None
         self._lock = threading.Lock()
@@ -74,10 +76,16 @@ class LemonBackend:
             self._watcher = open_watcher(snapshot_folders(snapshot, self._catalog.aux_files)) \
                 if self._watch else None
             self._watched = snapshot
-            if self._watcher is not None and not snapshot.unchanged():
-                # changed while the watch was being set up: check again at the next call
-                self._catalog.vouch(False)
-                self._watched = None
+            if self._watcher is not None:
+                if snapshot.unchanged():
+                    # current, and watched from before the check on: vouch for this call
+                    # (not for a racy one: a same-tick write could hide from both)
+                    if not snapshot.racy:
+                        self._catalog.vouch(True, seconds=VOUCH_SECONDS)
+                else:
+                    # changed while the watch was being set up: check again at the next call
+                    self._catalog.vouch(False)
+                    self._watched = None
 
     def _listed(self) -> list[Found]:
         listing = self._api.list_skills(self.ctx, persistent=True)

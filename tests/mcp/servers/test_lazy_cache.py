@@ -80,7 +80,7 @@ def test_a_change_on_disk_is_served_after_a_restart(tree, change: str) -> None:
 def test_a_file_written_within_the_racy_window_is_read_again(tree) -> None:
     source, cache = tree
     skill(source, "one", description="Now.")  # just written: one tick could hide a write
-    first, _ = _restart(source, cache)
+    _restart(source, cache)
     again, cached = _restart(source, cache)
     assert not cached and ("one", "Now.") in _served(again)
 

@@ -4,8 +4,8 @@ from pathlib import Path
 import attrs
 import pytest
 
-from lemon_core.mcp.servers.freshness import Freshness
 from lemon_core.catalog.watch import open_watcher
+from lemon_core.mcp.servers.freshness import Freshness
 from tests.mcp.servers.lazy_fixtures import skill
 
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")

@@ -11,9 +11,14 @@ timed on its own fresh home and destination; the figures are medians of ``--repe
 - ``skills.install()`` — the same library call inside this process (no start-up);
 - ``source_kit.fetch_tree`` — the git fetch and checkout alone;
 - ``git clone --depth 1`` — the git binary, in a new process (skipped, with a message, when no
-  ``git`` is on PATH).
+  ``git`` is on PATH);
+- the start-up floors: ``python -c pass`` and ``python -c "import lemon_core.cli"`` (what every
+  ``lemon`` command costs before it does anything).
 
-``--check`` exits 1 when the CLI install is slower than 1.5 × the clone.
+Each row also shows the median CPU time (user + system of this process and of the child it
+ran; the loopback server runs in this process, so its share is in every row that fetches),
+which a loaded machine inflates far less than the wall clock. ``--check`` exits 1 when the CLI install
+is slower than 1.5 × the clone.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -63,16 +69,33 @@ def build(path: Path, files: int, history: int) -> str:
     return sha
 
 
-def timed(run: Callable[[Path], None], scratch: Path, repeat: int) -> list[float]:
-    times = []
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (user + system)."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def timed(run: Callable[[Path], None], scratch: Path, repeat: int) -> tuple[list[float],
+                                                                             list[float]]:
+    """(wall seconds, CPU seconds) of ``repeat`` runs, each in a fresh folder."""
+    times, cpu = [], []
     for n in range(repeat):
         work = scratch / f"run-{time.monotonic_ns()}-{n}"
         work.mkdir()
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), _cpu()
         run(work)
         times.append(time.perf_counter() - start)
+        cpu.append(_cpu() - start_cpu)
         shutil.rmtree(work, ignore_errors=True)
-    return times
+    return times, cpu
+
+
+def python_floor(code: str) -> Callable[[Path], None]:
+    def run(work: Path) -> None:
+        subprocess.run([sys.executable, "-c", code], env=_env(work), cwd=work, check=True)
+
+    return run
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -138,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         with GitServer() as server:
             url = server.add("bench/bench-skill.git", server_repo(scratch / "repo.git"))
             git = shutil.which("git")
-            rows: list[tuple[str, list[float]]] = []
+            rows: list[tuple[str, tuple[list[float], list[float]]]] = []
             if git:
                 git_clone(url, git)(_fresh(scratch))  # warm the server
                 rows.append(("git clone --depth 1", timed(git_clone(url, git), scratch,
@@ -149,21 +172,26 @@ def main(argv: list[str] | None = None) -> int:
                                                               args.repeat)))
             rows.append(("source_kit.fetch_tree", timed(fetch_only(url), scratch,
                                                         args.repeat)))
+            rows.append(("floor: python -c pass", timed(python_floor("pass"), scratch,
+                                                        args.repeat)))
+            rows.append(("floor: import lemon_core.cli",
+                         timed(python_floor("import lemon_core.cli"), scratch, args.repeat)))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
     print(f"one skill ({args.files + 1} files, {args.history + 1} commits, tip "
           f"{commit_id[:12]}) from dulwich's HTTP server on 127.0.0.1; median of "
           f"{args.repeat} runs")
-    base = median(rows[0][1]) if git else None
-    for label, times in rows:
+    base = median(rows[0][1][0]) if git else None
+    for label, (times, cpu) in rows:
         figure = median(times)
         ratio = f"  {figure / base:5.2f} x clone" if base else ""
-        print(f"  {label:32} {figure * 1000:8.1f} ms  (min {min(times) * 1000:.1f}){ratio}")
+        print(f"  {label:32} {figure * 1000:8.1f} ms  (min {min(times) * 1000:6.1f}, cpu "
+              f"{median(cpu) * 1000:6.1f}){ratio}")
     if not git:
         print("  git clone --depth 1: skipped, no git binary on PATH (no comparison)")
         return 0
-    cli = median(rows[1][1]) / base  # type: ignore[operator]
+    cli = median(rows[1][1][0]) / base  # type: ignore[operator]
     verdict = "meets" if cli <= TARGET else "misses"
     print(f"target: CLI install <= {TARGET} x git clone --depth 1: {cli:.2f} x ({verdict})")
     return 1 if args.check and cli > TARGET else 0

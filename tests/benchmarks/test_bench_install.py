@@ -23,7 +23,8 @@ def test_prints_every_figure(capsys: pytest.CaptureFixture[str]) -> None:
     assert _load().main(["--repeat", "1", "--files", "3", "--history", "2"]) == 0
     out = capsys.readouterr().out
     for label in ("lemon skill install (CLI)", "skills.install() in-process",
-                  "source_kit.fetch_tree"):
+                  "source_kit.fetch_tree", "floor: python -c pass",
+                  "floor: import lemon_core.cli", "cpu"):
         assert label in out
     if shutil.which("git"):
         assert "git clone --depth 1" in out and "x clone" in out and "target:" in out

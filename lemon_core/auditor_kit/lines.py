@@ -142,84 +142,105 @@ _TOKEN_MEMORY = 200_000
 
 
 class _Memory:
-    """What the tokens seen so far hold, for every part any caller has asked about (the
-    parts of every word set are searched together, so the auditors of one bundle share one
-    search per text)."""
+    """What the tokens seen so far hold, for every key any caller has asked about (the keys
+    of every word set are searched together, so the auditors of one bundle share one search
+    per text)."""
 
     def __init__(self) -> None:
-        self.parts: frozenset[str] = frozenset()
-        self.seen: set[str] = set()  # tokens searched, holding a part or not
-        self.holders: dict[str, tuple[str, ...]] = {}  # the tokens among them holding parts
-        self.recent: dict[str, frozenset[str]] = {}  # text -> parts present, the last texts
+        self.keys: frozenset[str] = frozenset()
+        self.seen: set[str] = set()  # tokens searched, holding a key or not
+        self.holders: dict[str, list[str]] = {}  # the tokens among them holding keys
+        self.holding: set[str] = set()  # the same tokens, as a set
+        self.recent: dict[str, frozenset[str]] = {}  # text -> keys present, the last texts
 
-    def present(self, lower: str, parts: frozenset[str]) -> frozenset[str]:
-        if not parts <= self.parts or len(self.seen) > _TOKEN_MEMORY:
-            self.parts = self.parts | parts
-            self.seen, self.holders, self.recent = set(), {}, {}
+    def present(self, lower: str, keys: frozenset[str]) -> frozenset[str]:
+        """Which of ``keys`` (whitespace-free) occur in ``lower``."""
+        if not keys <= self.keys or len(self.seen) > _TOKEN_MEMORY:
+            union = self.keys | keys
+            self.__init__()  # type: ignore[misc]
+            self.keys = union
         found = self.recent.get(lower)
         if found is not None:
             return found
         tokens = frozenset(lower.split())
         present: set[str] = set()
-        for token in tokens & self.holders.keys():
-            present.update(self.holders[token])
+        holders = self.holders
+        for token in tokens & self.holding:
+            present.update(holders[token])
         novel = list(tokens - self.seen)
         if novel:
-            joined = "\n".join(novel)
-            by_part = _anchored_word_lines(LineIndex(joined), joined, self.parts)
-            holds: dict[int, list[str]] = {}
-            for part, numbers in by_part.items():
-                present.add(part)
-                for number in numbers:
-                    holds.setdefault(number, []).append(part)
-            for number, token in enumerate(novel, 1):
-                if len(token) <= _TOKEN_CHARS:
-                    self.seen.add(token)
-                    held = holds.get(number)
-                    if held:
-                        self.holders[token] = tuple(held)
+            self._search(novel, present)
         result = frozenset(present)
         if len(self.recent) >= 8:
             self.recent.pop(next(iter(self.recent)))
         self.recent[lower] = result
         return result
 
+    def _search(self, novel: list[str], present: set[str]) -> None:
+        """Search ``novel`` tokens (whitespace-free) for the keys, remember what each holds
+        (the short ones) and add what they hold to ``present``: one search over the tokens
+        joined finds the next token holding an anchor (the rarest character of a key,
+        :func:`_any_word`), where the keys of the anchors it holds are tested."""
+        pattern, by_anchor = _any_word(self.keys)
+        groups = dict(by_anchor)
+        anchors = frozenset(groups)
+        joined = "\n".join(novel)
+        search = pattern.search
+        rfind, find = joined.rfind, joined.find
+        size = len(joined)
+        match = search(joined)
+        while match is not None:
+            at = match.start()
+            end = find("\n", at)
+            if end == -1:
+                end = size
+            token = joined[rfind("\n", 0, at) + 1:end]
+            held = [key for anchor in anchors.intersection(token) for key in groups[anchor]
+                    if key in token]
+            present.update(held)
+            if len(token) <= _TOKEN_CHARS:
+                self.holders[token] = held
+                self.holding.add(token)
+            match = search(joined, end)
+        if max(map(len, novel)) <= _TOKEN_CHARS:
+            self.seen.update(novel)
+        else:
+            self.seen.update(token for token in novel if len(token) <= _TOKEN_CHARS)
+
 
 _MEMORY = _Memory()
 
 
 @functools.lru_cache(maxsize=32)
-def _parts(words: frozenset[str]) -> tuple[frozenset[str], dict[str, list[tuple[str, tuple[str, ...]]]],
-                                           tuple[str, ...]]:
-    """The whitespace-free parts of ``words`` (``"pip install"`` is ``pip`` and ``install``),
-    the words holding each part (with all their parts), and the words of blanks only."""
+def _parts(words: frozenset[str]) -> tuple[frozenset[str], dict[str, list[str]], tuple[str, ...]]:
+    """The key of each of ``words`` — its longest whitespace-free part (``"pip install"`` is
+    found where ``install`` is): a word can be in a text only where its key is — the words
+    of each key, and the words of blanks only."""
     if any(not word or "\n" in word for word in words):
         raise ValueError("the words searched for are non-empty and hold no newline")
-    by_part: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    by_key: dict[str, list[str]] = {}
     blank = []
     for word in sorted(words):
-        pieces = tuple(word.split())
+        pieces = word.split()
         if not pieces:
             blank.append(word)
-        for piece in set(pieces):
-            by_part.setdefault(piece, []).append((word, pieces))
-    return frozenset(by_part), by_part, tuple(blank)
+            continue
+        by_key.setdefault(max(pieces, key=len), []).append(word)
+    return frozenset(by_key), by_key, tuple(blank)
 
 
 def word_lines(index: LineIndex, lower: str, words: frozenset[str]) -> dict[str, set[int]]:
     """For each of ``words`` found in ``lower`` (the text, lower-cased), the numbers of the
     lines holding it: what :meth:`LineIndex.lines_containing` finds word by word. A word can
-    only be in the text if each of its whitespace-free parts is in one of the text's distinct
-    tokens; those are searched all at once (and remembered across texts, for the tokens of
-    ordinary prose recur), and only the words whose parts are all there are looked for, word
-    by word, in the text itself."""
-    parts, by_part, blank = _parts(words)
-    present = _MEMORY.present(lower, parts) if parts else frozenset()
+    only be in the text if its key (:func:`_parts`) is in one of the text's distinct tokens;
+    the keys are searched in those all at once (what a token holds is remembered across
+    texts, for the tokens of ordinary prose recur), and only the words whose key is there are
+    looked for, word by word, in the text itself."""
+    keys, by_key, blank = _parts(words)
+    present = _MEMORY.present(lower, keys) if keys else frozenset()
     candidates = set(blank)
-    for part in present & parts:
-        for word, pieces in by_part[part]:
-            if word not in candidates and all(piece in present for piece in pieces):
-                candidates.add(word)
+    for key in present & keys:
+        candidates.update(by_key[key])
     found: dict[str, set[int]] = {}
     for word in candidates:
         lines = index.lines_containing(lower, (word,))

@@ -4,7 +4,8 @@
 ``<base>`` is ``https://github.com`` unless ``LEMON_GITHUB_URL`` names another (GitHub
 Enterprise, a mirror, the loopback server of the tests). ``GITHUB_TOKEN``, when set, is sent
 as HTTP credentials to that base only (over https, or plain http to a loopback address) and
-is never printed: every message is scrubbed of it. Trust ``community``.
+is never printed: every message is scrubbed of it. Without it, credentials for that host come
+from ``~/.netrc`` (or ``$NETRC``) as for any git URL. Trust ``community``.
 
 ``search`` (opt-in: ``LEMON_GITHUB_SEARCH=1``, since it asks a third party and GitHub limits
 unauthenticated searches to a few a minute) is GitHub's repository search for the topic
@@ -57,6 +58,19 @@ def token(ctx: Any) -> str | None:
     return ctx.getenv(TOKEN_ENV) if ctx is not None else None
 
 
+def credentials(url: str, ctx: Any) -> tuple[Any, tuple[str, ...]]:
+    """(auth, secrets to redact) for ``url``: ``GITHUB_TOKEN``, else the netrc entry of its
+    host, else none."""
+    from lemon_core.source_kit import token_auth
+    from lemon_core.source_kit.netrc import netrc_auth
+
+    secret = token(ctx)
+    if secret:
+        return token_auth(url, secret), (secret,)
+    auth = netrc_auth(url, ctx.home, ctx.env) if ctx is not None else None
+    return auth, ((auth.password,) if auth is not None and auth.password else ())
+
+
 class GhSource:
     name = "gh"
     order = 30
@@ -104,22 +118,20 @@ class GhSource:
         return "community"
 
     def fetch(self, ref: SourceRef, dest: Path, ctx: Any, progress: Any) -> FetchResult:
-        from lemon_core.source_kit import fetch_tree, token_auth
+        from lemon_core.source_kit import fetch_tree
 
         url = self._url(ref, ctx)
-        secret = token(ctx)
-        fetched = fetch_tree(url, ref.revision, dest, subdirectory=ref.subpath,
-                             auth=token_auth(url, secret),
-                             secrets=(secret,) if secret else (), progress=progress)
+        auth, secrets = credentials(url, ctx)
+        fetched = fetch_tree(url, ref.revision, dest, subdirectory=ref.subpath, auth=auth,
+                             secrets=secrets, progress=progress)
         return FetchResult(revision=fetched.commit, notes=fetched.notes)
 
     def upstream_hash(self, ref: SourceRef, ctx: Any) -> str | None:
-        from lemon_core.source_kit import token_auth, upstream_commit
+        from lemon_core.source_kit import upstream_commit
 
         url = self._url(ref, ctx)
-        secret = token(ctx)
-        return upstream_commit(url, ref.revision, auth=token_auth(url, secret),
-                               secrets=(secret,) if secret else (), cache=self.refs,
+        auth, secrets = credentials(url, ctx)
+        return upstream_commit(url, ref.revision, auth=auth, secrets=secrets, cache=self.refs,
                                scope=ctx)
 
     def search(self, query: str, ctx: Any, limit: int) -> list[SearchHit]:

@@ -90,6 +90,22 @@ def test_without_the_token_a_clear_error(private, tmp_path: Path, make_ctx) -> N
         GhSource().fetch(ref, tmp_path / "a", make_ctx(LEMON_GITHUB_URL=server.url), None)
 
 
+def test_without_a_token_the_netrc_entry_of_the_host(private, tmp_path: Path,
+                                                     make_ctx, home: Path) -> None:
+    server, _, second = private
+    ctx = make_ctx(LEMON_GITHUB_URL=server.url)
+    (home / ".netrc").write_text(f"machine 127.0.0.1 login x-access-token password {TOKEN}\n")
+    ref = GhSource().parse("gh:octo/skills")
+    assert GhSource().upstream_hash(ref, ctx) == second
+    (tmp_path / "a").mkdir()
+    assert GhSource().fetch(ref, tmp_path / "a", ctx, None).revision == second
+    (home / ".netrc").write_text("machine 127.0.0.1 login x-access-token password nope\n")
+    (tmp_path / "b").mkdir()
+    with pytest.raises(GitSourceError, match="refused the credentials") as caught:
+        GhSource().fetch(ref, tmp_path / "b", make_ctx(LEMON_GITHUB_URL=server.url), None)
+    assert "nope" not in str(caught.value)
+
+
 def test_the_token_is_not_sent_over_plain_http_off_loopback(make_ctx) -> None:
     from lemon_core.source_kit import token_auth
 

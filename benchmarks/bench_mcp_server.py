@@ -11,13 +11,17 @@ subprocess, as an agent runs it) and prints one table. Targets, from issue 10 §
 * the ``tools/list`` response <= 16 KB whatever N
 
 "floor: SDK import" is the wall time of a process that only imports the SDK's server modules
-(the least any SDK-based server needs before answering), measured in the same run: on a busy
-machine read the ready figures against it.
+(what any SDK-based server imports before answering), "floor: server SDK" that of one making
+the import lemon's stdio servers make (:func:`lemon_core.mcp.servers.sdk.require_server_sdk`:
+not the client, not ``MCPServer``), both measured in the same run: on a busy machine read the
+ready figures against them.
 
 ``lemon skill serve`` serves the corpus project (HOME = the corpus home, the persistent cache
-in a temporary folder): "ready, cold" is its first start (an empty cache), "ready" a later one.
-``lazy-skills-mcp`` is given the corpus's four roots with ``--skills-dir``; it keeps no cache,
-so each start scans. Each ready figure is the median of ``--starts`` starts. The queries are
+in a temporary folder); ``lazy-skills-mcp`` is given the corpus's four roots with
+``--skills-dir`` (its scan cached in the same folder). For each, "ready, cold" is its first
+start (an empty cache), "ready p50" and "ready max" the later ``--starts`` starts (spawn to
+``initialize`` answered), "first find p50" spawn to the first ``find_skills`` answered (the
+catalog is built once the handshake is done, so this is when it is ready to serve). The queries are
 pairs and triples of the corpus's words (deterministic); the loads cycle through the served
 names. Figures, not tests: exit 0 unless ``--check`` (1 when a target is missed).
 """
@@ -43,7 +47,8 @@ BIN = Path(sys.executable).parent
 READY_TARGET_S = 1.5
 FIND_P50_MS, FIND_P95_MS, LOAD_P50_MS = 15.0, 20.0, 5.0
 TOOLS_LIST_MAX_BYTES = 16 * 1024
-MEASURES = ("floor: SDK import", "ready, cold", "ready", "tools/list bytes", "find_skills p50", "find_skills p95",
+MEASURES = ("floor: SDK import", "floor: server SDK", "ready, cold", "ready p50", "ready max",
+            "first find p50", "tools/list bytes", "find_skills p50", "find_skills p95",
             "load_skill p50", "load_skill p95")
 
 
@@ -76,6 +81,8 @@ async def _figures(client: Any, started: float, n_queries: int,
                    measure: bool) -> dict[str, Any]:
     ready = time.perf_counter() - started
     out: dict[str, Any] = {"ready": ready}
+    await client.call_tool("find_skills", {"query": "python testing"})
+    out["first find"] = time.perf_counter() - started
     if not measure:
         return out
     listed = await client.session.list_tools()
@@ -100,16 +107,23 @@ async def _figures(client: Any, started: float, n_queries: int,
     return out
 
 
-def sdk_import_floor(starts: int) -> float:
-    """Wall time of a Python process that only imports the SDK's server modules: the least
-    any SDK-based server needs before it can answer ``initialize``."""
+#: What a plain SDK server imports, and what lemon's stdio servers import of it.
+FLOOR_IMPORTS = {
+    "floor: SDK import": "import mcp.server.lowlevel, mcp.server.stdio",
+    "floor: server SDK": "from lemon_core.mcp.servers.sdk import require_server_sdk; "
+                         "require_server_sdk()",
+}
+
+
+def sdk_import_floor(starts: int, code: str = FLOOR_IMPORTS["floor: SDK import"]) -> float:
+    """Median wall time of a Python process that only imports the SDK's server modules
+    (``code``): the least an SDK-based server needs before it can answer ``initialize``."""
     import subprocess
 
     times = []
     for _ in range(max(1, starts)):
         began = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "import mcp.server.lowlevel, mcp.server.stdio"],
-                       check=True)
+        subprocess.run([sys.executable, "-c", code], check=True)
         times.append(time.perf_counter() - began)
     return statistics.median(times)
 
@@ -121,19 +135,20 @@ def measure_server(command: list[str], env: dict[str, str], cwd: str, *, starts:
     figures: dict[str, Any] = {}
     if cold_first:
         figures["ready, cold"] = anyio.run(_session, command, env, cwd, 0, False)["ready"]
-    readies = []
-    for _ in range(max(1, starts - 1)):
-        readies.append(anyio.run(_session, command, env, cwd, 0, False)["ready"])
+    runs = [anyio.run(_session, command, env, cwd, 0, False) for _ in range(max(1, starts - 1))]
     last = anyio.run(_session, command, env, cwd, n_queries, True)
-    readies.append(last.pop("ready"))
-    figures["ready"] = statistics.median(readies)
+    runs.append({"ready": last.pop("ready"), "first find": last.pop("first find")})
+    readies = [run["ready"] for run in runs]
+    figures.update({"ready p50": statistics.median(readies), "ready max": max(readies),
+                    "first find p50": statistics.median(run["first find"] for run in runs)})
     figures.update(last)
     return figures
 
 
 def _targets(figures: dict[str, Any]) -> dict[str, bool]:
     return {
-        "ready": figures["ready"] <= READY_TARGET_S,
+        "ready p50": figures["ready p50"] <= READY_TARGET_S,
+        "ready max": figures["ready max"] <= READY_TARGET_S,
         "tools/list bytes": figures["tools/list bytes"] <= TOOLS_LIST_MAX_BYTES,
         "find_skills p50": figures["find_skills p50"] <= FIND_P50_MS,
         "find_skills p95": figures["find_skills p95"] <= FIND_P95_MS,
@@ -144,7 +159,7 @@ def _targets(figures: dict[str, Any]) -> dict[str, bool]:
 def _fmt(name: str, value: Any) -> str:
     if value is None:
         return "-"
-    if name.startswith(("ready", "floor")):
+    if name.startswith(("ready", "floor", "first")):
         return f"{value:.2f} s"
     if name.endswith("bytes"):
         return f"{value:,} B"
@@ -182,9 +197,9 @@ def run(args: argparse.Namespace, work: Path) -> bool:
     roots = [str(p) for p in corpus_module.root_dirs(corpus)]
     lazy_cmd = [str(BIN / "lazy-skills-mcp")] + [a for r in roots for a in ("--skills-dir", r)]
     lazy = measure_server(lazy_cmd, env, str(project), starts=args.starts,
-                          n_queries=args.queries, cold_first=False)
-    floor = sdk_import_floor(args.starts)
-    lemon["floor: SDK import"] = lazy["floor: SDK import"] = floor
+                          n_queries=args.queries, cold_first=True)
+    for name, code in FLOOR_IMPORTS.items():
+        lemon[name] = lazy[name] = sdk_import_floor(args.starts, code)
     results = {"lemon skill serve": lemon, "lazy-skills-mcp": lazy}
     if args.json:
         print(json.dumps(results, indent=2))

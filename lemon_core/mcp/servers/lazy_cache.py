@@ -49,9 +49,12 @@ def cache_path(folder: Path, sources: Sequence[str], skip_dirs: Sequence[str]) -
 
 
 def _sig(value: Any) -> tuple[int, int, int]:
-    if not (isinstance(value, list) and len(value) == 3 and all(type(x) is int for x in value)):
+    if type(value) is not list or len(value) != 3:
         raise ValueError("signature")
-    return (value[0], value[1], value[2])
+    first, second, third = value
+    if type(first) is not int or type(second) is not int or type(third) is not int:
+        raise ValueError("signature")
+    return (first, second, third)
 
 
 def _opt_sig(value: Any) -> tuple[int, int, int] | None:
@@ -100,26 +103,36 @@ def decode(payload: bytes, sources: Sequence[str], skip_dirs: Sequence[str]
                 and doc.get("lemon") == __version__ and doc.get("sources") == list(sources)
                 and doc.get("skip") == list(skip_dirs)):
             return None
+        # one string per text, as a scan has them (paths, names and descriptions recur: shared,
+        # the scan pickles to the server at about half the size)
+        shared: dict[str, str] = {}
+        one = shared.setdefault
         parsed = {}
         for path, sig, name, description, reason in doc["parsed"]:
-            if not (isinstance(path, str) and isinstance(description, str)):
+            if not (type(path) is str and type(description) is str):
                 raise TypeError("parsed")
-            parsed[path] = Parsed(_sig(sig), _opt_str(name), description, _opt_str(reason))
+            name = None if name is None else one(_opt_str(name), name)
+            parsed[one(path, path)] = Parsed(_sig(sig), name, one(description, description),
+                                             _opt_str(reason))
         skills = []
         for name, description, directory, skill_md, sig in doc["skills"]:
-            if not all(isinstance(x, str) for x in (name, description, directory, skill_md)):
+            if not (type(name) is str and type(description) is str and type(directory) is str
+                    and type(skill_md) is str):
                 raise TypeError("skill")
-            skills.append(ServedSkill(name, description, directory, skill_md, _sig(sig)))
+            skills.append(ServedSkill(one(name, name), one(description, description),
+                                      one(directory, directory),
+                                      one(skill_md, skill_md), _sig(sig)))
         signatures = []
         for path, sig in doc["signatures"]:
-            if not isinstance(path, str):
+            if type(path) is not str:
                 raise TypeError("path")
-            signatures.append((path, _opt_sig(sig)))
+            signatures.append((one(path, path), _opt_sig(sig)))
+        folders = tuple(one(path, path) for path in _strs(doc["folders"]))
         taken, valid, skipped = doc["taken_at_ns"], doc["valid"], doc["skipped"]
         if not all(type(x) is int for x in (taken, valid, skipped)):
             raise ValueError("counts")
         return LazyScan(tuple(skills), _strs(doc["warnings"]), _strs(doc["fatal"]),
-                        _strs(doc["folders"]), tuple(signatures), parsed, valid, skipped, taken)
+                        folders, tuple(signatures), parsed, valid, skipped, taken)
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
         return None
 

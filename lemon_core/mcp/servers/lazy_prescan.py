@@ -11,8 +11,9 @@ pickled (the child is this very program, a moment old):
 2. the **body**: the whole :class:`~.lazy_catalog.LazyScan`, read by the thread that builds
    the backend, so unpickling 10,000 skills is not on the way to the first answer.
 
-The child then saves a new scan to the cache, after the parent has it. If the child fails in
-any way, the parent scans itself.
+Between the two the child saves a new scan to the cache (while the parent answers
+``initialize``), so the cache is written by the time the server has its scan. If the child
+fails in any way, the parent scans itself.
 """
 
 from __future__ import annotations
@@ -95,16 +96,15 @@ class Prescan:
     def _fork(self) -> None:
         read_fd, write_fd = os.pipe()
         pid = os.fork()
-        if pid == 0:  # the child: scan, send, save, leave without the parent's exit handlers
+        if pid == 0:  # the child: scan, send, leave without the parent's exit handlers
             code = 1
             try:
                 os.close(read_fd)
                 scan, save = _scan(self.sources, self.skip_dirs, self._cache)
                 _write_frame(write_fd, head_of(scan, self.sources))
-                _write_frame(write_fd, scan)
-                os.close(write_fd)
-                if save is not None:
+                if save is not None:  # while the parent answers initialize
                     save()
+                _write_frame(write_fd, scan)
                 code = 0
             finally:
                 os._exit(code)
@@ -150,7 +150,7 @@ class Prescan:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
-        if self._pid is not None:  # reaped aside: the child may still be saving the cache
+        if self._pid is not None:  # reaped aside: the child is on its way out
             threading.Thread(target=_reap, args=(self._pid,), daemon=True).start()
             self._pid = None
 

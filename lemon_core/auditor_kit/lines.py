@@ -171,7 +171,7 @@ class _Memory:
         if novel:
             self._search(novel, present)
         result = frozenset(present)
-        if len(self.recent) >= 8:
+        if len(self.recent) >= 64:
             self.recent.pop(next(iter(self.recent)))
         self.recent[lower] = result
         return result

@@ -149,7 +149,7 @@ def _split(text: str) -> list[tuple[int, str]]:
 
 def _script_lines(text: str, language: str | None, context: str) -> tuple[Line, ...]:
     lines = []
-    make = Line._make
+    make = functools.partial(tuple.__new__, Line)
     in_doc = False  # inside a Python triple-quoted block that started on its own line
     for number, (start, raw) in enumerate(_split(text), 1):
         kind = context
@@ -170,7 +170,7 @@ def _markdown_lines(text: str) -> tuple[Line, ...]:
     raw_lines = _split(text)
     out: list[Line] = []
     append = out.append
-    make = Line._make
+    make = functools.partial(tuple.__new__, Line)
     fence: tuple[str, int] | None = None  # (char, length)
     fence_lang: str | None = None
     fence_warned = False

@@ -51,7 +51,9 @@ CORE_WORDS = frozenset({"curl", "wget", "iwr", "/dev/tcp", "/dev/udp", "nc -", "
 _HELD_WORDS = ("curl", "wget", "sh", "base64", "nc", "ssh", "aws", "env", "eval", "exec",
                "http", "/dev/", "rm ", "crontab", ".bashrc", ".zshrc", "authorized_keys")
 #: Signs of a disguised command on a code line (``c''url``, ``c\\url``, ``c'u'rl``, ``$IFS``).
-_DISGUISED = lazy_compile(r"\w(?:''|\"\")\w|[A-Za-z]\\[A-Za-z]|[A-Za-z]['\"][A-Za-z]{1,3}['\"][A-Za-z]")
+#: (Written to start on the quote or backslash, so a search of a whole text is quick.)
+_DISGUISED = lazy_compile(r"(?<=\w)(?:''|\"\")(?=\w)|(?<=[A-Za-z])\\(?=[A-Za-z])"
+                          r"|(?<=[A-Za-z])['\"][A-Za-z]{1,3}['\"](?=[A-Za-z])")
 _CODE_CONTEXTS = ("code", "fence", "data", "comment")
 _DECODE_CALL = lazy_compile(
     r"\b(?:b64decode|a2b_base64|b32decode|b85decode|unhexlify|fromhex|atob|decompress|"
@@ -118,11 +120,12 @@ def _lines_to_check(doc: Document, text: str, words: _Words,
     """The lines holding a trigger word, and code lines that could hide one (quotes,
     backslashes, variables): a substring search per word over the whole text."""
     numbers = words.lines(TRIGGER_WORDS)
-    for line in doc.lines:
-        body = line.text
-        if line.context in _CODE_CONTEXTS and line.number not in numbers and \
-                ("'" in body or '"' in body or "\\" in body) and _DISGUISED.search(body):
-            numbers.add(line.number)
+    count = len(doc.lines)
+    for match in _DISGUISED.finditer(text):  # a match never spans lines
+        number = words.index.line_of(match.start())
+        if number not in numbers and number <= count and \
+                doc.lines[number - 1].context in _CODE_CONTEXTS:
+            numbers.add(number)
     if variables:
         held = tuple(f"${name.lower()}" for name, value in variables.items()
                      if "://" in value or any(w in value.lower() for w in _HELD_WORDS))

@@ -1,4 +1,5 @@
-"""The tool host's discovery figures: ``python benchmarks/bench_mcp_runtime.py [--servers N]``.
+"""The tool host's figures: ``python benchmarks/bench_mcp_runtime.py [--servers N] [--calls N]
+[--serve-only]``.
 
 Writes a tiny stdio MCP server (the SDK's low-level server, one tool) and a project whose
 ``.lemon/mcp.json`` names N copies of it (N = 10 by default), then measures, in one run:
@@ -7,7 +8,10 @@ Writes a tiny stdio MCP server (the SDK's low-level server, one tool) and a proj
   in turn); the slowest of them is the reference;
 * "cold": all N through one fresh host (connected in parallel); target <= 1.5 x the slowest
   single;
-* "warm": ``host.tools()`` again within the refresh interval (in process); target <= 5 ms.
+* "warm": ``host.tools()`` again within the refresh interval (in process); target <= 5 ms;
+* "serve": the same tool called N times (200 by default) through ``lemon mcp serve`` and
+  directly on the server, alternately in one run, both with the SDK's client over stdio;
+  p50 and p95 of each, and what the gateway adds at p50 (target <= 2 ms).
 
 Figures, not tests: exit 0 unless ``--check`` (1 when a target is missed). Nothing leaves
 127.0.0.1 (stdio only).
@@ -73,9 +77,61 @@ def _discover(project: Path, agent: Path) -> tuple[float, float]:
     return cold, statistics.median(warm)
 
 
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def _serve_calls(project: Path, agent: Path, script: Path,
+                       calls: int) -> tuple[list[float], list[float]]:
+    """Call ``ping`` ``calls`` times directly and through the gateway, alternately."""
+    from mcp import Client, StdioServerParameters
+
+    env = {"LEMON_AGENT_DIR": str(agent), "HOME": str(agent), "LEMON_BUILTIN_SKILLS": "0"}
+    lemon = Path(sys.executable).parent / "lemon"
+    direct_params = StdioServerParameters(command=sys.executable, args=[str(script), "direct"])
+    serve_params = StdioServerParameters(command=str(lemon), env=env,
+                                         args=["mcp", "serve", "--cwd", str(project)])
+    async with Client(direct_params, mode="legacy", read_timeout_seconds=60) as direct, \
+            Client(serve_params, mode="legacy", read_timeout_seconds=60) as served:
+        name = (await served.list_tools()).tools[0].name  # the model-facing name
+        for _ in range(20):  # warm both
+            await direct.call_tool("ping", {})
+            await served.call_tool(name, {})
+        through, straight = [], []
+        for _ in range(calls):
+            t0 = time.perf_counter()
+            result = await served.call_tool(name, {})
+            t1 = time.perf_counter()
+            await direct.call_tool("ping", {})
+            t2 = time.perf_counter()
+            assert result.content[0].text == "pong"
+            through.append(t1 - t0)
+            straight.append(t2 - t1)
+    return through, straight
+
+
+def _serve_figure(root: Path, agent: Path, script: Path, calls: int) -> bool:
+    import anyio
+
+    through, straight = anyio.run(_serve_calls, _project(root, ["gw"], script), agent, script,
+                                  calls)
+    added = statistics.median(through) - statistics.median(straight)
+    print(f"tool call, {calls} calls each, alternately in one run:")
+    print(f"  direct to the server:    p50 {statistics.median(straight) * 1000:.2f} ms, "
+          f"p95 {_pct(straight, 0.95) * 1000:.2f} ms")
+    print(f"  through lemon mcp serve: p50 {statistics.median(through) * 1000:.2f} ms, "
+          f"p95 {_pct(through, 0.95) * 1000:.2f} ms")
+    print(f"  the gateway adds {added * 1000:.2f} ms at p50 (target <= 2 ms)")
+    return added > 0.002
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--servers", type=int, default=10)
+    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--serve-only", action="store_true",
+                        help="Only the lemon mcp serve figure.")
     parser.add_argument("--check", action="store_true")
     opts = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -84,6 +140,9 @@ def main() -> int:
         script.write_text(SERVER)
         agent = root / "agent"
         agent.mkdir()
+        serve_missed = _serve_figure(root, agent, script, opts.calls)
+        if opts.serve_only:
+            return 1 if opts.check and serve_missed else 0
         names = [f"s{i}" for i in range(opts.servers)]
         singles = [_discover(_project(root, [n], script), agent)[0] for n in names]
         cold, warm = _discover(_project(root, names, script), agent)
@@ -94,7 +153,7 @@ def main() -> int:
     print(f"cold discovery of all {opts.servers}: {cold * 1000:.0f} ms "
           f"= {cold / slowest:.2f} x the slowest single (target <= 1.5 x)")
     print(f"warm inventory: p50 {warm * 1000:.3f} ms (target <= 5 ms)")
-    missed = cold > 1.5 * slowest or warm > 0.005
+    missed = cold > 1.5 * slowest or warm > 0.005 or serve_missed
     return 1 if opts.check and missed else 0
 
 

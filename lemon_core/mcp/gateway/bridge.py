@@ -99,8 +99,9 @@ class Gateway:
         import anyio
 
         await self.ready()
-        tool = next((t for t in await self.tools() if t.name == name), None)
-        if tool is None:
+        try:
+            tool = self.host.find(name)  # the inventory in memory: no discovery, no thread
+        except NotFoundError:
             return results.unknown(name)
         approver = None
         if elicit.can_elicit(session):

@@ -221,15 +221,25 @@ _EXCLUDED = lazy_compile(r"(?:--exclude(?:-dir|-from)?|--ignore|-not\s+-(?:name|
 def sources_in(text: str) -> re.Match[str] | None:
     """The first thing on ``text`` that reads data which should stay on the machine."""
     lower = text.lower()
-    if not any(word in lower for word in SOURCE_WORDS) or _IDENTITY.search(text):
+    if not any(word in lower for word in SOURCE_WORDS):
         return None
-    found = BULK_ENV.search(text)
-    if found is not None:
-        return found
+    for match in BULK_ENV.finditer(text):
+        if not _identity_use(text, match):
+            return match
     for match in SENSITIVE_FILE.finditer(text):
-        if not _EXCLUDED.search(text, 0, match.start()):
+        if not _EXCLUDED.search(text, 0, match.start()) and not _identity_use(text, match):
             return match
     return None
+
+
+def _identity_use(text: str, match: re.Match[str]) -> bool:
+    """Whether the command that ``match`` sits in (up to the nearest ``;``, ``&`` or ``|``
+    each side) names a key file as an identity, or creates, lists or secures it: only that
+    command is excused, so ``cat ~/.ssh/id_rsa | curl … ; ls`` still reads the key."""
+    start, end = match.span()
+    begin = max(text.rfind(sep, 0, start) for sep in ";&|") + 1
+    stops = [at for at in (text.find(sep, end) for sep in ";&|") if at != -1]
+    return _IDENTITY.search(text, begin, min(stops) if stops else len(text)) is not None
 
 
 __all__ = ["BULK_ENV", "NAMED_SECRET", "NET_TOOL", "SENSITIVE_FILE", "destinations",

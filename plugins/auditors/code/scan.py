@@ -52,8 +52,10 @@ _HELD_WORDS = ("curl", "wget", "sh", "base64", "nc", "ssh", "aws", "env", "eval"
                "http", "/dev/", "rm ", "crontab", ".bashrc", ".zshrc", "authorized_keys")
 #: Signs of a disguised command on a code line (``c''url``, ``c\\url``, ``c'u'rl``, ``$IFS``).
 #: (Written to start on the quote or backslash, so a search of a whole text is quick.)
-_DISGUISED = lazy_compile(r"(?<=\w)(?:''|\"\")(?=\w)|(?<=[A-Za-z])\\(?=[A-Za-z])"
-                          r"|(?<=[A-Za-z])['\"][A-Za-z]{1,3}['\"](?=[A-Za-z])")
+_DISGUISED = lazy_compile(r"''(?<=\w'')(?=\w)|\"\"(?<=\w\"\")(?=\w)"
+                          r"|\\(?<=[A-Za-z]\\)(?=[A-Za-z])"
+                          r"|'(?<=[A-Za-z]')[A-Za-z]{1,3}['\"](?=[A-Za-z])"
+                          r"|\"(?<=[A-Za-z]\")[A-Za-z]{1,3}['\"](?=[A-Za-z])")
 _CODE_CONTEXTS = ("code", "fence", "data", "comment")
 _DECODE_CALL = lazy_compile(
     r"\b(?:b64decode|a2b_base64|b32decode|b85decode|unhexlify|fromhex|atob|decompress|"

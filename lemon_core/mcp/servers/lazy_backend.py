@@ -7,7 +7,7 @@ disk is seen at the next tool call without a restart and without rescanning on e
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import attrs
 
@@ -41,12 +41,15 @@ def read_skill_text(directory: str, relative: str = "SKILL.md") -> tuple[str, in
 class LazyBackend:
     def __init__(self, sources: Sequence[str], skip_dirs: Sequence[str] = (), *,
                  log: Callable[[str], None] = lambda message: None, watch: bool = True,
-                 first: LazyScan | None = None) -> None:
-        """``first``: a scan already made (and whose warnings were already shown)."""
+                 first: LazyScan | None = None, logged: Iterable[str] | None = None) -> None:
+        """``first``: a scan already made; ``logged``: the warnings already shown (default:
+        all of ``first``'s)."""
         self.sources = tuple(sources)
         self.skip_dirs = tuple(skip_dirs)
         self._log = log
-        self._logged: set[str] = set(first.warnings) if first is not None else set()
+        if logged is None:
+            logged = first.warnings if first is not None else ()
+        self._logged: set[str] = set(logged)
         self._first = first
         self._fresh: Freshness[_State] = Freshness(self._build, lambda s: s.scan.folders,
                                                    watch=watch)

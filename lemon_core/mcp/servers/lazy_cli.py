@@ -91,7 +91,7 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
     def load() -> object:
         from lemon_core.mcp.servers.lazy_backend import LazyBackend
 
-        return LazyBackend(sources, skip_dirs, first=prescan.scan(),
+        return LazyBackend(sources, skip_dirs, first=prescan.scan(), logged=head.warnings,
                            log=lambda message: log(f"warning: {message}"))
 
     # the whole scan is read and indexed while initialize is answered; calls wait for it

@@ -15,7 +15,8 @@ def test_the_child_scan_equals_the_scan_here(tmp_path: Path) -> None:
     skill(tmp_path, "bad", name="other")
     aside = scan_aside([str(tmp_path)], [], cache=False)
     here = scan_sources([str(tmp_path)])
-    assert aside.head() == Head(None, here.warnings)
+    # servable for sure ("one"): the head is sent before the scan, its warnings come later
+    assert aside.head() == Head(None, ())
     scan = aside.scan()
     assert scan.skills == here.skills
     assert scan.warnings == here.warnings
@@ -27,6 +28,14 @@ def test_a_missing_source_is_the_heads_problem(tmp_path: Path) -> None:
     aside = scan_aside([missing], [], cache=False)
     assert aside.head().problem == f"skills source not found: {missing}"
     assert aside.scan().fatal == (f"skills source not found: {missing}",)
+
+
+def test_warnings_are_in_the_head_when_it_waits_for_the_scan(tmp_path: Path) -> None:
+    skill(tmp_path / "group", "two")  # grouped: the probe is unsure, the head waits
+    skill(tmp_path, "bad", name="other")
+    here = scan_sources([str(tmp_path)])
+    assert here.warnings
+    assert scan_aside([str(tmp_path)], [], cache=False).head() == Head(None, here.warnings)
 
 
 def test_nothing_valid_is_the_heads_problem(tmp_path: Path) -> None:

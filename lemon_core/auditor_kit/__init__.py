@@ -36,8 +36,21 @@ from lemon_core.auditor_kit.markdown import (
 )
 from lemon_core.auditor_kit.scripts import fence_language, file_kind, is_comment
 
+
+def clear_caches() -> None:
+    """Forget every text the kit has seen (parsed documents, line indexes, the token memory,
+    host classes, warning tests), so the next audit runs as the first one of a process."""
+    from lemon_core.auditor_kit import hosts, lines, markdown
+
+    lines.forget()
+    markdown.document.cache_clear()
+    markdown.is_warning.cache_clear()
+    hosts.host_class.cache_clear()
+
+
 __all__ = [
-    "EXCERPT_CHARS", "Decoded", "Document", "Line", "LineIndex", "assignments", "code_spans",
+    "EXCERPT_CHARS", "Decoded", "Document", "Line", "LineIndex", "assignments", "clear_caches",
+    "code_spans",
     "decoded_payloads", "deobfuscate", "document", "excerpt", "fence_language", "file_kind",
     "host_class", "in_code_span", "is_comment", "is_loopback", "is_warning", "join_strings",
     "names_host", "normalise_shell", "split_url", "substitute", "urls",

@@ -256,6 +256,13 @@ def indexed(text: str) -> tuple[LineIndex, str]:
     return LineIndex(text), lower_same_length(text)
 
 
+def forget() -> None:
+    """Drop what this module remembers of the texts seen (the line indexes, the token
+    memory); compiled patterns stay. For benchmarks that measure a first audit."""
+    indexed.cache_clear()
+    _MEMORY.__init__()  # type: ignore[misc]
+
+
 def excerpt(text: str, start: int = 0, end: int | None = None, *,
             limit: int = EXCERPT_CHARS) -> str:
     """The piece ``text[start:end]`` on one line, at most ``limit`` characters (cut pieces end
@@ -268,5 +275,5 @@ def excerpt(text: str, start: int = 0, end: int | None = None, *,
     return escape(piece)
 
 
-__all__ = ["EXCERPT_CHARS", "FULL_SEARCH_CHARS", "LineIndex", "excerpt", "indexed",
+__all__ = ["EXCERPT_CHARS", "FULL_SEARCH_CHARS", "LineIndex", "excerpt", "forget", "indexed",
            "lower_same_length", "word_lines"]

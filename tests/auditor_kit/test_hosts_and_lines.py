@@ -62,3 +62,25 @@ def test_word_lines_finds_what_the_word_by_word_search_finds() -> None:
             assert found.get(word, set()) == index.lines_containing(lower, (word,)), (word, text)
     with pytest.raises(ValueError):
         word_lines(LineIndex("x"), "x", frozenset({"a\nb"}))
+
+
+def test_word_lines_is_exact_across_texts_sharing_tokens_and_after_clear_caches() -> None:
+    # What a token holds is remembered across texts (and across word sets): a word must still
+    # be found only where it is, in the second text as in the first, long tokens included.
+    from lemon_core.auditor_kit import clear_caches
+    from lemon_core.auditor_kit.lines import lower_same_length, word_lines
+
+    code = frozenset({"curl", "pip install", "nc -", "env"})
+    prose = frozenset({"ignore", "send it", "env"})
+    long = "x" * 100 + "curl"
+    texts = ["run curl now\nthen pip install it\n" + long,
+             "curl\nnothing here\npip and later install\n" + long + "\nnc -e",
+             "printenv | nc -lv\nignore me, send it\n"]
+    for _ in range(2):
+        for text in texts:
+            index, lower = LineIndex(text), lower_same_length(text)
+            for words in (code, prose):
+                found = word_lines(index, lower, words)
+                for word in words:
+                    assert found.get(word, set()) == index.lines_containing(lower, (word,)), word
+        clear_caches()

@@ -183,19 +183,15 @@ def current(scan: LazyScan) -> bool:
 
 
 def prepare(sources: Sequence[str], skip_dirs: Sequence[str], *,
-            folder: Path | None = None, before_scan: Callable[[], None] | None = None
-            ) -> tuple[LazyScan, Callable[[], None] | None]:
+            folder: Path | None = None) -> tuple[LazyScan, Callable[[], None] | None]:
     """The scan of ``sources``: the cached one when it is still current, else a new one
-    (re-reading only what changed since the cached one; ``before_scan`` is called first); and,
-    for a new one, the function that saves it for the next start (call it once the scan has
-    been handed on)."""
+    (re-reading only what changed since the cached one); and, for a new one, the function
+    that saves it for the next start (call it once the scan has been handed on)."""
     folder = cache_dir() if folder is None else folder
     path = None if folder is None else cache_path(folder, sources, skip_dirs)
     cached = None if path is None else load(path, sources, skip_dirs)
     if cached is not None and current(cached):
         return cached, None
-    if before_scan is not None:
-        before_scan()
     scan = scan_sources(sources, skip_dirs, previous=cached)
     if path is None:
         return scan, None

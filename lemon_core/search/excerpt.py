@@ -19,27 +19,32 @@ EXCERPT_CHARS = 4000
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.MULTILINE)
 
 
-def without_fenced_code(text: str) -> str:
+def without_fenced_code(text: str, limit: int | None = None) -> str:
     """``text`` with every fenced code block (its fences included) replaced by a newline; an
-    unclosed fence runs to the end."""
-    marks = list(_FENCE.finditer(text))
-    if not marks:
-        return text
+    unclosed fence runs to the end. With ``limit``, only the first ``limit`` characters of the
+    result are exact (the search for fences stops there)."""
+    if "```" not in text and "~~~" not in text:
+        return text  # no fence can open (most bodies): no regex scan at all
+    marks = _FENCE.finditer(text)
     pieces: list[str] = []
-    position = index = 0
-    while index < len(marks):
-        opening = marks[index]
-        pieces.append(text[position:opening.start()])
-        fence = opening.group(1)
-        index += 1
-        while index < len(marks) and not (marks[index].group(1)[0] == fence[0]
-                                          and len(marks[index].group(1)) >= len(fence)):
-            index += 1
-        if index == len(marks):
+    kept = position = 0
+    opening = next(marks, None)
+    while opening is not None:
+        piece = text[position:opening.start()]
+        pieces.append(piece)
+        kept += len(piece) + 1
+        if limit is not None and kept > limit:
             return "\n".join(pieces)
-        end = text.find("\n", marks[index].end())
+        fence = opening.group(1)
+        closing = next(marks, None)
+        while closing is not None and not (closing.group(1)[0] == fence[0]
+                                           and len(closing.group(1)) >= len(fence)):
+            closing = next(marks, None)
+        if closing is None:
+            return "\n".join(pieces)
+        end = text.find("\n", closing.end())
         position = len(text) if end < 0 else end
-        index += 1
+        opening = next(marks, None)
     pieces.append(text[position:])
     return "\n".join(pieces)
 
@@ -50,7 +55,7 @@ def body_excerpt_of_text(text: str) -> str:
         body = split_frontmatter(text).body
     except FrontmatterError:
         return ""  # a frontmatter longer than what was read: no body in sight
-    return without_fenced_code(body[: 4 * EXCERPT_CHARS])[:EXCERPT_CHARS]
+    return without_fenced_code(body[: 4 * EXCERPT_CHARS], EXCERPT_CHARS)[:EXCERPT_CHARS]
 
 
 def body_excerpt(path: str) -> str:

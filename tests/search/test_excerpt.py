@@ -38,3 +38,15 @@ def test_fences_of_either_kind_and_length() -> None:
     text = "a\n```py\nx\n~~~\ny\n```\nb\n````\n```\nz\n````\nc\n~~~\nopen\n"
     assert without_fenced_code(text).split() == ["a", "b", "c"]
     assert without_fenced_code("no fences") == "no fences"
+
+
+def test_the_search_for_fences_may_stop_at_the_limit_with_the_same_prefix() -> None:
+    from lemon_core.search.excerpt import without_fenced_code
+
+    text = ("intro\n```sh\nrm -rf\n```\n" + "prose " * 50 + "\n~~~\ncode\n~~~\n") * 20 + "tail"
+    whole = without_fenced_code(text)
+    assert "rm -rf" not in whole and "code" not in whole and whole.endswith("tail")
+    for limit in (0, 10, 300, 1000, len(whole)):
+        assert without_fenced_code(text, limit)[:limit] == whole[:limit]
+    assert without_fenced_code("no fence here\n") == "no fence here\n"
+    assert without_fenced_code("a\n````\nx\n```\ny\n````\nb") == "a\n\n\nb"  # a longer fence

@@ -19,9 +19,11 @@ from lemon_core.cli.mcp import CWD, _context, app
 
 
 def _host(cwd: Path | None) -> Any:
+    from lemon_core.mcp.gateway.selfref import self_reason
     from lemon_core.mcp.runtime.host import McpHost
 
-    return McpHost(_context(cwd))
+    # a registered 'lemon mcp serve' entry would list every tool a second time through it
+    return McpHost(_context(cwd), skip=self_reason)
 
 
 def _first_line(text: str | None) -> str:
@@ -50,7 +52,10 @@ def tools(
         return
     for item in status:
         if item.last_error and (name is None or item.name == name):
-            warn(f"skipped: {item.last_error}")
+            if item.error_kind == "skipped":  # not down: left out on purpose, say which
+                warn(f'server "{item.name}" {item.last_error}')
+            else:
+                warn(f"skipped: {item.last_error}")
     if not found:
         say("No MCP tools." if name is None else f'No MCP tools from server "{name}".')
         return

@@ -125,3 +125,22 @@ def test_approval_is_asked_on_a_terminal(project: Path, tmp_path: Path) -> None:
     assert proc.wait(timeout=120) == 0
     os.close(main)
     assert b"touched" in seen and marker.read_text().split() == ["called"]
+
+
+def test_a_registered_gateway_is_skipped_not_listed_twice(capsys, project: Path,
+                                                          tmp_path: Path) -> None:
+    # the user registered 'lemon mcp serve' in a file lemon reads: connecting to it would list
+    # alpha's tools a second time, through the gateway
+    gateway = {"name": "lemon", "type": "stdio", "command": "lemon", "args": ["mcp", "serve"],
+               "env": {"API_KEY": SECRET}, **SLOW}
+    write_project(project, stdio_entry("alpha", "full", tmp_path / "a.log"), gateway)
+    code, out, _ = _run(capsys, project, "tools", "--json")
+    assert code == 0
+    assert {t["server"] for t in json.loads(out)["tools"]} == {"alpha"}
+    code, out, _ = _run(capsys, project, "status", "--json")
+    servers = {s["name"]: s for s in json.loads(out)["servers"]}
+    assert not servers["lemon"]["connected"]
+    assert servers["lemon"]["last_error"]["kind"] == "skipped"
+    code, out, err = _run(capsys, project, "tools")
+    assert code == 0 and 'server "lemon" skipped: this entry runs' in err
+    assert "skipped: skipped" not in err

@@ -75,7 +75,9 @@ class LockRecord:
         return unstructure_record(self)
 
 
-_KNOWN = frozenset(f.name for f in attrs.fields(LockRecord)) - {"extra"}
+#: The known fields in the order the lockfile writes them.
+_FIELDS = tuple(f.name for f in attrs.fields(LockRecord) if f.name != "extra")
+_KNOWN = frozenset(_FIELDS)
 
 
 class RecordError(ValueError):
@@ -142,9 +144,20 @@ def structure_record(key: str, data: Any) -> LockRecord:
 
 
 def unstructure_record(record: LockRecord) -> dict[str, Any]:
-    """``record`` as JSON data: known fields first, then the unknown ones it was read with."""
-    data = converter().unstructure(record)
-    data.pop("extra", None)
+    """``record`` as JSON data: known fields first, then the unknown ones it was read with.
+
+    Written out by hand (what :func:`converter` would give, a test compares them) so that
+    writing a lockfile, as every install does, never imports cattrs; only reading one does.
+    """
+    data: dict[str, Any] = {}
+    for name in _FIELDS:
+        value = getattr(record, name)
+        if isinstance(value, tuple):
+            value = list(value)
+        elif isinstance(value, AuditOverride):
+            value = {"bundle_hash": value.bundle_hash, "approved_at": value.approved_at,
+                     "rules": list(value.rules)}
+        data[name] = value
     if data.get("audit_override") is None:
         data.pop("audit_override", None)
     for name, value in record.extra.items():

@@ -2,7 +2,9 @@
 
 ``tools/list`` is the host's inventory (model-facing names, descriptions, input schemas,
 utilities included); ``tools/call`` is :meth:`McpHost.call`, with approvals asked through MCP
-elicitation (:mod:`.elicit`) and every lemon failure a fixed tool error (:mod:`.results`).
+elicitation (:mod:`.elicit` on the handshake protocols, :mod:`.rounds`'s
+``InputRequiredResult`` rounds on 2026-07-28) and every lemon failure a fixed tool error
+(:mod:`.results`).
 The host's blocking calls run in worker threads, so the gateway's loop keeps answering (an
 elicitation's answer arrives while its call waits). The first discovery starts with the
 gateway and every request waits for it; the inventory is then rediscovered every
@@ -17,10 +19,15 @@ from typing import Any
 
 from lemon_core.context import LemonContext
 from lemon_core.errors import LemonError, NotFoundError
-from lemon_core.mcp.gateway import elicit, results
+from lemon_core.mcp.gateway import elicit, results, rounds
 from lemon_core.mcp.gateway.notify import ChangeNotifier
 from lemon_core.mcp.gateway.selfref import self_reason
 from lemon_core.mcp.runtime.approvals import ApprovalRefused, approval_key
+
+NOT_APPROVED = ("the call of {name} was not approved (declined, cancelled or unanswered); "
+                "nothing was called")
+STALE = ("this approval answer does not belong to a pending request of this gateway (already "
+         "used, expired, or for another call); nothing was called: call the tool again")
 
 
 class Gateway:
@@ -31,6 +38,7 @@ class Gateway:
         self.ctx = ctx
         self.notice = notice
         self.approval_wait_s = approval_wait_s
+        self.pending = rounds.Pending(approval_wait_s)
         self.notifier = ChangeNotifier(self.tools)
         self.host = McpHost(ctx, on_change=self.notifier.changed, skip=self_reason,
                             **host_options)
@@ -95,7 +103,8 @@ class Gateway:
                 for t in hosted]
 
     async def call_tool(self, session: Any, request_id: Any, name: str,
-                        arguments: dict[str, Any]) -> Any:
+                        arguments: dict[str, Any], *, protocol_version: str | None = None,
+                        input_responses: Any = None, request_state: Any = None) -> Any:
         import anyio
 
         await self.ready()
@@ -103,8 +112,24 @@ class Gateway:
             tool = self.host.find(name)  # the inventory in memory: no discovery, no thread
         except NotFoundError:
             return results.unknown(name)
+        version = protocol_version or getattr(session, "protocol_version", None)
+        asked: list[Any] = []
         approver = None
-        if elicit.can_elicit(session):
+        if rounds.is_modern(version):  # 2026-07-28: ask through InputRequiredResult rounds
+            if request_state is not None:
+                if not self.pending.redeem(request_state, name, arguments):
+                    return results.tool_error(STALE)
+                if not rounds.answered_yes(input_responses):
+                    return results.tool_error(NOT_APPROVED.format(name=tool.name))
+
+                def approver(request: Any) -> bool:  # the person said yes to this call
+                    return True
+            elif rounds.can_ask(session):
+
+                def approver(request: Any) -> bool:  # ask in the result, call nothing now
+                    asked.append(request)
+                    return False
+        elif elicit.can_elicit(session):
             wait_s = self.approval_wait_s
 
             def approver(request: Any) -> bool:
@@ -116,10 +141,10 @@ class Gateway:
         except NotFoundError:
             return results.unknown(name)
         except ApprovalRefused:
+            if asked:
+                return rounds.input_required(asked[0], self.pending.mint(name, arguments))
             if approver is not None:
-                return results.tool_error(f"the call of {tool.name} was not approved "
-                                          "(declined, cancelled or unanswered); nothing was "
-                                          "called")
+                return results.tool_error(NOT_APPROVED.format(name=tool.name))
             source = await anyio.to_thread.run_sync(self._source_of, tool)
             return results.tool_error(elicit.how_to_allow(
                 tool, approval_key(tool.kind, tool.raw), source))

@@ -5,9 +5,9 @@ the person behind the client with a short form (``elicitation/create``, form mod
 yes/no field, and a message naming the tool, its server and the argument *names* (never their
 values, never a credential). Only ``accept`` with ``approve`` true allows the call; decline,
 cancel, an error or no answer within :data:`WAIT_S` refuse it. A client that did not advertise
-elicitation is never asked: the call is refused with :func:`how_to_allow`'s text. So is a
-client on the 2026-07-28 protocol, which forbids server-initiated requests (its elicitation
-goes through ``InputRequiredResult`` rounds, not implemented here).
+elicitation is never asked: the call is refused with :func:`how_to_allow`'s text. A client on
+the 2026-07-28 protocol, which forbids server-initiated requests, is asked the same form
+through ``InputRequiredResult`` rounds instead (:mod:`.rounds`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ SCHEMA = {"type": "object", "required": ["approve"], "properties": {"approve": {
 
 
 def can_elicit(session: Any) -> bool:
-    """Whether the client advertised form elicitation and this connection can ask it."""
+    """Whether the client advertised form elicitation and this connection can send it a
+    request (a handshake-era connection; never one on the 2026-07-28 protocol)."""
     caps = getattr(session, "client_capabilities", None)
     elicitation = getattr(caps, "elicitation", None) if caps is not None else None
     if elicitation is None or not getattr(session, "can_send_request", False):
@@ -62,8 +63,8 @@ def how_to_allow(tool: Any, key: str, source: Any) -> str:
              f"in its configuration ({escape(source.provider)}:{escape(source.scope)})"
              if source is not None else "in the project's .lemon/mcp.json")
     return (f"{escape(key)} on server \"{escape(tool.server)}\" needs approval, and this "
-            "connection cannot ask for it (the client did not advertise MCP elicitation, or "
-            "speaks the 2026 protocol, where lemon cannot ask yet); nothing was called. To "
+            "connection cannot ask for it (the client did not advertise MCP elicitation); "
+            "nothing was called. To "
             f"allow it without asking, set \"tool_approvals\": "
             f"{{\"{escape(key)}\": \"never\"}} (or \"approval\": \"never\") on the "
             f"\"{escape(tool.server)}\" entry {where}.")

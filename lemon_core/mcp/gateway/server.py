@@ -38,7 +38,10 @@ def build_server(gateway: Gateway, *, version: str, skills: Any = None) -> Any:
         if skill_call is not None and params.name in SKILL_TOOLS:
             return await skill_call(ctx, params)
         return await gateway.call_tool(ctx.session, ctx.request_id, params.name,
-                                       dict(params.arguments or {}))
+                                       dict(params.arguments or {}),
+                                       protocol_version=ctx.protocol_version,
+                                       input_responses=params.input_responses,
+                                       request_state=params.request_state)
 
     return Server(SERVER_NAME, version=version, instructions=INSTRUCTIONS,
                   on_list_tools=list_tools, on_call_tool=call_tool)

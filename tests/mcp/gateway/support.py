@@ -20,9 +20,11 @@ def serve_env(tmp_path: Path) -> dict[str, str]:
 
 @asynccontextmanager
 async def gateway(project: Path, tmp_path: Path, *extra: str, errlog: Any = None,
-                  **client: Any) -> AsyncIterator[Any]:
-    """A connected ``mcp.Client`` (handshake era) to ``lemon mcp serve --cwd project``;
-    ``client`` passes callbacks (``elicitation_callback``, ``message_handler``)."""
+                  mode: str = "legacy", **client: Any) -> AsyncIterator[Any]:
+    """A connected ``mcp.Client`` to ``lemon mcp serve --cwd project``: the handshake era
+    (``mode="legacy"``), or ``"auto"`` (the SDK's default: 2026-07-28 after
+    ``server/discover``); ``client`` passes callbacks (``elicitation_callback``,
+    ``message_handler``)."""
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
@@ -31,7 +33,7 @@ async def gateway(project: Path, tmp_path: Path, *extra: str, errlog: Any = None
                                    env=serve_env(tmp_path), cwd=str(project))
     with (tmp_path / "serve.err").open("a", encoding="utf-8") as sink:
         transport = stdio_client(params, errlog=errlog or sink)
-        async with Client(transport, mode="legacy", read_timeout_seconds=90,
+        async with Client(transport, mode=mode, read_timeout_seconds=90,
                           **client) as session:
             yield session
 

@@ -109,8 +109,14 @@ def _approval_project(tmp_path: Path) -> tuple[Path, Path]:
                                           tool_approvals={"touch": "always"})), marker
 
 
+MODERN = "2026-07-28"
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
 @pytest.mark.parametrize("answer", ["accept", "decline", "cancel", "no"])
-def test_approval_through_elicitation(tmp_path: Path, answer: str) -> None:
+def test_approval_through_elicitation(tmp_path: Path, answer: str, mode: str) -> None:
+    # legacy: elicitation/create during the call; auto (2026-07-28): an InputRequiredResult
+    # round whose form the SDK's client hands to the same callback, then retries
     import mcp_types as types
 
     project, marker = _approval_project(tmp_path)
@@ -118,6 +124,7 @@ def test_approval_through_elicitation(tmp_path: Path, answer: str) -> None:
 
     async def elicit(context: Any, params: Any) -> Any:
         asked.append(params)
+        assert not marker.exists()  # nothing is called before the answer
         if answer == "accept":
             return types.ElicitResult(action="accept", content={"approve": True})
         if answer == "no":
@@ -125,7 +132,8 @@ def test_approval_through_elicitation(tmp_path: Path, answer: str) -> None:
         return types.ElicitResult(action=answer)
 
     async def body() -> Any:
-        async with gateway(project, tmp_path, elicitation_callback=elicit) as client:
+        async with gateway(project, tmp_path, mode=mode, elicitation_callback=elicit) as client:
+            assert (client.session.protocol_version == MODERN) is (mode == "auto")
             tools = (await client.list_tools()).tools
             read = await client.call_tool(_by_raw(tools, "alpha", "read_file").name,
                                           {"path": "a"})
@@ -145,11 +153,13 @@ def test_approval_through_elicitation(tmp_path: Path, answer: str) -> None:
         assert not marker.exists()
 
 
-def test_without_elicitation_the_call_is_refused_with_how_to_allow_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_without_elicitation_the_call_is_refused_with_how_to_allow_it(
+        tmp_path: Path, mode: str) -> None:
     project, marker = _approval_project(tmp_path)
 
     async def body() -> Any:
-        async with gateway(project, tmp_path) as client:
+        async with gateway(project, tmp_path, mode=mode) as client:
             tools = (await client.list_tools()).tools
             return await client.call_tool(_by_raw(tools, "alpha", "touch").name, {})
 

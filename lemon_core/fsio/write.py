@@ -24,8 +24,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import secrets
-import socket
 import stat
 import time
 from collections.abc import Callable, Iterator
@@ -177,6 +175,8 @@ def _lock_owner(lock_dir: Path) -> LockOwner | None:
 def _record_owner(lock_dir: Path, token: str) -> None:
     """Write ``owner`` in one ``write``: a waiter reads the whole record, or an empty file
     (which it takes for "no owner yet", never for a stale lock)."""
+    import socket  # here: only a lock holder needs the host name
+
     record = f"{os.getpid()}\n{socket.gethostname()}\n{token}\n".encode()
     fd = os.open(lock_dir / OWNER_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
@@ -207,7 +207,7 @@ def file_lock(path: Path, *, timeout: float = 10.0) -> Iterator[None]:
     """
     lock_dir = lock_path(path)
     make_parent(path)  # the lock's folder is the file's: a file in the way is named for it
-    token = secrets.token_hex(16)
+    token = os.urandom(16).hex()  # secrets.token_hex(16), without importing secrets
     deadline = time.monotonic() + timeout
     delay = 0.005
     while True:
@@ -259,6 +259,8 @@ def _verdict(lock_dir: Path) -> _Verdict:
         age = _lock_age(lock_dir)
         orphan = age is not None and age >= ORPHAN_LOCK_AGE and _lock_owner(lock_dir) is None
         return _Verdict(orphan, None)
+    import socket
+
     if owner.host != socket.gethostname() or _pid_alive(owner.pid):
         return _Verdict(False, owner)
     # The process is gone: but the lock may have passed to a live holder meanwhile.

@@ -34,11 +34,6 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from lemon_core.manifest import parse_fast as yaml_fast
 from lemon_core.manifest.frontmatter import FrontmatterError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
-
 #: The loader class; tests swap in ``yaml.SafeLoader`` to cover the pure-Python path.
 Loader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -86,6 +81,10 @@ def load_yaml(text: str, *, first_line: int = 1) -> tuple[Any, list[Note]]:
 
 def load_toml(text: str, *, first_line: int = 1) -> dict[str, Any]:
     """Parse TOML ``text``; raises ``toml_invalid`` or ``frontmatter_too_deep``."""
+    if sys.version_info >= (3, 11):  # imported here: most frontmatter is YAML
+        import tomllib
+    else:  # pragma: no cover - exercised on Python 3.10 only
+        import tomli as tomllib
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

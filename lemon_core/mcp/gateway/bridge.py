@@ -33,13 +33,17 @@ STALE = ("this approval answer does not belong to a pending request of this gate
 class Gateway:
     def __init__(self, ctx: LemonContext, *, notice: Callable[[str], None] | None = None,
                  approval_wait_s: float = elicit.WAIT_S, **host_options: Any) -> None:
+        from mcp.server.subscriptions import InMemorySubscriptionBus
+
         from lemon_core.mcp.runtime.host import McpHost
 
         self.ctx = ctx
         self.notice = notice
         self.approval_wait_s = approval_wait_s
         self.pending = rounds.Pending(approval_wait_s)
-        self.notifier = ChangeNotifier(self.tools)
+        #: where 2026-07-28 clients' ``subscriptions/listen`` streams get their change events
+        self.bus = InMemorySubscriptionBus()
+        self.notifier = ChangeNotifier(self.tools, self.bus)
         self.host = McpHost(ctx, on_change=self.notifier.changed, skip=self_reason,
                             **host_options)
         self._ready: Any = None

@@ -6,6 +6,12 @@ another configuration); that only sets a thread-safe flag. :meth:`ChangeNotifier
 gateway's loop, wakes, compares what the host exposes now with what the client last listed,
 and sends one notification when they differ (none before the client has listed at all, none
 twice for the same difference).
+
+How it is sent follows the protocol of the client's last listing: on the handshake protocols
+as ``notifications/tools/list_changed`` on that connection; on 2026-07-28, which delivers change
+notifications only on the ``subscriptions/listen`` streams the client opened, as a
+``ToolsListChanged`` event published on the gateway's subscription bus (the SDK's
+``mcp.server.subscriptions.ListenHandler`` serves those streams and stamps each copy).
 """
 
 from __future__ import annotations
@@ -25,8 +31,10 @@ def signature(tools: Sequence[Any]) -> tuple[Any, ...]:
 
 
 class ChangeNotifier:
-    def __init__(self, current: Callable[[], Awaitable[Sequence[Any]]]) -> None:
+    def __init__(self, current: Callable[[], Awaitable[Sequence[Any]]],
+                 bus: Any = None) -> None:
         self._current = current
+        self.bus = bus
         self._flag = threading.Event()
         self._stopping = False
         self.session: Any = None
@@ -57,8 +65,19 @@ class ChangeNotifier:
                 continue
             self._announced = now
             with contextlib.suppress(Exception):  # the client left: nothing to tell
-                await self.session.send_tool_list_changed()
+                await self._send()
                 self.sent += 1
+
+    async def _send(self) -> None:
+        from lemon_core.mcp.gateway.rounds import is_modern
+
+        if is_modern(getattr(self.session, "protocol_version", None)):
+            if self.bus is not None:
+                from mcp.server.subscriptions import ToolsListChanged
+
+                await self.bus.publish(ToolsListChanged())
+            return
+        await self.session.send_tool_list_changed()
 
     def stop(self) -> None:
         self._stopping = True

@@ -2,7 +2,9 @@
 the gateway at every ``tools/list``, so it can change).
 
 Capabilities: ``tools`` with ``listChanged`` (the gateway sends
-``notifications/tools/list_changed`` when the inventory changes). With ``skills`` (an SDK
+``notifications/tools/list_changed`` when the inventory changes; on the 2026-07-28 protocol
+through the ``subscriptions/listen`` streams the SDK's ``ListenHandler`` serves from the
+gateway's bus, which is what makes the SDK advertise ``listChanged`` there). With ``skills`` (an SDK
 server built by :func:`lemon_core.mcp.servers.app.build_server`, as ``lemon skill serve``
 runs it) its ``find_skills`` and ``load_skill`` are listed first and their calls are answered
 by that server's own handlers, so they are exactly ``lemon skill serve``'s.
@@ -25,6 +27,7 @@ INSTRUCTIONS = (
 def build_server(gateway: Gateway, *, version: str, skills: Any = None) -> Any:
     import mcp_types as types
     from mcp.server.lowlevel import Server
+    from mcp.server.subscriptions import ListenHandler
 
     skill_list = skills.get_request_handler("tools/list").handler if skills else None
     skill_call = skills.get_request_handler("tools/call").handler if skills else None
@@ -44,7 +47,8 @@ def build_server(gateway: Gateway, *, version: str, skills: Any = None) -> Any:
                                        request_state=params.request_state)
 
     return Server(SERVER_NAME, version=version, instructions=INSTRUCTIONS,
-                  on_list_tools=list_tools, on_call_tool=call_tool)
+                  on_list_tools=list_tools, on_call_tool=call_tool,
+                  on_subscriptions_listen=ListenHandler(gateway.bus))
 
 
 async def serve_stdio(gateway: Gateway, server: Any) -> None:

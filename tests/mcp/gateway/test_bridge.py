@@ -1,5 +1,6 @@
 """The gateway in process (the SDK's client over its in-memory transport, real stdio backends):
-the periodic rediscovery finds a changed configuration and tells the client, once."""
+the periodic rediscovery finds a changed configuration and tells the client, once: as a
+notification on the handshake protocols, on a ``subscriptions/listen`` stream on 2026-07-28."""
 
 from __future__ import annotations
 
@@ -19,8 +20,9 @@ from tests.mcp.runtime.support import stdio_entry, write_project
 pytest.importorskip("mcp")
 
 
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 def test_a_changed_configuration_reaches_the_client_as_list_changed(
-        make_ctx: Callable[..., LemonContext], tmp_path: Path) -> None:
+        make_ctx: Callable[..., LemonContext], tmp_path: Path, mode: str) -> None:
     from mcp import Client
 
     ctx = make_ctx(LEMON_AGENT_DIR=str(tmp_path / "agent"))
@@ -28,27 +30,41 @@ def test_a_changed_configuration_reaches_the_client_as_list_changed(
     config = write_project(ctx.cwd, beta)
     gateway = Gateway(ctx, refresh_s=0.5)
     server = build_server(gateway, version="test")
-    changes: list[str] = []
+    changes: list[str] = []  # notifications the client's message handler saw
+    events: list[str] = []  # events of its listen stream (2026-07-28; teed to the handler too)
     changed = anyio.Event()
+    subscribed = anyio.Event()
 
     async def on_message(message: Any) -> None:
         if type(message).__name__ == "ToolListChangedNotification":
             changes.append("tools")
             changed.set()
 
+    async def listen(client: Any) -> None:
+        async with client.listen(tools_list_changed=True) as subscription:
+            subscribed.set()
+            async for event in subscription:
+                events.append(type(event).__name__)
+
     async def body() -> tuple[list[str], list[str]]:
         async with anyio.create_task_group() as tg:
             tg.start_soon(gateway.run)
-            async with Client(server, mode="legacy", message_handler=on_message) as client:
+            async with Client(server, mode=mode, message_handler=on_message) as client, \
+                    anyio.create_task_group() as listening:
+                if mode != "legacy":
+                    listening.start_soon(listen, client)
+                    with anyio.fail_after(30):
+                        await subscribed.wait()
                 before = [t.name for t in (await client.list_tools()).tools]
                 await anyio.sleep(1.5)  # rediscoveries of an unchanged file: no notice
-                assert changes == []
+                assert changes == [] and events == []
                 gamma = stdio_entry("gamma", "tools-only", tmp_path / "g.log")
                 config.write_text(json.dumps({"servers": [beta, gamma]}), encoding="utf-8")
                 with anyio.fail_after(60):
                     await changed.wait()
                 await anyio.sleep(1.5)  # further rediscoveries: still one notice
                 after = [t.name for t in (await client.list_tools()).tools]
+                listening.cancel_scope.cancel()
             tg.cancel_scope.cancel()
         return before, after
 
@@ -57,5 +73,6 @@ def test_a_changed_configuration_reaches_the_client_as_list_changed(
     finally:
         gateway.close()
     assert changes == ["tools"]
+    assert events == ([] if mode == "legacy" else ["ToolsListChanged"])
     assert [n.split("_")[1] for n in before] == ["beta"]
     assert sorted(n.split("_")[1] for n in after) == ["beta", "gamma"]

@@ -16,6 +16,7 @@ from tests.mcp.runtime.support import SECRET, methods, stdio_entry, write_projec
 pytest.importorskip("mcp")
 
 CLOSED_URL = "http://127.0.0.1:9/mcp"  # discard port: nothing listens
+MODERN = "2026-07-28"  # what the SDK client's default mode="auto" negotiates with lemon
 
 
 def _project(tmp_path: Path, *servers: dict[str, Any]) -> Path:
@@ -34,7 +35,8 @@ def _texts(result: Any) -> str:
     return " ".join(getattr(block, "text", "") for block in result.content)
 
 
-def test_tools_list_and_calls_through_the_gateway(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_tools_list_and_calls_through_the_gateway(tmp_path: Path, mode: str) -> None:
     log = tmp_path / "alpha.log"
     project = _project(
         tmp_path,
@@ -44,7 +46,8 @@ def test_tools_list_and_calls_through_the_gateway(tmp_path: Path) -> None:
          "headers": {"Authorization": f"Bearer {SECRET}"}, "ready_timeout_ms": 5000})
 
     async def body() -> None:
-        async with gateway(project, tmp_path) as client:
+        async with gateway(project, tmp_path, mode=mode) as client:
+            assert (client.session.protocol_version == MODERN) is (mode == "auto")
             caps = client.server_capabilities
             assert caps.tools is not None and caps.tools.list_changed is True
             tools = (await client.list_tools()).tools
@@ -81,16 +84,36 @@ def test_tools_list_and_calls_through_the_gateway(tmp_path: Path) -> None:
     assert SECRET not in err and CLOSED_URL not in err
 
 
-def test_a_backends_list_changed_reaches_the_client(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_a_backends_list_changed_reaches_the_client(tmp_path: Path, mode: str) -> None:
+    # legacy: notifications/tools/list_changed; auto (2026-07-28): an event on the
+    # subscriptions/listen stream the client opened (the SDK tees it to the message handler)
     project = _project(tmp_path, stdio_entry("alpha", "full", tmp_path / "a.log"))
     changed = anyio.Event()
+    notices: list[str] = []
+    events: list[str] = []
 
     async def on_message(message: Any) -> None:
         if type(message).__name__ == "ToolListChangedNotification":
+            notices.append("tools")
             changed.set()
 
+    async def listen(client: Any, subscribed: Any) -> None:
+        async with client.listen(tools_list_changed=True) as subscription:
+            subscribed.set()
+            async for event in subscription:
+                events.append(type(event).__name__)
+
     async def body() -> None:
-        async with gateway(project, tmp_path, message_handler=on_message) as client:
+        async with gateway(project, tmp_path, mode=mode, message_handler=on_message) as client, \
+                anyio.create_task_group() as listening:
+            assert client.server_capabilities.tools.list_changed is True
+            if mode == "auto":
+                assert client.session.protocol_version == MODERN
+                subscribed = anyio.Event()
+                listening.start_soon(listen, client, subscribed)
+                with anyio.fail_after(60):
+                    await subscribed.wait()
             tools = (await client.list_tools()).tools
             assert not any(t.name.startswith("mcp_alpha_grown_") for t in tools)
             grew = await client.call_tool(_by_raw(tools, "alpha", "grow").name, {})
@@ -99,17 +122,18 @@ def test_a_backends_list_changed_reaches_the_client(tmp_path: Path) -> None:
                 await changed.wait()
             again = (await client.list_tools()).tools
             assert any(t.name.startswith("mcp_alpha_grown_") for t in again)
+            await anyio.sleep(1)
+            listening.cancel_scope.cancel()
 
     anyio.run(body)
+    assert notices == ["tools"]
+    assert events == ([] if mode == "legacy" else ["ToolsListChanged"])
 
 
 def _approval_project(tmp_path: Path) -> tuple[Path, Path]:
     marker = tmp_path / "marker"
     return _project(tmp_path, stdio_entry("alpha", "full", tmp_path / "a.log", marker,
                                           tool_approvals={"touch": "always"})), marker
-
-
-MODERN = "2026-07-28"
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])

@@ -75,8 +75,9 @@ def _scan() -> list[_Candidate]:
     found = []
     for ep in _entry_points(GROUPS):
         dist = getattr(ep, "dist", None)
-        if id(dist) not in names:
-            names[id(dist)] = ((dist.metadata["Name"], dist.version) if dist is not None
+        if id(dist) not in names:  # one parse of METADATA (``dist.version`` is a second)
+            meta = dist.metadata if dist is not None else None
+            names[id(dist)] = ((meta["Name"], meta["Version"]) if meta is not None
                                else (None, None))
         found.append(_Candidate(f"{GROUPS[ep.group]}.{ep.name}", ep.group, ep,
                                 *names[id(dist)]))

@@ -5,8 +5,8 @@ know (written by a newer lemon or by hand) are kept in :attr:`LockRecord.extra` 
 back unchanged, so a rewrite never drops them. :func:`structure_record` turns cattrs' errors
 into one plain reason naming the field; the caller puts the file's path on it.
 
-cattrs is imported on first use (``lemon skill list`` of a home without a lockfile never pays
-for it).
+cattrs is imported on first use, by reading a record (``lemon skill list`` of a home without a
+lockfile never pays for it, nor does writing the first lockfile).
 """
 
 from __future__ import annotations

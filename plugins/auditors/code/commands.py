@@ -16,52 +16,71 @@ from lemon_core.auditor_kit.lazy import lazy_compile
 Hit = tuple[str, str, str, int, int]
 I = re.IGNORECASE
 
+
+def _then(prev: str, stop: str = "") -> str:
+    r"""``prev``, then the gap to what follows it on the line: any characters but newlines (and
+    ``stop``), and no other ``prev``.
+
+    ``A[^\n]*B`` makes the engine scan to the end of the line from every ``A`` and back:
+    quadratic (cubic with two gaps) in a long line full of ``A``s, which a hostile skill can
+    write to stall its audit. A gap that ends at the next ``A`` finds the same lines (the last
+    ``A`` before ``B`` matches whenever any ``A`` does) and reads each character a bounded
+    number of times. What follows a gap is an anchor, never an open-ended ``\S*``.
+    """
+    return rf"{prev}(?:(?!{prev})[^{stop}\n])*"
+
+
 _FETCHER = (r"(?:curl|wget|fetch|aria2c|https?(?=\s)|xh|iwr|irm|Invoke-WebRequest|"
             r"Invoke-RestMethod|lwp-download)")
 _INTERP = (r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\S+=\S*\s+)*)?(?:/usr)?(?:/bin/|/usr/local/bin/)?"
            r"(?:ba|z|k|da|fi|a)?sh|python[\d.]*|perl|ruby|node|php|bun|deno|iex|"
            r"Invoke-Expression|pwsh|powershell|osascript|tclsh|lua|source|\.")
-PIPE_TO_SHELL = lazy_compile(rf"\b{_FETCHER}\b[^|\n]*\|\s*(?:{_INTERP})(?=\s|$|;|&|\)|\"|'|`)", I)
+PIPE_TO_SHELL = lazy_compile(
+    _then(rf"\b{_FETCHER}\b", "|") + rf"\|\s*(?:{_INTERP})(?=\s|$|;|&|\)|\"|'|`)", I)
 SUBST_EXEC = lazy_compile(
     rf"(?:\b(?:(?:ba|z|da|k)?sh|python[\d.]*|perl|ruby|node|eval|source)|(?:^|[;&|(]\s*)\.)\s+"
     rf"(?:-c\s+)?(?:[\"']?\$\(|<\()\s*{_FETCHER}\b", I)
 PS_DOWNLOAD_EXEC = lazy_compile(
-    r"\b(?:iex|Invoke-Expression)\b[^\n]*(?:DownloadString|DownloadData|iwr|irm|"
+    _then(r"\b(?:iex|Invoke-Expression)\b") + r"(?:DownloadString|DownloadData|iwr|irm|"
     r"Invoke-WebRequest|Invoke-RestMethod|Net\.WebClient)"
-    r"|(?:DownloadString|Invoke-RestMethod|irm|iwr)\b[^\n]*\|\s*(?:iex|Invoke-Expression)\b", I)
+    r"|" + _then(r"(?:DownloadString|Invoke-RestMethod|irm|iwr)\b")
+    + r"\|\s*(?:iex|Invoke-Expression)\b", I)
 LANG_DOWNLOAD_EXEC = lazy_compile(
     r"\b(?:exec|eval)\s*\(\s*(?:await\s+)?\(?\s*(?:await\s+)?(?:requests\.get|urllib\.request\."
     r"urlopen|urlopen|httpx\.get|fetch|urllib2\.urlopen|open-uri|Net::HTTP\.get|URI\.open|"
     r"file_get_contents\s*\(\s*[\"']https?:)"
-    r"|\bnew\s+Function\s*\([^\n]*\bfetch\("
-    r"|\b(?:exec|eval)\s*\([^\n]{0,80}\b(?:urlopen|requests\.get|httpx\.get)\([^\n]*\)\s*"
-    r"(?:\.read\(\)|\.text|\.content)", I)
+    r"|" + _then(r"\bnew\s+Function\s*\(") + r"\bfetch\("
+    r"|\b(?:exec|eval)\s*\([^\n]{0,80}" + _then(r"\b(?:urlopen|requests\.get|httpx\.get)\(")
+    + r"\)\s*(?:\.read\(\)|\.text|\.content)", I)
 DOWNLOAD_THEN_RUN = lazy_compile(
-    rf"\b{_FETCHER}\b[^\n;&|]*\s(?:-o|-O|--output(?:-document)?|>)\s*[\"']?(\S+?)[\"']?"
+    _then(rf"\b{_FETCHER}\b", ";&|")
+    + r"\s(?:-o|-O|--output(?:-document)?|>)\s*[\"']?(\S+?)[\"']?"
     r"\s*(?:&&|;|\|\|)\s*(?:chmod\s+[+\w]+\s+\S+\s*(?:&&|;)\s*)?"
     r"(?:(?:sudo\s+)?(?:ba|z)?sh\s+|python[\d.]*\s+|node\s+|\./|/tmp/)\S*", I)
 
 REVERSE_SHELL = lazy_compile(
     r"/dev/(?:tcp|udp)/[^\s/]+/\d+"
-    r"|\b(?:nc|ncat|netcat)\b[^\n|;]*\s-[a-z]*[ec]\s+\S*(?:sh|cmd|powershell)\b"
-    r"|\b(?:nc|ncat|netcat|telnet)\b\s+\S+\s+\d+[^\n]*\|\s*(?:/bin/)?(?:ba)?sh\b"
-    r"|\bmkfifo\b[^\n]*\b(?:nc|ncat|netcat|telnet|openssl)\b"
-    r"|\bsocat\b[^\n]*\b(?:exec|system):"
+    r"|" + _then(r"\b(?:nc|ncat|netcat)\b", "|;") + r"\s-[a-z]*[ec]\s+\S*(?:sh|cmd|powershell)\b"
+    r"|" + _then(r"\b(?:nc|ncat|netcat|telnet)\b\s+\S+\s+\d+") + r"\|\s*(?:/bin/)?(?:ba)?sh\b"
+    r"|" + _then(r"\bmkfifo\b") + r"\b(?:nc|ncat|netcat|telnet|openssl)\b"
+    r"|" + _then(r"\bsocat\b") + r"\b(?:exec|system):"
     r"|\b(?:ba)?sh\s+-i\s*(?:>&|&>|<&|>\s*&)"
     r"|\bpty\.spawn\s*\(\s*[\"'](?:/bin/)?(?:ba)?sh"
     r"|\bos\.dup2\s*\(\s*\w+\.fileno\(\)"
-    r"|\bfsockopen\s*\([^\n]*\b(?:exec|shell_exec|system|proc_open|passthru)\b"
+    r"|" + _then(r"\bfsockopen\s*\(") + r"\b(?:exec|shell_exec|system|proc_open|passthru)\b"
     r"|\bNet\.Sockets\.TCPClient\b"
-    r"|\bsocket\.socket\([^\n]*\bconnect\([^\n]*\b(?:subprocess|/bin/(?:ba)?sh|pty)\b"
-    r"|\brequire\([\"']child_process[\"']\)[^\n]*\bnet\b[^\n]*connect"
-    r"|-rsocket\b[^\n]*\b(?:exec|spawn|system)\b"
-    r"|\buse\s+Socket\b[^\n]*\bexec\b", I)
+    r"|" + _then(r"\bsocket\.socket\(") + _then(r"\bconnect\(")
+    + r"\b(?:subprocess|/bin/(?:ba)?sh|pty)\b"
+    r"|" + _then(r"\brequire\([\"']child_process[\"']\)") + _then(r"\bnet\b") + r"connect"
+    r"|" + _then(r"-rsocket\b") + r"\b(?:exec|spawn|system)\b"
+    r"|" + _then(r"\buse\s+Socket\b") + r"\bexec\b", I)
 
 _DECODE = (r"(?:base64\s+(?:-d|--decode|-D)\b|base64\s+-[a-z]*d|openssl\s+(?:enc\s+)?-?base64\s+-d|"
            r"xxd\s+-r(?:\s+-p)?|\brev\b|uudecode|gunzip|gzip\s+-d|zcat|b64decode)")
-DECODE_PIPE_EXEC = lazy_compile(rf"{_DECODE}[^\n|]*\|\s*(?:{_INTERP})(?=\s|$|;|&|\)|\"|'|`)", I)
+DECODE_PIPE_EXEC = lazy_compile(
+    _then(_DECODE, "|") + rf"\|\s*(?:{_INTERP})(?=\s|$|;|&|\)|\"|'|`)", I)
 DECODE_EVAL = lazy_compile(
-    rf"\b(?:eval|exec|source|(?:ba)?sh\s+-c)\s+[\"']?\$\([^)]*{_DECODE}"
+    _then(r"\b(?:eval|exec|source|(?:ba)?sh\s+-c)\s+[\"']?\$\(", ")") + _DECODE +
     r"|\b(?:exec|eval|compile)\s*\(\s*(?:[\w.]*\.)?(?:b64decode|a2b_base64|b32decode|b85decode|"
     r"a85decode|decodebytes|unhexlify|fromhex|decompress|loads|decode)\s*\("
     r"|\b(?:exec|eval)\s*\(\s*(?:bytes\.fromhex|bytearray\.fromhex|codecs\.decode|"
@@ -71,10 +90,11 @@ DECODE_EVAL = lazy_compile(
     r"|\beval\s*\(\s*(?:atob|unescape|decodeURIComponent|String\.fromCharCode|"
     r"Buffer\.from\s*\([^)]*(?:base64|hex))"
     r"|\bnew\s+Function\s*\(\s*(?:atob|Buffer\.from|String\.fromCharCode|unescape)"
-    r"|\bprintf\s+[\"'](?:\\x[0-9a-f]{2}|\\[0-7]{3}){4,}[^\n|]*\|\s*(?:ba|z)?sh\b"
-    r"|\b(?:iex|Invoke-Expression)\b[^\n]*FromBase64String"
-    r"|FromBase64String[^\n]*\|\s*(?:iex|Invoke-Expression)\b"
-    r"|\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-(?:e|ec|en|enc|encodedcommand)\s+[A-Za-z0-9+/=]{16,}"
+    r"|" + _then(r"\bprintf\s+[\"'](?:\\x[0-9a-f]{2}|\\[0-7]{3}){4,}", "|") + r"\|\s*(?:ba|z)?sh\b"
+    r"|" + _then(r"\b(?:iex|Invoke-Expression)\b") + r"FromBase64String"
+    r"|" + _then(r"FromBase64String") + r"\|\s*(?:iex|Invoke-Expression)\b"
+    r"|" + _then(r"\b(?:powershell|pwsh)(?:\.exe)?\b")
+    + r"\s-(?:e|ec|en|enc|encodedcommand)\s+[A-Za-z0-9+/=]{16,}"
     r"|\bgetattr\s*\(\s*__import__\s*\(\s*[\"']os[\"']\s*\)\s*,\s*[\"']system[\"']", I)
 
 _HOME = r"(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|\$env:USERPROFILE|/home/\w+|/Users/\w+)"
@@ -83,42 +103,52 @@ _ROOTS = (rf"(?:/|/\*|{_HOME}/?\*?|/home/?\*?|/Users/?\*?|/etc/?|/usr/?|/var/?|/
 DESTRUCTIVE = lazy_compile(
     rf"\brm\s+(?:-[a-zA-Z-]+\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\s+(?:-[a-zA-Z-]+\s+)*[\"']?{_ROOTS}[\"']?"
     r"(?=\s|$|;|&|\||\))"
-    r"|\brm\s+[^\n]*--no-preserve-root"
+    r"|" + _then(r"\brm\s") + r"--no-preserve-root"
     r"|\bmkfs(?:\.\w+)?\s+(?:-\S+\s+)*/dev/"
-    r"|\bdd\b[^\n]*\bof=/dev/(?:sd|hd|nvme|disk|rdisk|mmcblk|xvd|vd)"
+    r"|" + _then(r"\bdd\b") + r"\bof=/dev/(?:sd|hd|nvme|disk|rdisk|mmcblk|xvd|vd)"
     r"|>\s*/dev/(?:sd[a-z]|nvme\d|disk\d|rdisk\d|mmcblk\d)"
     r"|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:"
-    r"|\b(?:shred|wipefs)\b[^\n]*/dev/"
+    r"|" + _then(r"\b(?:shred|wipefs)\b") + r"/dev/"
     r"|\bchmod\s+-R\s+0?777\s+/(?=\s|$)"
-    rf"|\bfind\s+(?:/|{_HOME})\s+[^\n]*-delete\b"
+    r"|" + _then(rf"\bfind\s+(?:/|{_HOME})\s") + r"-delete\b"
     r"|\bshutil\.rmtree\s*\(\s*(?:[\"']/[\"']|[\"']~[\"']|os\.path\.expanduser\(\s*[\"']~/?[\"']\s*\)|"
     r"Path\.home\(\)|os\.environ\[[\"']HOME[\"']\])\s*[,)]"
-    r"|\bRemove-Item\b[^\n]*-Recurse[^\n]*(?:C:\\\\?(?:\s|$|\")|\$env:USERPROFILE|~(?:\s|$))"
+    r"|" + _then(r"\bRemove-Item\b") + _then(r"-Recurse")
+    + r"(?:C:\\\\?(?:\s|$|\")|\$env:USERPROFILE|~(?:\s|$))"
     r"|\bformat\s+c:", I)
 
 PRIVILEGE = lazy_compile(
     r"\bNOPASSWD\b"
     r"|\bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+[rwx]*s[rwx]*|[0-7]?[4-7][0-7]{3})\s+\S"
-    r"|(?:>>?|\btee\b[^\n]*)\s*/etc/(?:sudoers|passwd|shadow)\b"
-    r"|\bvisudo\b[^\n]*-f"
+    r"|>>?\s*/etc/(?:sudoers|passwd|shadow)\b"
+    r"|" + _then(r"\btee\b") + r"/etc/(?:sudoers|passwd|shadow)\b"
+    r"|" + _then(r"\bvisudo\b") + r"-f"
     r"|/etc/sudoers\.d/", I)
 PRIVILEGE_CHANGE = lazy_compile(
     r"\bsetcap\s+\S*cap_|\busermod\s+(?:-\w+\s+)*-a?G\s+(?:sudo|wheel|admin|root|docker)\b", I)
 
-_WRITE = r"(?:>>?|\btee\b(?:\s+-a)?|\bcp\b[^\n]*|\bmv\b[^\n]*|\bln\s+-s\w*\b[^\n]*|\bsed\s+-i\S*\b[^\n]*|\binstall\b[^\n]*)"
+#: Writing a file: at once (``>``, ``tee``: the path follows) or somewhere later on the line
+#: (``cp``, ``mv``, ``ln -s``, ``sed -i``, ``install``: the path is one of the arguments).
+_WRITE_NOW = r"(?:>>?|\btee\b(?:\s+-a)?)\s*[\"']?"
+_WRITE_LATER = _then(r"\b(?:cp|mv|ln\s+-s\w*|sed\s+-i\S*|install)\b")
+#: The rest of a path written at once, up to the name that matters: a path holds no ``>``
+#: (so a run of ``>`` is not read again from each one).
+_PATH = r"[^\s>]*"
 SSH_BACKDOOR = lazy_compile(
-    rf"{_WRITE}\s*[\"']?\S*authorized_keys\b"
-    r"|\bopen\s*\([^\n]*authorized_keys[^\n]*[\"'][aw]\+?[\"']"
-    r"|\bssh-copy-id\b[^\n]*\b(?:root|\w+)@[\w.-]+\.(?:invalid|example)\b", I)
+    rf"{_WRITE_NOW}{_PATH}authorized_keys\b|{_WRITE_LATER}authorized_keys\b"
+    r"|" + _then(r"\bopen\s*\(") + _then(r"authorized_keys") + r"[\"'][aw]\+?[\"']"
+    r"|" + _then(r"\bssh-copy-id\b") + r"\b(?:root|\w+)@[\w.-]+\.(?:invalid|example)\b", I)
+_RC_FILES = (r"\.(?:bashrc|bash_profile|bash_login|zshrc|zprofile|zshenv|zlogin|profile|kshrc|"
+             r"config/fish/config\.fish)\b")
 PERSISTENCE = lazy_compile(
     r"\bcrontab\s+(?:-[a-z]*e\b|-\s|-$|[\w./~-]+\.(?:txt|cron)\b)|\|\s*crontab\b"
-    r"|(?:>>?|\btee\b[^\n]*)\s*[\"']?/etc/cron|/var/spool/cron"
-    rf"|{_WRITE}\s*[\"']?{_HOME}?/?\.(?:bashrc|bash_profile|bash_login|zshrc|zprofile|zshenv|"
-    r"zlogin|profile|kshrc|config/fish/config\.fish)\b"
-    r"|\bopen\s*\([^\n]*\.(?:bashrc|zshrc|bash_profile|profile|zprofile)\b[^\n]*[\"']a\+?[\"']"
+    r"|>>?\s*[\"']?/etc/cron|" + _then(r"\btee\b") + r"/etc/cron|/var/spool/cron"
+    rf"|{_WRITE_NOW}{_HOME}?/?{_RC_FILES}|{_WRITE_LATER}{_RC_FILES}"
+    r"|" + _then(r"\bopen\s*\(") + _then(r"\.(?:bashrc|zshrc|bash_profile|profile|zprofile)\b")
+    + r"[\"']a\+?[\"']"
     r"|\bsystemctl\s+(?:--user\s+)?enable\b|/etc/systemd/system/|\.config/systemd/user"
     r"|Library/Launch(?:Agents|Daemons)|\blaunchctl\s+(?:load|bootstrap|submit)\b"
-    rf"|{_WRITE}\s*[\"']?\S*\.git/hooks/|\bcore\.hooksPath\b"
+    rf"|{_WRITE_NOW}{_PATH}\.git/hooks/|{_WRITE_LATER}\.git/hooks/|\bcore\.hooksPath\b"
     r"|\bschtasks\s+/create\b|CurrentVersion\\\\?Run\b|\bRegister-ScheduledTask\b", I)
 #: Shell start-up lines every installer adds: not persistence worth a warning.
 _BENIGN_RC = lazy_compile(
@@ -132,10 +162,11 @@ _AGENT_FILES = (r"(?:\.claude/settings(?:\.local)?\.json|\.claude\.json|\.claude
                 r"\.vscode/mcp\.json|\.config/opencode/|\.omp/|\.lemon/mcp\.json|"
                 r"claude_desktop_config\.json)")
 AGENT_CONFIG = lazy_compile(
-    rf"{_WRITE}\s*[\"']?[^\s\"']*{_AGENT_FILES}"
-    rf"|\bopen\s*\([^\n]*{_AGENT_FILES}[^\n]*[\"'][aw]\+?[\"']"
-    rf"|\b(?:write_text|writeFileSync|appendFileSync|writeFile|appendFile)\s*\([^\n]*{_AGENT_FILES}"
-    rf"|{_AGENT_FILES}[^\n]*\.(?:write_text|write)\s*\(", I)
+    rf"{_WRITE_NOW}[^\s\"'>]*{_AGENT_FILES}|{_WRITE_LATER}{_AGENT_FILES}"
+    r"|" + _then(r"\bopen\s*\(") + _then(_AGENT_FILES) + r"[\"'][aw]\+?[\"']"
+    r"|" + _then(r"\b(?:write_text|writeFileSync|appendFileSync|writeFile|appendFile)\s*\(")
+    + _AGENT_FILES
+    + r"|" + _then(_AGENT_FILES) + r"\.(?:write_text|write)\s*\(", I)
 AGENT_AUTONOMY = lazy_compile(
     r"\bbypassPermissions\b|approval_policy\s*=\s*[\"']never|"
     r"sandbox_mode\s*=\s*[\"']danger-full-access|\"autoApprove\"\s*:\s*\[\s*\"\*\"", I)

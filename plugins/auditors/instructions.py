@@ -190,7 +190,10 @@ _TOOLING_COMMENT = lazy_compile(
     r"^\s*(?:prettier|markdownlint|eslint|cspell|vale|toc|omit|end|begin|start|region|endregion|"
     r"textlint|lint|spell|alex|remark|docs?:|@|#|[-=*_ ]*$)", I)
 _HIDDEN_STYLE = lazy_compile(
-    r"<(?:div|span|p|section|font|small|sub|sup|a)\b[^>]*(?:style\s*=\s*[\"'][^\"']*(?:display\s*:"
+    r"<(?:div|span|p|section|font|small|sub|sup|a)\b"
+    # up to the tag's end, or to the next such tag (each '<div' read to the line's end was
+    # quadratic in a line of them); the last tag before the style still matches
+    r"(?:(?!<(?:div|span|p|section|font|small|sub|sup|a)\b)[^>])*(?:style\s*=\s*[\"'][^\"']*(?:display\s*:"
     r"\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:\.0+)?(?:px|em|rem|pt)?\s*[;\"']|opacity\s*"
     r":\s*0(?:\.0+)?\s*[;\"']|color\s*:\s*(?:transparent|rgba\([^)]*,\s*0\))|"
     r"height\s*:\s*0|width\s*:\s*0|(?:left|top|text-indent)\s*:\s*-\d{3,}px)|\shidden(?=\s*/?>|\s+[\w-]+=|"
@@ -371,7 +374,7 @@ def _hidden(path: str, text: str, lines: tuple[Line, ...]) -> Iterator[tuple[str
     if "<!--" in text:
         for start, _, body in _comments(text):
             line = line_at(start)
-            if len(body.strip()) < 12 or _TOOLING_COMMENT.match(body) and len(body) < 60 or \
+            if len(body.strip()) < 12 or len(body) < 60 and _TOOLING_COMMENT.match(body) or \
                     line.section_warned or line.context == "fence":
                 continue
             if _DIRECTIVE.search(body) or _OVERRIDE.search(body):

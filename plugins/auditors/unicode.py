@@ -70,8 +70,12 @@ _JOINING = re.compile("[\u0590-\u08ff\u0900-\u0dff\u0f00-\u0fff\u1000-\u109f\u17
 _NO_SPACE = re.compile("[\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff\u3000-\u30ff"
                        "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 _HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
-#: A word of letters holding both a Latin and a Cyrillic letter (checked in Python after).
-_MIXED_WORD = re.compile("(?=[^\\W\\d_]*[a-zA-Z])(?=[^\\W\\d_]*[\u0400-\u04ff])[^\\W\\d_]+")
+#: A word of letters; one holding both an ASCII Latin and a Cyrillic letter is a mixed word.
+#: (Checking each word after finding it is linear; lookaheads at every position of a long
+#: word were quadratic.)
+_LETTER_RUN = re.compile("[^\\W\\d_]+")
+_LATIN_LETTER = re.compile("[a-zA-Z]")
+_CYRILLIC_LETTER = re.compile("[\u0400-\u04ff]")
 #: UTF-8 lead bytes of U+0400-U+04FF (Cyrillic).
 _CYRILLIC_LEADS = (b"\xd0", b"\xd1", b"\xd2", b"\xd3")
 _LOOKALIKE_SCRIPTS = frozenset({"LATIN", "CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC"})
@@ -276,9 +280,8 @@ class UnicodeAuditor:
         that a reader sees a word a scanner does not. Greek is left out (μm, Δx, 2πr)."""
         if text.isascii() or not _cyrillic(text.encode("utf-8", "surrogatepass")):
             return
-        words = [m for m in _MIXED_WORD.finditer(text)
-                 if any("a" <= c.lower() <= "z" for c in m.group())
-                 and any("\u0400" <= c <= "\u04ff" for c in m.group())]
+        words = [m for m in _LETTER_RUN.finditer(text)
+                 if _CYRILLIC_LETTER.search(m.group()) and _LATIN_LETTER.search(m.group())]
         if not words:
             return
         first = words[0]

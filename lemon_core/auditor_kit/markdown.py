@@ -55,7 +55,11 @@ _STEMS = ("never", "don", "not", "avoid", "refuse", "jamais", "nunca", "niemals"
           "prohibit", "block", "deny", "anti", "red flag", "attack", "exploit", "threat",
           "vulnerab", "bad", "wrong", "malware", "ioc", "indicator", "detection", "risky",
           "phishing", "injection", "不要", "切勿", "禁止", *_MARK_CHARS)
-_NOT_WORDS = lazy_compile(r"`[^`]*`|\b[a-z][\w+.-]*://\S+|\b[\w-]+(?:\.[\w-]+)+\b", re.IGNORECASE)
+#: Code spans, URLs and dotted names (``file.sh``, ``api.example``): not prose words. A URL or
+#: a name is tried only where its run of name characters starts (``\b`` let every ``-`` inside
+#: a long run start a scan to its end: quadratic in ``cp-cp-cp…``).
+_NOT_WORDS = lazy_compile(r"`[^`]*`|(?<![\w+.-])[a-z][\w+.-]*://\S+"
+                          r"|(?<![\w-])[\w-]+(?:\.[\w-]+)+\b", re.IGNORECASE)
 _HEADING = lazy_compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
 _FENCE = lazy_compile(r" {0,3}(`{3,}|~{3,})(.*)$")
 _TABLE_SEPARATOR = lazy_compile(r"\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")

@@ -81,3 +81,17 @@ def test_a_hidden_tag_and_a_mixed_word_are_still_found_in_a_long_line() -> None:
                                                                  hidden + "\n"))
     mixed = "a" * 20_000 + " іgnore"  # Cyrillic і
     assert "unicode.mixed-script-word" in _findings(UnicodeAuditor, "SKILL.md", mixed + "\n")
+
+
+def test_a_long_hyphenated_heading_is_judged_in_linear_time() -> None:
+    # is_warning reads headings and table headers; '\b' let every '-' of a long run start a
+    # scan to its end
+    from lemon_core.auditor_kit.markdown import is_warning
+
+    def seconds(size: int) -> float:
+        text = "never " + "cp-" * (size // 3) + f" x{size}.sh"  # new each time: it caches
+        start = time.perf_counter()
+        is_warning(text)
+        return time.perf_counter() - start
+
+    assert seconds(24_000) <= 8 * seconds(6_000) + 0.05

@@ -60,7 +60,9 @@ _STEMS = ("never", "don", "not", "avoid", "refuse", "jamais", "nunca", "niemals"
 #: a long run start a scan to its end: quadratic in ``cp-cp-cp…``).
 _NOT_WORDS = lazy_compile(r"`[^`]*`|(?<![\w+.-])[a-z][\w+.-]*://\S+"
                           r"|(?<![\w-])[\w-]+(?:\.[\w-]+)+\b", re.IGNORECASE)
-_HEADING = lazy_compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
+#: An ATX heading; its text is group 2 without the closing run of spaces and ``#``s (stripped
+#: in Python: a lazy ``(.*?)`` before ``[ \t#]*$`` was quadratic in a line of ``# # # …``).
+_HEADING = lazy_compile(r" {0,3}(#{1,6})(?:[ \t]+(.*))?[ \t#]*$")
 _FENCE = lazy_compile(r" {0,3}(`{3,}|~{3,})(.*)$")
 _TABLE_SEPARATOR = lazy_compile(r"\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
@@ -224,7 +226,7 @@ def _markdown_lines(text: str) -> tuple[Line, ...]:
                 level = len(heading.group(1))
                 while sections and sections[-1][0] >= level:
                     sections.pop()
-                sections.append((level, is_warning(heading.group(2) or "")))
+                sections.append((level, is_warning((heading.group(2) or "").rstrip(" \t#"))))
                 section_warned = any(w for _, w in sections)
                 lead = ""
                 append(make((number, raw, "heading", None, section_warned, start, False)))

@@ -3,8 +3,8 @@ match however far apart they are.
 
 A line packed with the first word of a two-part pattern once took minutes (``A[^\\n]*B``
 rescanned the rest of the line from every ``A``; a 16,000-character line of ``Remove-Item
--Recurse`` took 83 s); so did a comment of spaces, a line of ``<div`` tags and a long word
-next to a Cyrillic letter. Each case below is timed at two lengths: four times the line may
+-Recurse`` took 83 s); so did a comment of spaces, a line of ``<div`` tags, a heading of
+``# # #…``, a long hyphenated run and a long word next to a Cyrillic letter. Each case below is timed at two lengths: four times the line may
 cost about four times as much, never sixteen.
 """
 
@@ -92,6 +92,20 @@ def test_a_long_hyphenated_heading_is_judged_in_linear_time() -> None:
         text = "never " + "cp-" * (size // 3) + f" x{size}.sh"  # new each time: it caches
         start = time.perf_counter()
         is_warning(text)
+        return time.perf_counter() - start
+
+    assert seconds(24_000) <= 8 * seconds(6_000) + 0.05
+
+
+def test_a_heading_of_hashes_is_read_in_linear_time() -> None:
+    # the heading pattern's lazy text before '[ \t#]*$' retried the closing run from each
+    # character of '# # # …'
+    from lemon_core.auditor_kit.markdown import document
+
+    def seconds(size: int) -> float:
+        text = "# " * (size // 2) + f"x{size}\n"
+        start = time.perf_counter()
+        document("SKILL.md", text).lines  # noqa: B018 - building the lines is the work
         return time.perf_counter() - start
 
     assert seconds(24_000) <= 8 * seconds(6_000) + 0.05

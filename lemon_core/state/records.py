@@ -5,8 +5,8 @@ know (written by a newer lemon or by hand) are kept in :attr:`LockRecord.extra` 
 back unchanged, so a rewrite never drops them. :func:`structure_record` turns cattrs' errors
 into one plain reason naming the field; the caller puts the file's path on it.
 
-cattrs is imported on first use, by reading a record (``lemon skill list`` of a home without a
-lockfile never pays for it, nor does writing the first lockfile).
+cattrs is imported on first use (``lemon skill list`` of a home without a lockfile never pays
+for it).
 """
 
 from __future__ import annotations
@@ -75,9 +75,7 @@ class LockRecord:
         return unstructure_record(self)
 
 
-#: The known fields in the order the lockfile writes them.
-_FIELDS = tuple(f.name for f in attrs.fields(LockRecord) if f.name != "extra")
-_KNOWN = frozenset(_FIELDS)
+_KNOWN = frozenset(f.name for f in attrs.fields(LockRecord)) - {"extra"}
 
 
 class RecordError(ValueError):
@@ -144,20 +142,9 @@ def structure_record(key: str, data: Any) -> LockRecord:
 
 
 def unstructure_record(record: LockRecord) -> dict[str, Any]:
-    """``record`` as JSON data: known fields first, then the unknown ones it was read with.
-
-    Written out by hand (what :func:`converter` would give, a test compares them) so that
-    writing a lockfile, as every install does, never imports cattrs; only reading one does.
-    """
-    data: dict[str, Any] = {}
-    for name in _FIELDS:
-        value = getattr(record, name)
-        if isinstance(value, tuple):
-            value = list(value)
-        elif isinstance(value, AuditOverride):
-            value = {"bundle_hash": value.bundle_hash, "approved_at": value.approved_at,
-                     "rules": list(value.rules)}
-        data[name] = value
+    """``record`` as JSON data: known fields first, then the unknown ones it was read with."""
+    data = converter().unstructure(record)
+    data.pop("extra", None)
     if data.get("audit_override") is None:
         data.pop("audit_override", None)
     for name, value in record.extra.items():

@@ -1,6 +1,5 @@
 """``lemon --help`` stays fast because heavy libraries wait for the commands that need them."""
 
-import os
 import subprocess
 import sys
 
@@ -53,20 +52,3 @@ def test_importing_the_cli_leaves_the_collector_as_it_was() -> None:
                                 check=True)
         assert result.stdout.strip() == expected
 
-
-def test_an_install_into_a_new_home_does_not_import_cattrs(tmp_path) -> None:
-    """Writing the first lockfile needs no cattrs (only reading one does)."""
-    from tests.helpers import write_skill
-
-    write_skill(tmp_path / "src", "demo")
-    env = {**os.environ, "HOME": str(tmp_path / "home"),
-           "LEMON_AGENT_DIR": str(tmp_path / "agent"), "LEMON_BUILTIN_SKILLS": "0"}
-    code = ("import sys\nfrom lemon_core.cli import main\n"
-            f"try:\n    main(['skill', 'install', {str(tmp_path / 'src' / 'demo')!r}, "
-            "'--approve'])\nexcept SystemExit:\n    pass\n"
-            "print('LOADED:' + str('cattrs' in sys.modules))")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            check=True, env=env, cwd=tmp_path)
-    assert "Installed demo" in result.stdout, result.stderr
-    assert result.stdout.rsplit("LOADED:", 1)[1].strip() == "False"
-    assert (tmp_path / "agent" / "skills.lock.json").is_file()

@@ -45,8 +45,7 @@ def login(
     except McpConnectionError as exc:
         if as_json:
             emit_json({"name": name, "ok": False, "flow": settings.flow,
-                       "error": {"kind": exc.kind, "phase": exc.phase, "status": exc.status,
-                                 "message": str(exc)}})
+                       "error": exc.as_json()})
         raise
     where = result.cache_file
     if as_json:

@@ -53,8 +53,7 @@ def test(
     except McpConnectionError as exc:
         if as_json:
             emit_json({"name": name, "ok": False, "transport": exc.transport,
-                       "error": {"kind": exc.kind, "phase": exc.phase, "status": exc.status,
-                                 "message": str(exc)}})
+                       "error": exc.as_json()})
         raise
     data = _data(tested)
     if as_json:

@@ -47,5 +47,10 @@ class McpConnectionError(LemonError):
         self.phase = phase
         self.status = status
 
+    def as_json(self) -> dict[str, object]:
+        """The ``error`` object of a command's ``--json`` output (fixed text, no credential)."""
+        return {"kind": self.kind, "phase": self.phase, "status": self.status,
+                "message": str(self)}
+
 
 __all__ = ["MESSAGES", "McpConnectionError"]

@@ -46,12 +46,17 @@ def sdk_server(transport: str, marker: Path) -> Iterator[str]:
         path = "/mcp" if transport == "streamable-http" else "/sse"
         yield f"http://127.0.0.1:{port}{path}"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
+
+
+def stop(proc: subprocess.Popen) -> None:  # type: ignore[type-arg]
+    """End a server the test started: SIGTERM, then SIGKILL after 10 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 class _Refuse(http.server.BaseHTTPRequestHandler):

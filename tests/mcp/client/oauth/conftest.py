@@ -16,7 +16,7 @@ import pytest
 
 from lemon_core.context import LemonContext
 from tests.mcp.client.oauth.authserver import AuthServerState, auth_server
-from tests.mcp.client.servers import _wait_for, free_port
+from tests.mcp.client.servers import _wait_for, free_port, stop
 
 pytest.importorskip("mcp")
 
@@ -60,12 +60,7 @@ def rig_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
             _wait_for(port, proc)
             yield Rig(state, f"http://127.0.0.1:{port}/mcp", log)
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop(proc)
 
 
 @pytest.fixture

@@ -3,7 +3,10 @@
 The list holds the relative POSIX paths of the regular files below the skill folder, sorted,
 ``SKILL.md`` itself left out; hidden names (``.git``) are skipped, and so is any link whose real
 path leaves the skill folder (or leads to anything but a regular file). Linked folders are not
-entered. Bounded: at most :data:`MAX_FILES` paths, :data:`MAX_DEPTH` levels.
+entered. A name holding a control, line-break or bidi character (:func:`lemon_core.text.
+unsafe_reason`: a terminal escape, a forged line, a reversed extension) is left out with all
+below it: the list goes to an agent and, through it, to a person. Bounded: at most
+:data:`MAX_FILES` paths, :data:`MAX_DEPTH` levels.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import stat
 
 from lemon_core.fsio.inside import resolve_inside
 from lemon_core.fsio.read import FileProblem
+from lemon_core.text import unsafe_reason
 
 MAX_FILES = 1_000
 MAX_DEPTH = 16
@@ -34,7 +38,7 @@ def list_files(folder: str) -> list[str]:
         except OSError:
             continue
         for entry in entries:
-            if entry.name.startswith("."):
+            if entry.name.startswith(".") or unsafe_reason(entry.name) is not None:
                 continue
             relative = prefix + entry.name
             if depth == 0 and entry.name == "SKILL.md":

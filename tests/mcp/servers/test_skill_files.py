@@ -24,3 +24,17 @@ def test_links_kept_only_inside_the_skill(tmp_path) -> None:
     os.symlink(tmp_path, folder / "linked-dir")
     os.mkfifo(folder / "pipe")
     assert list_files(str(folder)) == ["alias.md", "inner.md"]
+
+
+def test_names_with_control_line_break_or_bidi_characters_are_left_out(tmp_path) -> None:
+    folder = skill(tmp_path, "s")
+    (folder / "scripts").mkdir()
+    (folder / "scripts" / "run\x1b[2J\r\nlemon: error: forged\u202e.sh").write_text("x")
+    (folder / "scripts" / "ok.sh").write_text("x")
+    hostile_dir = folder / "refs\u202egnp.md"
+    hostile_dir.mkdir()
+    (hostile_dir / "inner.md").write_text("x")
+    # ordinary non-Latin names and emoji stay
+    (folder / "説明.md").write_text("x")
+    (folder / "notes-👩\u200d💻.md").write_text("x")
+    assert list_files(str(folder)) == ["notes-👩\u200d💻.md", "scripts/ok.sh", "説明.md"]

@@ -17,7 +17,7 @@ from lemon_core.mcp.servers.backend import Found, Loaded, UnknownSkill, close_na
 from lemon_core.mcp.servers.freshness import Freshness
 from lemon_core.mcp.servers.lazy_catalog import LazyScan, ServedSkill, scan_sources
 from lemon_core.mcp.servers.lazy_rank import LazyIndex
-from lemon_core.mcp.servers.skill_files import list_files
+from lemon_core.fsio.listing import skill_files
 
 
 @attrs.frozen
@@ -96,7 +96,7 @@ class LazyBackend:
     def load(self, name: str) -> Loaded:
         skill = self._skill(name)
         content, size = read_skill_text(skill.directory)
-        return Loaded(skill.name, content, skill.directory, tuple(list_files(skill.directory)),
+        return Loaded(skill.name, content, skill.directory, skill_files(skill.directory),
                       size)
 
     def read_file(self, name: str, relative: str) -> str:

@@ -1,7 +1,17 @@
-import os
+"""``skill_files``: the one listing of a skill folder's other files (inspect, read_skill,
+load_skill)."""
 
-from lemon_core.mcp.servers.skill_files import list_files
-from tests.mcp.servers.lazy_fixtures import skill
+import os
+from pathlib import Path
+
+from lemon_core.fsio.listing import skill_files
+
+
+def skill(root: Path, name: str) -> Path:
+    folder = root / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Use when testing.\n---\n")
+    return folder
 
 
 def test_other_files_relative_sorted_without_skill_md(tmp_path) -> None:
@@ -12,7 +22,7 @@ def test_other_files_relative_sorted_without_skill_md(tmp_path) -> None:
     (folder / "scripts" / "run.sh").write_text("echo")
     (folder / ".git").mkdir()
     (folder / ".git" / "config").write_text("x")
-    assert list_files(str(folder)) == ["references/b.md", "scripts/run.sh"]
+    assert skill_files(str(folder)) == ("references/b.md", "scripts/run.sh")
 
 
 def test_links_kept_only_inside_the_skill(tmp_path) -> None:
@@ -23,7 +33,7 @@ def test_links_kept_only_inside_the_skill(tmp_path) -> None:
     os.symlink("inner.md", folder / "alias.md")
     os.symlink(tmp_path, folder / "linked-dir")
     os.mkfifo(folder / "pipe")
-    assert list_files(str(folder)) == ["alias.md", "inner.md"]
+    assert skill_files(str(folder)) == ("alias.md", "inner.md")
 
 
 def test_names_with_control_line_break_or_bidi_characters_are_left_out(tmp_path) -> None:
@@ -37,4 +47,15 @@ def test_names_with_control_line_break_or_bidi_characters_are_left_out(tmp_path)
     # ordinary non-Latin names and emoji stay
     (folder / "説明.md").write_text("x")
     (folder / "notes-👩\u200d💻.md").write_text("x")
-    assert list_files(str(folder)) == ["notes-👩\u200d💻.md", "scripts/ok.sh", "説明.md"]
+    assert skill_files(str(folder)) == ("notes-👩\u200d💻.md", "scripts/ok.sh", "説明.md")
+
+
+def test_a_person_facing_listing_may_keep_unsafe_names_and_every_listing_is_bounded(
+        tmp_path) -> None:
+    folder = skill(tmp_path, "s")
+    (folder / "run\x1b[2J.sh").write_text("x")
+    for index in range(5):
+        (folder / f"f{index}.md").write_text("x")
+    assert "run\x1b[2J.sh" in skill_files(str(folder), unsafe_names=True)
+    assert "run\x1b[2J.sh" not in skill_files(str(folder))
+    assert skill_files(str(folder), limit=3) == ("f0.md", "f1.md", "f2.md")

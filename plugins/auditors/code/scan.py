@@ -17,6 +17,7 @@ from lemon_core.auditor_kit import (
     decoded_payloads,
     document,
     normalise_shell,
+    table_cells,
 )
 from lemon_core.auditor_kit.lazy import lazy_compile
 from lemon_core.auditor_kit.lines import (
@@ -24,7 +25,6 @@ from lemon_core.auditor_kit.lines import (
     indexed,
     word_lines,
 )
-from lemon_core.auditor_kit.markdown import table_cells
 from lemon_core.auditor_kit.rules import weigh
 from lemon_core.auditor_kit.scripts import is_comment
 

@@ -9,7 +9,7 @@ texts are :class:`~lemon_core.cli.output.Escaped`: print them with ``say``.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from lemon_core.cli.output import Escaped, table

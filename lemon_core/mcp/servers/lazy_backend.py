@@ -12,12 +12,12 @@ from collections.abc import Callable, Iterable, Sequence
 import attrs
 
 from lemon_core.fsio.inside import read_inside_bytes
+from lemon_core.fsio.listing import skill_files
 from lemon_core.fsio.read import MAX_FILE_BYTES, FileProblem, decode_utf8
 from lemon_core.mcp.servers.backend import Found, Loaded, UnknownSkill, close_names
 from lemon_core.mcp.servers.freshness import Freshness
 from lemon_core.mcp.servers.lazy_catalog import LazyScan, ServedSkill, scan_sources
 from lemon_core.mcp.servers.lazy_rank import LazyIndex
-from lemon_core.fsio.listing import skill_files
 
 
 @attrs.frozen

@@ -162,7 +162,7 @@ B85 = base64.b85encode(BAD.encode()).decode()
 
 @pytest.mark.parametrize("script", [
     f"import base64, os\nos.system(base64.b85decode('{B85}').decode())\n",
-    f"import base64, subprocess\nsubprocess.run(base64.a85decode(P).decode(), shell=True)\n",
+    "import base64, subprocess\nsubprocess.run(base64.a85decode(P).decode(), shell=True)\n",
     f"from base64 import b85decode\nP = '{B85}'\ncmd = b85decode(P).decode()\nos.system(cmd)\n",
     "import base64, subprocess\nc = base64.a85decode(P)\n\nsubprocess.run(c, shell=True)\n",
     "const c = Buffer.from(p, 'base64').toString();\nrequire('child_process').execSync(c);\n",
@@ -172,8 +172,8 @@ def test_a_decoded_payload_run_as_a_command_blocks(script: str) -> None:
 
 
 @pytest.mark.parametrize("script", [
-    "import base64, subprocess\ndata = base64.b64decode(resp['content'])\n"
-    "subprocess.run(['git', 'apply'], input=data, check=True)\n",
+    ("import base64, subprocess\ndata = base64.b64decode(resp['content'])\n"
+     "subprocess.run(['git', 'apply'], input=data, check=True)\n"),
     "import base64, os\nimg = base64.b64decode(payload)\nos.system('convert in.png out.jpg')\n",
     "out = subprocess.check_output(['git', 'log']).decode()\n",
 ])

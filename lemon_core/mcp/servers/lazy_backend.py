@@ -18,6 +18,7 @@ from lemon_core.mcp.servers.backend import Found, Loaded, UnknownSkill, close_na
 from lemon_core.mcp.servers.freshness import Freshness
 from lemon_core.mcp.servers.lazy_catalog import LazyScan, ServedSkill, scan_sources
 from lemon_core.mcp.servers.lazy_rank import LazyIndex
+from lemon_core.text import defang
 
 
 @attrs.frozen
@@ -83,7 +84,7 @@ class LazyBackend:
         state = self._fresh.current()
         skills = state.scan.skills
         limit = None if not (query or "").strip() else 10
-        return [Found(skills[i].name, skills[i].description)
+        return [Found(skills[i].name, defang(skills[i].description))
                 for i in state.index.search(query, limit)]
 
     def _skill(self, name: str) -> ServedSkill:
@@ -104,7 +105,7 @@ class LazyBackend:
 
     def described(self) -> list[Found]:
         skills = self._fresh.current().by_name
-        return [Found(n, skills[n].description) for n in sorted(skills)]
+        return [Found(n, defang(skills[n].description)) for n in sorted(skills)]
 
     def close(self) -> None:
         self._fresh.close()

@@ -23,7 +23,7 @@ def _existing_dir(value: Path | None) -> Path | None:
     return value
 
 
-def _skill_key(value: str) -> str:
+def skill_key(value: str) -> str:
     """``KEY``: a skill key is a folder name, so it is not empty, holds no path separator, no
     NUL and no control or bidi character, and is not ``.`` or ``..``."""
     from lemon_core.text import unsafe_reason
@@ -54,7 +54,7 @@ def cwd_option(help: str = "The project directory (default: the current director
 
 def key_argument(help: str = "The skill's key (its folder name; see 'lemon skill list').") -> Any:
     """``KEY``, a well-formed skill key."""
-    return typer.Argument(..., metavar="KEY", help=help, callback=_skill_key)
+    return typer.Argument(..., metavar="KEY", help=help, callback=skill_key)
 
 
 def json_option() -> Any:
@@ -62,4 +62,4 @@ def json_option() -> Any:
     return typer.Option(False, "--json", help="Print JSON (stable keys; see the CLI reference).")
 
 
-__all__ = ["cwd_option", "json_option", "key_argument"]
+__all__ = ["cwd_option", "json_option", "key_argument", "skill_key"]

@@ -117,9 +117,25 @@ def prompt_command(
         say_lines(listing.text.splitlines())
 
 
+def _key_or_uri(value: str) -> str:
+    """``KEY``, or a ``skill://<key>[/<relative path>]`` URI as agents are given them."""
+    from lemon_core.cli.params import skill_key
+    from lemon_core.errors import UsageError
+    from lemon_core.search.uri import SCHEME, parse_skill_uri
+
+    if not value.startswith(SCHEME):
+        return skill_key(value)
+    try:
+        skill_key(parse_skill_uri(value)[0])
+    except UsageError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    return value
+
+
 @app.command("read", short_help="Load a skill as an agent would (read_skill).")
 def read_command(
-    key: str = KEY,
+    key: str = typer.Argument(..., metavar="KEY|URI", callback=_key_or_uri,
+                              help="A skill key, or skill://<key>[/<relative path>]."),
     view: str = typer.Option("full", "--view", metavar="VIEW",
                              help="full (default), summary, section or file."),
     section: str | None = typer.Option(None, "--section", metavar="HEADING",
@@ -138,8 +154,17 @@ def read_command(
     """Print one view of a skill: the whole SKILL.md, a summary, one section or one of its
     files (never anything outside the skill folder); its source and trust go to stderr."""
     from lemon_core.cli.output import emit_json, say, say_lines
+    from lemon_core.errors import UsageError
+    from lemon_core.search.uri import SCHEME, parse_skill_uri
     from lemon_core.skills.agent import read_skill
 
+    if key.startswith(SCHEME):
+        key, path = parse_skill_uri(key)
+        if path is not None:
+            if file is not None or view not in ("full", "file") or section is not None:
+                raise UsageError("a skill:// URI with a path names one file: leave out "
+                                 "--view, --section and --file")
+            view, file = "file", path
     read = read_skill(key, _ctx(cwd), view=view, section=section, file=file,
                       include_status=include_status, include_manifest=include_manifest,
                       max_chars=max_chars, persistent=True)

@@ -69,3 +69,17 @@ def test_read_errors(project, capsys) -> None:
     assert code == 2 and "unknown view" in err
     code, _, err = read(capsys, project, "demo", "--section", "nope")
     assert code == 1 and "'Usage'" in err
+
+
+def test_read_takes_the_skill_uris_agents_are_given(project, capsys) -> None:
+    code, out, err = read(capsys, project, "skill://demo")
+    assert code == 0 and out.startswith("---\nname: demo\n"), err
+    code, out, _ = read(capsys, project, "skill://demo/notes.md", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["view"] == "file" and data["content"] == "notes \x1b[31mred\n"
+    code, out, err = read(capsys, project, "skill://demo/../../../secret")
+    assert code == 1 and "SECRET" not in out + err and "outside the skill" in err
+    code, _, err = read(capsys, project, "skill://demo/notes.md", "--view", "summary")
+    assert code == 2 and "names one file" in err
+    code, _, err = read(capsys, project, "skill://de%1bmo")
+    assert code == 2 and "\x1b" not in err and "cannot be a skill key" in err

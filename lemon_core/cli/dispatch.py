@@ -12,8 +12,10 @@ command's own help, options and errors do not depend on its siblings.
 from __future__ import annotations
 
 import copy
+import functools
 import os
 from collections.abc import Sequence
+from typing import Any
 
 import typer
 from typer.main import get_command_name
@@ -32,17 +34,29 @@ def command_name(info: typer.models.CommandInfo) -> str | None:
 
 def app_for(app: typer.Typer, argv: Sequence[str]) -> typer.Typer:
     """``app`` pruned to the one command ``argv`` names, or ``app`` itself."""
-    if len(argv) < 2 or os.environ.get(COMPLETE_ENV):
+    if len(argv) < 2 or os.environ.get(COMPLETE_ENV) or _find(app, argv[0], argv[1]) is None:
         return app
-    group = next((g for g in app.registered_groups if g.name == argv[0]), None)
-    if group is None or group.typer_instance is None:
-        return app
-    sub = group.typer_instance
-    matches = [c for c in sub.registered_commands if command_name(c) == argv[1]]
-    if len(matches) != 1 or any(g.name == argv[1] for g in sub.registered_groups):
-        return app
-    only_sub = copy.copy(sub)
-    only_sub.registered_commands = matches
+    return _pruned(app, argv[0], argv[1])
+
+
+def _find(app: typer.Typer, group_name: str, name: str) -> tuple[Any, Any] | None:
+    """(group, command) when ``lemon GROUP NAME`` is exactly one command, else None."""
+    group = next((g for g in app.registered_groups if g.name == group_name), None)
+    sub = group.typer_instance if group is not None else None
+    if sub is None or any(g.name == name for g in sub.registered_groups):
+        return None
+    matches = [c for c in sub.registered_commands if command_name(c) == name]
+    return (group, matches[0]) if len(matches) == 1 else None
+
+
+@functools.lru_cache(maxsize=None)
+def _pruned(app: typer.Typer, group_name: str, name: str) -> typer.Typer:
+    """A copy of ``app`` holding only that group with only that command; one copy per
+    command, kept, so a process that runs several commands (tests, an embedder) gets the same
+    object for the same command. ``app`` itself is not changed."""
+    group, command = _find(app, group_name, name)  # type: ignore[misc]
+    only_sub = copy.copy(group.typer_instance)
+    only_sub.registered_commands = [command]
     only_sub.registered_groups = []
     only_group = copy.copy(group)
     only_group.typer_instance = only_sub

@@ -1,8 +1,8 @@
 """The staged install: a fully installed, audited skill with its provenance, or no change.
 
 resolve → target → refuse an existing skill unless ``force`` → approval (``fetch``; skipped
-for builtin or ``approve=True``) → sweep the staging folders killed installs left (a note
-each) → fetch into a private staging folder beside the target →
+for builtin or ``approve=True``) → sweep the staging folders and settle the backups killed
+installs left (a note each) → fetch into a private staging folder beside the target →
 pick the skills of the tree → safe-tree checks → manifest → bundle hash → audit → approval
 (``install``; ``warn`` needs its own, ``block`` needs an override bound to this bundle) →
 re-hash → atomic activation → lockfile records → catalog refresh → the
@@ -27,7 +27,16 @@ import attrs
 
 from lemon_core.errors import LemonError
 from lemon_core.fsio.write import file_lock
-from lemon_core.install import approval, checks, gate, router, select, staging, targets
+from lemon_core.install import (
+    approval,
+    backups,
+    checks,
+    gate,
+    router,
+    select,
+    staging,
+    targets,
+)
 from lemon_core.install.activate import Activation, recover
 from lemon_core.protocols import FetchResult, Finding, SkillWriteEvent
 from lemon_core.source_kit.location import public_url
@@ -350,7 +359,8 @@ def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[st
          refresh: Callable[[], None] | None,
          existing: dict[str, LockRecord]) -> InstallResult:
     fresh = staging.missing_folders(job.scope.skills_dir)
-    swept = tuple(staging.sweep_stale(job.scope.skills_dir))
+    swept = (*staging.sweep_stale(job.scope.skills_dir),
+             *backups.sweep(job.scope.skills_dir, existing))
     folder = staging.make_staging(job.scope.skills_dir, job.ref.name or "skill")
     done = False
     try:

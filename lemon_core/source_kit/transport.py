@@ -1,5 +1,9 @@
 """Opening a dulwich client for a git location, with lemon's rules on top.
 
+HTTP(S) goes through :mod:`lemon_core.source_kit.http_git` (``http.client``); with a proxy
+variable set (``https_proxy``, ``http_proxy``, ``all_proxy``), through dulwich's urllib3 client,
+which applies the proxy and ``no_proxy``. Both keep the rules below.
+
 - HTTP(S) redirects are followed only within the same origin (scheme, host and port); a
   redirect to another host is refused before any request reaches it.
 - Credentials (an :class:`Auth`, or ``user:pass@`` in the URL) travel as an Authorization header
@@ -12,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import os
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -65,7 +70,8 @@ def token_auth(url: str, token: str | None, username: str = "x-access-token") ->
     return None
 
 
-def _origin(url: str) -> tuple[str, str, int | None]:
+def origin(url: str) -> tuple[str, str, int | None]:
+    """(scheme, host, port) of ``url``, the port filled in for http and https."""
     parts = urlsplit(url)
     default = {"http": 80, "https": 443}.get(parts.scheme.lower())
     return (parts.scheme.lower(), (parts.hostname or "").lower(), parts.port or default)
@@ -84,7 +90,7 @@ def _same_origin_pool(base: type) -> type:
                     return response
                 target = urljoin(url, location)
                 response.drain_conn()
-                if _origin(target) != _origin(url):
+                if origin(target) != origin(url):
                     raise RedirectRefused(
                         f"{public_url(url)} redirected to another host "
                         f"({public_url(target)}); lemon follows redirects only within one "
@@ -97,10 +103,11 @@ def _same_origin_pool(base: type) -> type:
     return SameOriginManager
 
 
-def _http_client(url: str, auth: Auth | None) -> Any:
-    import urllib3
-    from dulwich.client import Urllib3HttpGitClient, default_urllib3_manager
+#: The variables that send dulwich's HTTP client through a proxy.
+PROXY_ENV = ("https_proxy", "http_proxy", "all_proxy", "HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY")
 
+
+def _http_client(url: str, auth: Auth | None) -> Any:
     parts = urlsplit(url)
     if parts.username is not None and auth is None:
         from urllib.parse import unquote
@@ -111,14 +118,26 @@ def _http_client(url: str, auth: Auth | None) -> Any:
     if parts.port:
         netloc += f":{parts.port}"
     clean = urlunsplit((parts.scheme, netloc, parts.path, parts.query, ""))
+    if not any(os.environ.get(name) for name in PROXY_ENV):
+        from lemon_core.source_kit.http_git import StdlibHttpGitClient
+
+        return StdlibHttpGitClient(clean, auth), parts.path
+    return _proxied_client(clean, auth), parts.path
+
+
+def _proxied_client(clean: str, auth: Auth | None) -> Any:
+    """dulwich's urllib3 client, which takes the proxy (and ``no_proxy``) from the
+    environment, with lemon's same-origin redirects."""
+    import urllib3
+    from dulwich.client import Urllib3HttpGitClient, default_urllib3_manager
+
     manager = default_urllib3_manager(
         None, pool_manager_cls=_same_origin_pool(urllib3.PoolManager),
         proxy_manager_cls=_same_origin_pool(urllib3.ProxyManager), base_url=clean,
         timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT, read=READ_TIMEOUT))  # type: ignore[arg-type]
-    client = Urllib3HttpGitClient(
+    return Urllib3HttpGitClient(
         clean, pool_manager=manager,
         username=auth.username if auth else None, password=auth.password if auth else None)
-    return client, parts.path
 
 
 def open_client(url: str, auth: Auth | None = None) -> tuple[Any, str]:

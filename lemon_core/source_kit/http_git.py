@@ -16,7 +16,7 @@ connection, with the rules of :mod:`lemon_core.source_kit.transport`:
   lemon's message.
 
 It connects directly: a URL that goes through an HTTP proxy keeps dulwich's own urllib3 client
-(:func:`~lemon_core.source_kit.transport.open_client` decides).
+(:func:`~lemon_core.source_kit.connect.open_client` decides).
 """
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ def client_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch)
 
 def test_each_client_keeps_lemons_rules(tmp_path: Path, git_server: GitServer,
                                         client_kind: str) -> None:
-    from lemon_core.source_kit.transport import open_client
+    from lemon_core.source_kit.connect import open_client
 
     repo, sha = build_repo(tmp_path / "r", {"SKILL.md": SKILL})
     url = git_server.add("o/private.git", repo)

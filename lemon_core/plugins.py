@@ -15,13 +15,13 @@ here, with the rest of the registry's public names).
 
 from __future__ import annotations
 
-import importlib.metadata
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import attrs
 import pluggy
 
+from lemon_core.entry_points import EntryPoint, entry_points
 from lemon_core.errors import PluginError
 from lemon_core.plugin_registry import (
     BUILTIN_DISTRIBUTION,
@@ -51,7 +51,7 @@ BUILTINS_ONLY_ENV = "LEMON_BUILTIN_PLUGINS_ONLY"
 class _Candidate:
     qualified: str
     group: str
-    entry_point: importlib.metadata.EntryPoint
+    entry_point: EntryPoint
     distribution: str | None
     version: str | None
 
@@ -60,27 +60,11 @@ class _Candidate:
         return f"{self.distribution or 'an unknown distribution'} {self.version or ''}".rstrip()
 
 
-def _entry_points(groups: Iterable[str]) -> Sequence[importlib.metadata.EntryPoint]:
-    """The installed entry points of ``groups``, from one scan of the installed distributions
-    (``entry_points(group=…)`` would read every distribution's entry points once per group)."""
-    every = importlib.metadata.entry_points()
-    return tuple(ep for group in groups for ep in every.select(group=group))
-
-
 def _scan() -> list[_Candidate]:
-    """Every entry point of the three groups, sorted by qualified name.
-
-    A distribution's metadata is parsed once, however many entry points it declares."""
-    names: dict[int, tuple[str | None, str | None]] = {}
-    found = []
-    for ep in _entry_points(GROUPS):
-        dist = getattr(ep, "dist", None)
-        if id(dist) not in names:  # one parse of METADATA (``dist.version`` is a second)
-            meta = dist.metadata if dist is not None else None
-            names[id(dist)] = ((meta["Name"], meta["Version"]) if meta is not None
-                               else (None, None))
-        found.append(_Candidate(f"{GROUPS[ep.group]}.{ep.name}", ep.group, ep,
-                                *names[id(dist)]))
+    """Every entry point of the three groups, sorted by qualified name
+    (:mod:`lemon_core.entry_points`: one read of each distribution that declares one)."""
+    found = [_Candidate(f"{GROUPS[ep.group]}.{ep.name}", ep.group, ep, ep.distribution,
+                        ep.version) for ep in entry_points(GROUPS)]
     return sorted(found, key=lambda cand: cand.qualified)
 
 

@@ -18,6 +18,8 @@ from tests.gitserver import build_repo, git_server  # noqa: F401
 NOT_NEEDED = {
     # the catalog: an install changes a folder and exits; nothing lists skills afterwards
     "lemon_core.skills.api": "the catalog refresh rescanned every root for nothing",
+    # plugins are found by lemon_core.entry_points, reading the dist-info folders itself
+    "importlib.metadata": "entry-point discovery: ~10 ms to import and scan",
     # git over HTTP goes through http.client (source_kit.http_git) unless a proxy is set
     "urllib3": "dulwich's HTTP client: 20-25 ms of imports for two requests",
 }

@@ -81,6 +81,10 @@ def _check_unique(candidates: Sequence[_Candidate]) -> None:
             )
 
 
+def _builtin(cand: _Candidate) -> bool:
+    return normalise_distribution(cand.distribution or "") == BUILTIN_DISTRIBUTION
+
+
 def _import(cand: _Candidate) -> object:
     ep = cand.entry_point
     try:
@@ -145,6 +149,7 @@ def load_plugins(
     disabled: Iterable[str] | None = None,
     distributions: Iterable[str] | None = None,
     extra: Iterable[tuple[str, object]] = (),
+    needs: Iterable[str] | None = None,
 ) -> Plugins:
     """Load every plugin of the three groups and validate them.
 
@@ -156,6 +161,12 @@ def load_plugins(
     :param distributions: load only the entry points of these distributions.
     :param extra: ``(name, plugin object)`` pairs registered in-process (group ``inline``),
         for embedders and tests.
+    :param needs: the groups the caller uses (default: all three). lemon's own plugins of the
+        other groups are then not imported: none of them observes an event (a test keeps it
+        so), and a command that does not use them should not pay for them (the built-in MCP
+        importers were ~4% of ``lemon skill install``). Third-party plugins of every group
+        still load, since any of them may observe the events the command sends. Asking the
+        returned registry for a family it was not loaded for raises :class:`PluginError`.
     :raises PluginError: naming the plugin, when one cannot be imported or is invalid.
     """
     if ctx is None:
@@ -174,11 +185,14 @@ def load_plugins(
     wanted = _wanted(ctx, builtins_only, distributions)
     for name in blocked:
         plugins.manager.set_blocked(name)
+    unused = set() if needs is None else set(GROUPS) - set(needs)
+    plugins.partial = frozenset(GROUPS[group] for group in unused)
     chosen = [
         cand
         for cand in candidates
         if cand.qualified not in blocked  # a blocked plugin is never imported
         and (wanted is None or normalise_distribution(cand.distribution or "") in wanted)
+        and not (cand.group in unused and _builtin(cand))
     ]
     _check_unique(chosen)
     for cand in chosen:

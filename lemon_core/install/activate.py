@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from pathlib import Path
 
 from lemon_core.install.backups import backup_path
@@ -30,7 +29,7 @@ def _exists(path: Path) -> bool:
 def aside(path: Path, label: str) -> Path:
     """A hidden sibling name for ``path`` that does not exist yet."""
     while True:
-        candidate = path.with_name(f".{path.name}.{label}-{secrets.token_hex(4)}")
+        candidate = path.with_name(f".{path.name}.{label}-{os.urandom(4).hex()}")
         if not _exists(candidate):
             return candidate
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import secrets
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -53,7 +52,7 @@ def backup_path(target: Path, owner: Owner) -> Path:
     """A hidden sibling of ``target`` that does not exist yet, naming ``owner``."""
     tag = f"{owner.pid}-{'x' if owner.started is None else owner.started}-{host_id(owner.host)}"
     while True:
-        candidate = target.with_name(f".{target.name}{MARK}{secrets.token_hex(4)}-{tag}")
+        candidate = target.with_name(f".{target.name}{MARK}{os.urandom(4).hex()}-{tag}")
         if not os.path.lexists(candidate):
             return candidate
 

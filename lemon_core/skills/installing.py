@@ -33,7 +33,8 @@ def _plugins(ctx: LemonContext, plugins: Plugins | None) -> Plugins:
         return plugins
     from lemon_core.plugins import load_plugins
 
-    return load_plugins(ctx)
+    # installing, updating and removing route to sources and audit; MCP importers are unused
+    return load_plugins(ctx, needs=("lemon.sources", "lemon.auditors"))
 
 
 def install(identifier: str, ctx: LemonContext | None = None, *, local: bool = False,

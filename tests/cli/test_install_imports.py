@@ -20,6 +20,9 @@ NOT_NEEDED = {
     "lemon_core.skills.api": "the catalog refresh rescanned every root for nothing",
     # plugins are found by lemon_core.entry_points, reading the dist-info folders itself
     "importlib.metadata": "entry-point discovery: ~10 ms to import and scan",
+    # an install loads sources and auditors (load_plugins(needs=...)), not the MCP importers
+    "lemon_plugins.mcp_importers.codex": "the built-in MCP importers: ~4% of an install",
+    "lemon_core.mcp.importer_kit": "the built-in MCP importers: ~4% of an install",
     # git over HTTP goes through http.client (source_kit.http_git) unless a proxy is set
     "urllib3": "dulwich's HTTP client: 20-25 ms of imports for two requests",
 }

@@ -59,14 +59,20 @@ class Response:
         self.headers = raw.headers
         self.content_type = raw.getheader("Content-Type")
         self.redirect_location = final if final != url else ""
+        #: The body was read to its end, so the connection can carry the next request
+        #: (an answer closed before that leaves bytes on it: the next one gets a new one).
+        self.ended = raw.isclosed()
 
-    def read(self, size: int = -1) -> bytes:
+    def read(self, size: int | None = -1) -> bytes:
         try:
-            return self.raw.read(size)
+            data = self.raw.read(None if size is None or size < 0 else size)
         except (http.client.HTTPException, OSError) as exc:  # cut off mid-body
             raise GitProtocolError(f"{type(exc).__name__}: {exc}") from exc
+        self.ended = self.ended or self.raw.isclosed()
+        return data
 
     def close(self) -> None:
+        self.ended = self.ended or self.raw.isclosed()
         self.raw.close()
 
 
@@ -90,8 +96,8 @@ class StdlibHttpGitClient(AbstractHttpGitClient):
     def _connect(self) -> http.client.HTTPConnection:
         """The kept-alive connection to the origin; a new one when the last answer was not
         read to its end (http.client cannot send on a connection still answering)."""
-        last = self._last
-        if self._connection is not None and last is not None and not last.raw.isclosed():
+        last, self._last = self._last, None
+        if self._connection is not None and last is not None and not last.ended:
             self.close()
         if self._connection is None:
             scheme, host, port = self._origin
@@ -144,7 +150,7 @@ class StdlibHttpGitClient(AbstractHttpGitClient):
                 location = raw.getheader("Location")
                 if raw.status not in (301, 302, 303, 307, 308) or not location:
                     break
-                raw.read()  # drain it, so the connection can be used again
+                raw.read()  # to its end: the connection carries the next hop
                 target = urljoin(current, location)
                 if origin(target) != origin(current):
                     raise RedirectRefused(

@@ -63,5 +63,8 @@ def test_a_local_install_imports_no_git(tmp_path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     loaded = _modules_after(["skill", "install", str(source), "--approve", "--json"], home)
-    assert not {m for m in loaded if m.split(".")[0] in ("dulwich", "urllib3")}
+    assert not {m for m in loaded if m.split(".")[0] in ("dulwich", "urllib3", "http")}
+    # lemon_core.source_kit resolves its names on first use: a path is no git fetch
+    assert not {m for m in loaded if m.startswith("lemon_core.source_kit.")} - {
+        "lemon_core.source_kit.location"}
     assert {name: why for name, why in NOT_NEEDED.items() if name in loaded} == {}

@@ -198,11 +198,12 @@ def _stage(job: _Job, tree: Path, subdir: str, force: bool,
                                 fallback=job.ref.name or "")
     target = job.scope.target(key)
     refuse_existing(target, force)
-    digest = checks.hash_bundle(folder, scan)
     report = audit_skill(folder, job.ctx, key, scan, job.plugins)
-    if report.bundle_hash is not None and report.bundle_hash != digest:
-        raise LemonError(f"the staged files of {key!r} changed while they were audited; "
-                         f"nothing was installed, run the command again")
+    # The audit read every file once and hashed exactly the bytes its auditors saw: that is
+    # the bundle to approve (hashing the folder again was a second read of every file). Only
+    # a bundle the audit could not read whole is hashed here; the re-hash before activation
+    # refuses any change after this point.
+    digest = report.bundle_hash or checks.hash_bundle(folder, scan)
     previous = existing.get(key)
     kept = previous.audit_override if previous is not None else None
     return Staged(key, folder, subdir, target, scan, digest, checks.content_hash(folder),

@@ -190,7 +190,7 @@ class _Job:
 
 
 def _stage(job: _Job, tree: Path, subdir: str, force: bool,
-           existing: dict[str, LockRecord]) -> Staged:
+           existing: Mapping[str, LockRecord]) -> Staged:
     folder = tree / subdir if subdir else tree
     label = repr(subdir or job.ref.name or job.identifier)
     scan = checks.check_tree(folder, label)
@@ -358,7 +358,7 @@ def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[st
          all_skills: bool, progress: ProgressCallback | None, choose: select.Selector | None,
          expected_bundle_hash: str | Mapping[str, str] | None, override: bool,
          refresh: Callable[[], None] | None,
-         existing: dict[str, LockRecord]) -> InstallResult:
+         existing: Mapping[str, LockRecord]) -> InstallResult:
     fresh = staging.missing_folders(job.scope.skills_dir)
     swept = (*staging.sweep_stale(job.scope.skills_dir),
              *backups.sweep(job.scope.skills_dir, existing))

@@ -183,3 +183,32 @@ def test_a_live_install_keeps_its_backup(setup) -> None:
             _kill(process)
     assert sorted(p.name for p in skills.iterdir()) == ["demo", "other"]
     assert _record(tmp_path / "home", "demo")["bundle_hash"] == _hash(skills / "demo")
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+def test_a_dead_installs_backup_is_settled_beside_a_live_lemon_at_its_prompt(setup) -> None:
+    import shutil
+
+    from tests.cli.test_skill_install_stale import _waiting_install
+
+    env, skills, tmp_path = setup
+    lemon = shutil.which("lemon")
+    assert lemon is not None
+    v1 = _hash(skills / "demo")
+    waiting, terminal = _waiting_install(lemon, tmp_path / "src" / "third", env, tmp_path)
+    try:
+        (live,) = [p for p in skills.iterdir() if p.name.startswith(".third.staging-")]
+        process, _ = _stopped_install(tmp_path / "v2" / "demo", env, tmp_path, "aside",
+                                      tmp_path)
+        _kill(process)  # while the live lemon waits at its prompt
+        item = _install(tmp_path / "src" / "other", env, tmp_path)
+        assert any(f"restored {skills / 'demo'}" in n for n in item["notes"])  # type: ignore[union-attr]
+        assert live.is_dir() and _hash(skills / "demo") == v1
+        os.write(terminal, b"y\n")  # the live install goes on
+        assert waiting.wait(timeout=120) == 0
+    finally:
+        if waiting.poll() is None:
+            waiting.kill()
+            waiting.wait(timeout=30)
+        os.close(terminal)
+    assert sorted(p.name for p in skills.iterdir()) == ["demo", "other", "third"]

@@ -19,6 +19,11 @@ Each row also shows the median CPU time (user + system of this process and of th
 ran; the loopback server runs in this process, so its share is in every row that fetches),
 which a loaded machine inflates far less than the wall clock. ``--check`` exits 1 when the CLI install
 is slower than 1.5 × the clone.
+
+``--phases`` adds where the CLI install's CPU time goes: the same command, run by
+``benchmarks/install_phases.py`` in a new process per run, with each import and pipeline step
+timed (median CPU ms of ``--repeat`` runs, and its share of the process's CPU); the audit's
+share (importing the auditors and running them) is summed on its own line.
 """
 
 from __future__ import annotations
@@ -115,6 +120,38 @@ def cli_install(url: str) -> Callable[[Path], None]:
     return run
 
 
+PHASES_SCRIPT = Path(__file__).resolve().with_name("install_phases.py")
+
+
+def phases(url: str, scratch: Path, repeat: int) -> list[tuple[str, float, float]]:
+    """(phase, median CPU ms, share of the process's CPU) of ``repeat`` CLI installs."""
+    runs: list[dict[str, float]] = []
+    for n in range(repeat):
+        work = scratch / f"phases-{time.monotonic_ns()}-{n}"
+        work.mkdir()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        proc = subprocess.run([sys.executable, str(PHASES_SCRIPT), "skill", "install", url,
+                               "--approve", "--json"], env=_env(work), cwd=work,
+                              capture_output=True, text=True, check=False)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        shutil.rmtree(work, ignore_errors=True)
+        if proc.returncode != 0:
+            raise SystemExit(f"lemon skill install failed: {proc.stderr.strip()}")
+        run = json.loads(proc.stderr.strip().splitlines()[-1])
+        total = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+        run["interpreter start-up and exit"] = total - sum(run.values())
+        run["process total"] = total
+        runs.append(run)
+    names = list(dict.fromkeys(name for run in runs for name in run))
+    total = median(run["process total"] for run in runs)
+    rows = [(name, median(run.get(name, 0.0) for run in runs) * 1000,
+             median(run.get(name, 0.0) for run in runs) / total if total else 0.0)
+            for name in names]
+    audit = sum(ms for name, ms, _ in rows if name in ("audit", "plugins: import auditors"))
+    rows.append(("= the audit (import auditors + audit)", audit, audit / 1000 / total))
+    return rows
+
+
 def library_install(url: str) -> Callable[[Path], None]:
     from lemon_core.context import LemonContext
     from lemon_core.skills import install
@@ -151,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=7, help="runs per figure (median)")
     parser.add_argument("--files", type=int, default=24, help="files in the skill")
     parser.add_argument("--history", type=int, default=30, help="earlier commits")
+    parser.add_argument("--phases", action="store_true",
+                        help="also show where the CLI install's CPU time goes, phase by phase")
     parser.add_argument("--check", action="store_true",
                         help=f"exit 1 when the CLI install takes over {TARGET} x the clone")
     args = parser.parse_args(argv)
@@ -176,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
                                                         args.repeat)))
             rows.append(("floor: import lemon_core.cli",
                          timed(python_floor("import lemon_core.cli"), scratch, args.repeat)))
+            split = phases(url, scratch, args.repeat) if args.phases else []
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -188,6 +228,10 @@ def main(argv: list[str] | None = None) -> int:
         ratio = f"  {figure / base:5.2f} x clone" if base else ""
         print(f"  {label:32} {figure * 1000:8.1f} ms  (min {min(times) * 1000:6.1f}, cpu "
               f"{median(cpu) * 1000:6.1f}){ratio}")
+    if split:
+        print(f"where the CLI install's CPU goes (median of {args.repeat} runs):")
+        for label, ms, share in split:
+            print(f"  {label:40} {ms:8.1f} ms  {share * 100:5.1f} %")
     if not git:
         print("  git clone --depth 1: skipped, no git binary on PATH (no comparison)")
         return 0

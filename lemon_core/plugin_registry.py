@@ -137,6 +137,9 @@ class Plugins:
     manager: pluggy.PluginManager = attrs.field(factory=new_manager)
     #: Problems worth telling the user that did not stop loading (e.g. an unknown disabled name).
     warnings: list[str] = attrs.field(factory=list)
+    #: The families (``mcp_importers``…) whose built-in plugins were not loaded
+    #: (``load_plugins(needs=…)``): asking for one of them is an error, not a short list.
+    partial: frozenset[str] = attrs.field(default=frozenset())
     _infos: dict[str, PluginInfo] = attrs.field(factory=dict, init=False)
     _cache: dict[str, tuple[Any, ...]] = attrs.field(factory=dict, init=False)
 
@@ -285,6 +288,12 @@ class Plugins:
         return failures
 
     def _collect(self, kind: str) -> list[Any]:
+        if kind in self.partial:
+            raise PluginError(
+                f"these plugins were loaded without lemon's own {_FAMILIES[kind].label}s "
+                "(load_plugins(needs=...)); load them with the group "
+                f"lemon.{kind} among needs to use them"
+            )
         if kind not in self._cache:
             self._cache[kind] = tuple(self._run_registration(_FAMILIES[kind]))
         return list(self._cache[kind])

@@ -15,13 +15,13 @@ here, with the rest of the registry's public names).
 
 from __future__ import annotations
 
-import importlib.metadata
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import attrs
 import pluggy
 
+from lemon_core.entry_points import EntryPoint, entry_points
 from lemon_core.errors import PluginError
 from lemon_core.plugin_registry import (
     BUILTIN_DISTRIBUTION,
@@ -51,7 +51,7 @@ BUILTINS_ONLY_ENV = "LEMON_BUILTIN_PLUGINS_ONLY"
 class _Candidate:
     qualified: str
     group: str
-    entry_point: importlib.metadata.EntryPoint
+    entry_point: EntryPoint
     distribution: str | None
     version: str | None
 
@@ -60,27 +60,11 @@ class _Candidate:
         return f"{self.distribution or 'an unknown distribution'} {self.version or ''}".rstrip()
 
 
-def _entry_points(groups: Iterable[str]) -> Sequence[importlib.metadata.EntryPoint]:
-    """The installed entry points of ``groups``, from one scan of the installed distributions
-    (``entry_points(group=…)`` would read every distribution's entry points once per group)."""
-    every = importlib.metadata.entry_points()
-    return tuple(ep for group in groups for ep in every.select(group=group))
-
-
 def _scan() -> list[_Candidate]:
-    """Every entry point of the three groups, sorted by qualified name.
-
-    A distribution's metadata is parsed once, however many entry points it declares."""
-    names: dict[int, tuple[str | None, str | None]] = {}
-    found = []
-    for ep in _entry_points(GROUPS):
-        dist = getattr(ep, "dist", None)
-        if id(dist) not in names:  # one parse of METADATA (``dist.version`` is a second)
-            meta = dist.metadata if dist is not None else None
-            names[id(dist)] = ((meta["Name"], meta["Version"]) if meta is not None
-                               else (None, None))
-        found.append(_Candidate(f"{GROUPS[ep.group]}.{ep.name}", ep.group, ep,
-                                *names[id(dist)]))
+    """Every entry point of the three groups, sorted by qualified name
+    (:mod:`lemon_core.entry_points`: one read of each distribution that declares one)."""
+    found = [_Candidate(f"{GROUPS[ep.group]}.{ep.name}", ep.group, ep, ep.distribution,
+                        ep.version) for ep in entry_points(GROUPS)]
     return sorted(found, key=lambda cand: cand.qualified)
 
 
@@ -95,6 +79,10 @@ def _check_unique(candidates: Sequence[_Candidate]) -> None:
                 f"({first.entry_point.value}) and by {cand.where} ({cand.entry_point.value}); "
                 "uninstall one of them"
             )
+
+
+def _builtin(cand: _Candidate) -> bool:
+    return normalise_distribution(cand.distribution or "") == BUILTIN_DISTRIBUTION
 
 
 def _import(cand: _Candidate) -> object:
@@ -161,6 +149,7 @@ def load_plugins(
     disabled: Iterable[str] | None = None,
     distributions: Iterable[str] | None = None,
     extra: Iterable[tuple[str, object]] = (),
+    needs: Iterable[str] | None = None,
 ) -> Plugins:
     """Load every plugin of the three groups and validate them.
 
@@ -172,6 +161,12 @@ def load_plugins(
     :param distributions: load only the entry points of these distributions.
     :param extra: ``(name, plugin object)`` pairs registered in-process (group ``inline``),
         for embedders and tests.
+    :param needs: the groups the caller uses (default: all three). lemon's own plugins of the
+        other groups are then not imported: none of them observes an event (a test keeps it
+        so), and a command that does not use them should not pay for them (the built-in MCP
+        importers were ~4% of ``lemon skill install``). Third-party plugins of every group
+        still load, since any of them may observe the events the command sends. Asking the
+        returned registry for a family it was not loaded for raises :class:`PluginError`.
     :raises PluginError: naming the plugin, when one cannot be imported or is invalid.
     """
     if ctx is None:
@@ -190,11 +185,14 @@ def load_plugins(
     wanted = _wanted(ctx, builtins_only, distributions)
     for name in blocked:
         plugins.manager.set_blocked(name)
+    unused = set() if needs is None else set(GROUPS) - set(needs)
+    plugins.partial = frozenset(GROUPS[group] for group in unused)
     chosen = [
         cand
         for cand in candidates
         if cand.qualified not in blocked  # a blocked plugin is never imported
         and (wanted is None or normalise_distribution(cand.distribution or "") in wanted)
+        and not (cand.group in unused and _builtin(cand))
     ]
     _check_unique(chosen)
     for cand in chosen:

@@ -12,11 +12,14 @@ request path and returning one) in a thread; ``requests`` records each path aske
   ``/raw/<commit>/<path>``, from ``{repository path: bytes}``.
 
 Misbehaviour on purpose: an :class:`Answer` may redirect (``status=302`` and a ``Location``),
-hang (``delay``), claim a length and close early (``truncate``), or be huge.
+hang (``delay``), claim a length and close early (``truncate``), or be huge; ``auth = (user,
+password)`` answers 401 to any request without that Basic authorization, and
+``authorizations`` records the Authorization header of each request.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import http.server
 import json
@@ -52,6 +55,10 @@ class WebServer:
         self.routes: dict[str, Route] = {}
         self.prefixes: list[tuple[str, Callable[[str], Answer | None]]] = []
         self.requests: list[str] = []
+        #: The Authorization header of each request (None: none sent), in order.
+        self.authorizations: list[str | None] = []
+        #: ``(user, password)`` every request must carry as Basic authorization, or None.
+        self.auth: tuple[str, str] | None = None
         self._server: http.server.ThreadingHTTPServer | None = None
 
     @property
@@ -89,7 +96,12 @@ class WebServer:
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 owner.requests.append(self.path)
+                given = self.headers.get("Authorization")
+                owner.authorizations.append(given)
                 answer = owner.answer(self.path)
+                if owner.auth is not None and given != "Basic " + base64.b64encode(
+                        ":".join(owner.auth).encode()).decode():
+                    answer = Answer(401, b"{}", {"WWW-Authenticate": 'Basic realm="test"'})
                 if answer.delay:
                     time.sleep(answer.delay)
                 self.send_response(answer.status)

@@ -623,3 +623,33 @@ def test_groups_are_the_three_families():
         "lemon.mcp_importers": "mcp_importers",
         "lemon.auditors": "auditors",
     }
+
+
+# -- loading only the groups a command needs ----------------------------------------------------
+
+
+def test_no_builtin_plugin_observes_events():
+    """What lets load_plugins(needs=...) skip the built-ins of the other groups."""
+    from lemon_core.hookspecs import OBSERVER_HOOKS
+
+    infos = load_plugins(ctx(), builtins_only=True).infos
+    assert {info.group for info in infos} == set(GROUPS)
+    assert [(i.name, h) for i in infos for h in i.hooks if h in OBSERVER_HOOKS] == []
+
+
+def test_needs_skips_the_builtins_of_other_groups_never_a_third_partys_observer(site):
+    observer = ("\nSEEN = []\n\n@hookimpl\ndef lemon_skill_written(event):\n"
+                "    SEEN.append(event)\n")
+    fake(site, fake_watching_importer=(
+        "lemon.mcp_importers:watching", IMPORTER_MODULE.format(name="watching") + observer))
+    plugins = load_plugins(ctx(), needs=("lemon.sources", "lemon.auditors"))
+    names_ = names(plugins)
+    assert "mcp_importers.watching" in names_  # a third party's: it may observe
+    assert [n for n in names_ if n.startswith("mcp_importers.")] == ["mcp_importers.watching"]
+    assert {"sources.git", "auditors.code"} <= set(names_)
+    plugins.notify_skill_written("event")
+    assert sys.modules["fake_watching_importer"].SEEN == ["event"]
+    assert plugins.sources() and plugins.auditors()
+    with pytest.raises(PluginError, match="loaded without lemon's own MCP importers"):
+        plugins.mcp_importers()
+    assert load_plugins(ctx()).mcp_importers()  # all groups by default

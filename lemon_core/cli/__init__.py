@@ -37,6 +37,7 @@ from lemon_core.cli import (  # noqa: F401  (each registers its ``lemon skill`` 
     skill_sources,
     skill_update,
 )
+from lemon_core.cli.dispatch import app_for
 
 app = typer.Typer(
     name="lemon",
@@ -120,8 +121,9 @@ def main(argv: list[str] | None = None) -> None:
     usage_error, click_error, no_args_error = _click_errors()
 
     _tolerant_stdout()
+    args = list(sys.argv[1:] if argv is None else argv)
     try:
-        code = app(args=argv, prog_name="lemon", standalone_mode=False)
+        code = app_for(app, args)(args=args, prog_name="lemon", standalone_mode=False)
     except no_args_error as exc:
         exc.show()  # the group's help, as Click prints it
         sys.exit(2)

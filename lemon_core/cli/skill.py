@@ -246,7 +246,7 @@ def lint_command(
     if not standard:  # lemon's rules include the audit: warn is a warning, block an error
         from lemon_core.plugins import load_plugins
 
-        auditors = load_plugins(_ctx(None)).auditors()
+        auditors = load_plugins(_ctx(None), needs=("lemon.auditors",)).auditors()
     results = lint_paths(paths, strict=strict, standard=standard, fix=fix, dry_run=diff,
                          auditors=auditors)
     if as_json:

@@ -69,7 +69,7 @@ def audit_command(
 
         listing = list_skills(ctx, persistent=True)
     folders = [_target(t, ctx, listing) for t in targets]  # every argument checked first
-    auditors = load_plugins(ctx).auditors()
+    auditors = load_plugins(ctx, needs=("lemon.auditors",)).auditors()
     reports = [audit_folder(folder, ctx, key=key, auditors=auditors) for folder, key in folders]
     if as_json:
         emit_json({"results": [report_json(r) for r in reports]})

@@ -208,7 +208,7 @@ def remove_command(
 ) -> None:
     """Remove a skill lemon installed: the project's copy if there is one, else the global one
     (--local or --global to choose)."""
-    from lemon_core.cli.output import emit_json, say
+    from lemon_core.cli.output import emit_json, say, warn
     from lemon_core.skills.installing import remove
 
     if local and global_:
@@ -218,6 +218,9 @@ def remove_command(
     result = remove(key, cwd=cwd, local=which, approve=answer)
     if as_json:
         emit_json({"removed": {"key": result.key, "path": result.path, "scope": result.scope,
-                               "had_record": result.record is not None}})
+                               "had_record": result.record is not None,
+                               "notes": list(result.notes)}})
         return
     say(f"Removed {result.key} ({result.scope}) from {result.path}")
+    for note in result.notes:
+        warn(note, label="note")

@@ -197,6 +197,23 @@ def _release(lock_dir: Path, token: str, recorded: bool = True) -> None:
         lock_dir.rmdir()
 
 
+def lock_holder(path: Path) -> LockOwner | None:
+    """Who holds the lock of ``path`` now, as its lock directory records it (None: unlocked,
+    or a holder that has not recorded itself yet)."""
+    return _lock_owner(lock_path(path))
+
+
+def break_lock(path: Path, holder: LockOwner) -> bool:
+    """Remove the lock of ``path`` if it still records exactly ``holder``: for a caller that has
+    proven that holder gone by the work it left (an install killed mid-activation), never a
+    guess from the pid alone. Returns whether the lock was removed."""
+    lock_dir = lock_path(path)
+    if _lock_owner(lock_dir) != holder:
+        return False
+    _release(lock_dir, holder.token)
+    return not lock_dir.exists()
+
+
 @contextlib.contextmanager
 def file_lock(path: Path, *, timeout: float = 10.0) -> Iterator[None]:
     """Hold the sibling lock directory of ``path`` (``<name>.lock``) for the block.
@@ -359,7 +376,9 @@ __all__ = [
     "check_parent",
     "atomic_write_json",
     "dump_json",
+    "break_lock",
     "file_lock",
+    "lock_holder",
     "lock_path",
     "make_parent",
     "update_file",

@@ -1,30 +1,25 @@
 """Atomic activation: staged folders become skills, or nothing changes.
 
-:class:`Activation` renames an existing skill folder to a hidden backup
-(``.<name>.backup-<random>``), renames the staged folder into its place and fsyncs the
+:class:`Activation` renames an existing skill folder to a hidden backup whose name records this
+process (``.<name>.backup-<random>-<pid>-<start>-<host>``, see
+:mod:`lemon_core.install.backups`), renames the staged folder into its place and fsyncs the
 skills folder; :meth:`Activation.rollback` puts every backup back (removing what was
 activated), :meth:`Activation.commit` deletes the backups. The pipeline commits only after the
 lockfile record and the catalog refresh succeeded, and rolls back on any failure or Ctrl-C;
-:func:`recover` puts back what a killed install (``kill -9`` mid-activation) left aside.
+:func:`recover` puts back what a killed install (``kill -9`` mid-activation) left aside, for
+the skill being installed; :func:`lemon_core.install.backups.sweep` settles the backups of the
+whole skills folder.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from pathlib import Path
 
-from lemon_core.install.staging import remove_tree
-
-
-def fsync_dir(directory: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+from lemon_core.install.backups import backup_path
+from lemon_core.install.owner import Owner, this_process
+from lemon_core.install.staging import fsync_dir, remove_tree
 
 
 def _exists(path: Path) -> bool:
@@ -34,7 +29,7 @@ def _exists(path: Path) -> bool:
 def aside(path: Path, label: str) -> Path:
     """A hidden sibling name for ``path`` that does not exist yet."""
     while True:
-        candidate = path.with_name(f".{path.name}.{label}-{secrets.token_hex(4)}")
+        candidate = path.with_name(f".{path.name}.{label}-{os.urandom(4).hex()}")
         if not _exists(candidate):
             return candidate
 
@@ -62,12 +57,15 @@ class Activation:
 
     def __init__(self) -> None:
         self.done: list[tuple[Path, Path | None]] = []
+        self._owner: Owner | None = None
 
     def activate(self, staged: Path, target: Path) -> None:
         backup = None
         os.chmod(staged, 0o755)  # the staging folder was private (0700); a skill is not
         if _exists(target):
-            backup = aside(target, "backup")
+            if self._owner is None:
+                self._owner = this_process()
+            backup = backup_path(target, self._owner)
             os.rename(target, backup)
         try:
             os.rename(staged, target)

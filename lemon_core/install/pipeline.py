@@ -1,8 +1,8 @@
 """The staged install: a fully installed, audited skill with its provenance, or no change.
 
 resolve → target → refuse an existing skill unless ``force`` → approval (``fetch``; skipped
-for builtin or ``approve=True``) → sweep the staging folders killed installs left (a note
-each) → fetch into a private staging folder beside the target →
+for builtin or ``approve=True``) → sweep the staging folders and settle the backups killed
+installs left (a note each) → fetch into a private staging folder beside the target →
 pick the skills of the tree → safe-tree checks → manifest → bundle hash → audit → approval
 (``install``; ``warn`` needs its own, ``block`` needs an override bound to this bundle) →
 re-hash → atomic activation → lockfile records → catalog refresh → the
@@ -27,7 +27,16 @@ import attrs
 
 from lemon_core.errors import LemonError
 from lemon_core.fsio.write import file_lock
-from lemon_core.install import approval, checks, gate, router, select, staging, targets
+from lemon_core.install import (
+    approval,
+    backups,
+    checks,
+    gate,
+    router,
+    select,
+    staging,
+    targets,
+)
 from lemon_core.install.activate import Activation, recover
 from lemon_core.protocols import FetchResult, Finding, SkillWriteEvent
 from lemon_core.source_kit.location import public_url
@@ -181,7 +190,7 @@ class _Job:
 
 
 def _stage(job: _Job, tree: Path, subdir: str, force: bool,
-           existing: dict[str, LockRecord]) -> Staged:
+           existing: Mapping[str, LockRecord]) -> Staged:
     folder = tree / subdir if subdir else tree
     label = repr(subdir or job.ref.name or job.identifier)
     scan = checks.check_tree(folder, label)
@@ -189,11 +198,12 @@ def _stage(job: _Job, tree: Path, subdir: str, force: bool,
                                 fallback=job.ref.name or "")
     target = job.scope.target(key)
     refuse_existing(target, force)
-    digest = checks.hash_bundle(folder, scan)
     report = audit_skill(folder, job.ctx, key, scan, job.plugins)
-    if report.bundle_hash is not None and report.bundle_hash != digest:
-        raise LemonError(f"the staged files of {key!r} changed while they were audited; "
-                         f"nothing was installed, run the command again")
+    # The audit read every file once and hashed exactly the bytes its auditors saw: that is
+    # the bundle to approve (hashing the folder again was a second read of every file). Only
+    # a bundle the audit could not read whole is hashed here; the re-hash before activation
+    # refuses any change after this point.
+    digest = report.bundle_hash or checks.hash_bundle(folder, scan)
     previous = existing.get(key)
     kept = previous.audit_override if previous is not None else None
     return Staged(key, folder, subdir, target, scan, digest, checks.content_hash(folder),
@@ -348,9 +358,10 @@ def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[st
          all_skills: bool, progress: ProgressCallback | None, choose: select.Selector | None,
          expected_bundle_hash: str | Mapping[str, str] | None, override: bool,
          refresh: Callable[[], None] | None,
-         existing: dict[str, LockRecord]) -> InstallResult:
+         existing: Mapping[str, LockRecord]) -> InstallResult:
     fresh = staging.missing_folders(job.scope.skills_dir)
-    swept = tuple(staging.sweep_stale(job.scope.skills_dir))
+    swept = (*staging.sweep_stale(job.scope.skills_dir),
+             *backups.sweep(job.scope.skills_dir, existing))
     folder = staging.make_staging(job.scope.skills_dir, job.ref.name or "skill")
     done = False
     try:

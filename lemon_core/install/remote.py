@@ -41,7 +41,7 @@ def _sources(ctx: LemonContext, plugins: Plugins | None) -> list[SkillSource]:
     if plugins is None:
         from lemon_core.plugins import load_plugins
 
-        plugins = load_plugins(ctx)
+        plugins = load_plugins(ctx, needs=("lemon.sources",))
     return plugins.sources()
 
 

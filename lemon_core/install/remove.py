@@ -19,7 +19,7 @@ import attrs
 from lemon_core.catalog.roots import is_project_dir
 from lemon_core.errors import NotFoundError
 from lemon_core.fsio.write import file_lock
-from lemon_core.install import approval, targets
+from lemon_core.install import approval, backups, targets
 from lemon_core.install.activate import aside, fsync_dir
 from lemon_core.install.staging import remove_tree
 from lemon_core.protocols import SkillWriteEvent
@@ -37,6 +37,8 @@ class RemoveResult:
     path: str
     scope: str
     record: LockRecord | None = None
+    #: What the removal settled on the way (backups of interrupted installs).
+    notes: tuple[str, ...] = ()
 
 
 def _scopes(ctx: LemonContext, local: bool | None) -> list[targets.Scope]:
@@ -76,6 +78,7 @@ def remove(key: str, ctx: LemonContext, *, plugins: Plugins, local: bool | None 
                 trust=(record.trust_level or "unknown") if record else "unknown",
                 scope=scope.name, keys=(key,), targets=(str(target),),
                 canonical_id=record.source_id if record else None))
+        notes = tuple(backups.sweep(scope.skills_dir, editable_records(scope.lockfile)))
         with file_lock(scope.skills_dir / f".{key}"):
             _remove(scope, key, target, record, refresh)
     except Exception as exc:
@@ -84,7 +87,7 @@ def remove(key: str, ctx: LemonContext, *, plugins: Plugins, local: bool | None 
         raise
     plugins.notify_skill_written(SkillWriteEvent(key, "remove", True, scope=scope.name,
                                                  path=str(target)))
-    return RemoveResult(key, str(target), scope.name, record)
+    return RemoveResult(key, str(target), scope.name, record, notes)
 
 
 def _remove(scope: targets.Scope, key: str, target: Path, record: LockRecord | None,

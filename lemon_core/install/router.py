@@ -26,7 +26,7 @@ def sources_of(ctx: LemonContext | None, plugins: Plugins | None = None) -> list
     if plugins is None:
         from lemon_core.plugins import load_plugins
 
-        plugins = load_plugins(ctx)
+        plugins = load_plugins(ctx, needs=("lemon.sources",))
     return plugins.sources()
 
 

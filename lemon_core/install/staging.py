@@ -19,14 +19,12 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import socket
 import tempfile
 import time
 from pathlib import Path
 
-import attrs
-
 from lemon_core.fsio.write import make_parent
+from lemon_core.install.owner import Owner, hostname, owner_gone, this_process
 
 TREE = "tree"
 OWNER = "owner"
@@ -34,36 +32,6 @@ MARK = ".staging-"
 #: Seconds after which a staging folder whose owner cannot be checked (no owner file, or
 #: another host's) is taken for abandoned: a day, far beyond any install.
 STALE_AGE = 24 * 3600.0
-
-
-@attrs.frozen
-class Owner:
-    """The process that made a staging folder; ``started`` is its start time in clock ticks
-    since boot (Linux ``/proc``), or None where the system does not say."""
-
-    pid: int
-    host: str
-    started: int | None = None
-
-
-def _started(pid: int) -> int | None:
-    """The start time of process ``pid`` (``/proc/<pid>/stat`` field 22), or None."""
-    from lemon_core.fsio.read import FileProblem, read_bytes
-
-    try:
-        data = read_bytes(f"/proc/{pid}/stat", 4096)
-    except (FileProblem, OSError):
-        return None
-    if not data:
-        return None
-    try:  # the command name (field 2) may hold spaces and parentheses: split after the last ')'
-        return int(data[data.rindex(b")") + 2:].split()[19])
-    except (ValueError, IndexError):
-        return None
-
-
-def this_process() -> Owner:
-    return Owner(os.getpid(), socket.gethostname(), _started(os.getpid()))
 
 
 def make_staging(skills_dir: Path, name: str) -> Path:
@@ -96,29 +64,12 @@ def read_owner(staging: Path) -> Owner | None:
         return None
 
 
-def owner_gone(owner: Owner) -> bool:
-    """Whether ``owner`` (a process of this host) no longer runs: no process has its pid, or
-    the process that has it started at another time (the pid was reused)."""
-    if owner.pid <= 0:
-        return True
-    try:
-        os.kill(owner.pid, 0)
-    except ProcessLookupError:
-        return True
-    except OSError:  # PermissionError: someone else's process holds the pid, so it runs
-        pass
-    if owner.started is None:
-        return False
-    now = _started(owner.pid)
-    return now is not None and now != owner.started
-
-
 def is_stale(staging: Path, *, now: float | None = None) -> Owner | bool:
     """Whether the staging folder ``staging`` was left by an install that is gone: its owner
     (returned, when known) on this host no longer runs, or it has no readable owner or another
     host's owner and is :data:`STALE_AGE` old. False for a live install's folder."""
     owner = read_owner(staging)
-    if owner is not None and owner.host == socket.gethostname():
+    if owner is not None and owner.host == hostname():
         return owner if owner_gone(owner) else False
     try:
         age = (time.time() if now is None else now) - os.lstat(staging).st_mtime
@@ -182,6 +133,16 @@ def remove_empty(folders: list[Path]) -> None:
             return
 
 
+def fsync_dir(directory: Path) -> None:
+    """Make the renames inside ``directory`` durable (best effort)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
 def remove_tree(path: Path) -> None:
     """Remove ``path`` (a folder, a file or a link) if it exists; links are never followed."""
     with contextlib.suppress(FileNotFoundError):
@@ -201,5 +162,5 @@ def _make_writable(func, failed, exc_info) -> None:  # type: ignore[no-untyped-d
     func(failed)
 
 
-__all__ = ["OWNER", "STALE_AGE", "TREE", "Owner", "is_stale", "make_staging", "read_owner",
-           "remove_tree", "sweep_stale"]
+__all__ = ["OWNER", "STALE_AGE", "TREE", "Owner", "is_stale", "make_staging", "owner_gone",
+           "fsync_dir", "read_owner", "remove_tree", "sweep_stale", "this_process"]

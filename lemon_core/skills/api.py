@@ -20,6 +20,7 @@ from lemon_core.catalog.walk import SKILL_FILE
 from lemon_core.context import LemonContext
 from lemon_core.errors import InvalidSkillError, NotFoundError, UsageError
 from lemon_core.models import Diagnostic, SkillEntry, SkillStatus
+from lemon_core.skills.calls import call_context
 from lemon_core.state.lockfile import lockfile_path, read_lock_records
 from lemon_core.state.readiness import compute_status
 from lemon_core.state.records import LockRecord
@@ -97,16 +98,7 @@ class SkillListing:
         return self.diagnostic_keys.get(diagnostic.path)
 
 
-def _context(ctx: LemonContext | None, cwd: str | Path | None) -> LemonContext:
-    if ctx is None:
-        ctx = LemonContext.from_environment(cwd)
-    elif cwd is not None:
-        ctx = ctx.evolve(cwd=Path(cwd))
-    if not ctx.cwd.is_dir():  # one stat: a deleted or mistyped project would list nothing
-        what = "does not exist" if not ctx.cwd.exists() else "is not a folder"
-        raise UsageError(f"the project directory {ctx.cwd} {what}; pass an existing folder "
-                         f"as the cwd (--cwd DIR)")
-    return ctx
+_context = call_context
 
 
 def _aux_files(ctx: LemonContext) -> tuple[Path, ...]:
@@ -397,8 +389,20 @@ def refresh(ctx: LemonContext | None = None, *, cwd: str | Path | None = None) -
         other.invalidate()
 
 
+def invalidate(ctx: LemonContext) -> None:
+    """Make every in-process catalog sharing a root with ``ctx``'s re-read everything on its
+    next use: :func:`refresh` without the rescan, for a change whose reader may never come
+    (``lemon skill install`` changes a folder, then exits)."""
+    roots = set(skill_roots(ctx, project=True, global_=True))
+    with _catalogs_lock:
+        sharing = [c for c in _catalogs.values() if roots & set(c.roots)]
+    for catalog in sharing:
+        catalog.invalidate()
+
+
 __all__ = [
     "InvalidSkill", "ListedSkill", "SkillListing", "catalog_for", "disable_skill",
-    "enable_skill", "get_skill", "invalid_skill_error", "list_skills", "lock_record", "refresh",
+    "enable_skill", "get_skill", "invalid_skill_error", "invalidate", "list_skills", "lock_record",
+    "refresh",
     "skill_status",
 ]

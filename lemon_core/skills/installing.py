@@ -3,7 +3,9 @@
 
 Both take the approval callback of :mod:`lemon_core.install.approval` (``approve=True``
 approves in advance; the default approves nothing, so a call without one is refused with a
-message saying so) and refresh the in-process catalog once the change is on disk.
+message saying so) and, once the change is on disk, make the in-process catalogs re-read on
+their next use (:func:`lemon_core.skills.calls.catalogs_changed`: a command that lists nothing
+afterwards rescans nothing).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from lemon_core.install.approval import Approver
 from lemon_core.install.pipeline import InstallResult
 from lemon_core.install.remove import RemoveResult
 from lemon_core.install.select import Selector
-from lemon_core.skills import api
+from lemon_core.skills.calls import call_context, catalogs_changed
 
 if TYPE_CHECKING:
     from lemon_core.plugin_registry import Plugins
@@ -31,7 +33,8 @@ def _plugins(ctx: LemonContext, plugins: Plugins | None) -> Plugins:
         return plugins
     from lemon_core.plugins import load_plugins
 
-    return load_plugins(ctx)
+    # installing, updating and removing route to sources and audit; MCP importers are unused
+    return load_plugins(ctx, needs=("lemon.sources", "lemon.auditors"))
 
 
 def install(identifier: str, ctx: LemonContext | None = None, *, local: bool = False,
@@ -49,12 +52,12 @@ def install(identifier: str, ctx: LemonContext | None = None, *, local: bool = F
     ``override`` asks (stage ``override``) to install a bundle the audit blocked, bound to its
     exact hash. Returns the first installed skill (``result.all`` lists every one).
     """
-    ctx = api._context(ctx, cwd)
+    ctx = call_context(ctx, cwd)
     return pipeline.install(
         identifier, ctx, plugins=_plugins(ctx, plugins), local=local, force=force,
         approve=approve, skills=tuple(skills), all_skills=all_skills, progress=progress,
         choose=select, revision=revision, expected_bundle_hash=expected_bundle_hash,
-        override=override, refresh=lambda: api.refresh(ctx))
+        override=override, refresh=lambda: catalogs_changed(ctx))
 
 
 def remove(key: str, ctx: LemonContext | None = None, *, local: bool | None = None,
@@ -62,9 +65,9 @@ def remove(key: str, ctx: LemonContext | None = None, *, local: bool | None = No
            plugins: Plugins | None = None) -> RemoveResult:
     """Remove the installed skill ``key`` (folder and lockfile record) after approval;
     ``local`` True/False picks the project or global copy, None the project's if any."""
-    ctx = api._context(ctx, cwd)
+    ctx = call_context(ctx, cwd)
     return removing.remove(key, ctx, plugins=_plugins(ctx, plugins), local=local,
-                           approve=approve, refresh=lambda: api.refresh(ctx))
+                           approve=approve, refresh=lambda: catalogs_changed(ctx))
 
 
 __all__ = ["InstallResult", "RemoveResult", "install", "remove"]

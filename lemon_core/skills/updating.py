@@ -14,7 +14,7 @@ from lemon_core.install import outdated as outdating
 from lemon_core.install import sync as syncing
 from lemon_core.install import update as updating
 from lemon_core.install.approval import Approver
-from lemon_core.skills import api
+from lemon_core.skills.calls import call_context, catalogs_changed
 from lemon_core.skills.installing import _plugins
 
 if TYPE_CHECKING:
@@ -29,10 +29,10 @@ def update(keys: Sequence[str] = (), ctx: LemonContext | None = None, *,
            plugins: Plugins | None = None) -> list[updating.UpdateResult]:
     """Update the installed skills ``keys`` (all recorded ones when empty); see
     :mod:`lemon_core.install.update`."""
-    ctx = api._context(ctx, cwd)
+    ctx = call_context(ctx, cwd)
     return updating.update(tuple(keys), ctx, plugins=_plugins(ctx, plugins), approve=approve,
                            force=force, local=local, allow_trust_change=allow_trust_change,
-                           progress=progress, refresh=lambda: api.refresh(ctx))
+                           progress=progress, refresh=lambda: catalogs_changed(ctx))
 
 
 def outdated(ctx: LemonContext | None = None, *, keys: Sequence[str] = (),
@@ -40,7 +40,7 @@ def outdated(ctx: LemonContext | None = None, *, keys: Sequence[str] = (),
              plugins: Plugins | None = None) -> outdating.Outdated:
     """Drift and upstream state of every recorded skill (or ``keys``), each upstream asked
     once."""
-    ctx = api._context(ctx, cwd)
+    ctx = call_context(ctx, cwd)
     items = outdating.installed(ctx, tuple(keys), local)
     return outdating.states(ctx, _plugins(ctx, plugins), items, upstream=upstream)
 
@@ -57,7 +57,7 @@ def install_state(key: str, ctx: LemonContext | None = None, *, upstream: bool =
                   plugins: Plugins | None = None) -> outdating.SkillState | None:
     """:func:`check_upstream`, or None when ``key`` has no lockfile record (not installed by
     lemon: there is no drift or upstream to report)."""
-    ctx = api._context(ctx, cwd)
+    ctx = call_context(ctx, cwd)
     items = outdating.installed(ctx, strict=False)
     mine = [i for i in items if i.record.key == key][:1]
     if not mine:
@@ -70,9 +70,9 @@ def sync(ctx: LemonContext | None = None, *, frozen: bool = False, local: bool |
          cwd: str | Path | None = None, plugins: Plugins | None = None) -> syncing.SyncResult:
     """Install exactly what the lockfile records; ``frozen`` only checks and fails on any
     difference (:class:`lemon_core.install.sync.OutOfSync`)."""
-    ctx = api._context(ctx, cwd)
+    ctx = call_context(ctx, cwd)
     return syncing.sync(ctx, plugins=_plugins(ctx, plugins), frozen=frozen, local=local,
-                        approve=approve, progress=progress, refresh=lambda: api.refresh(ctx))
+                        approve=approve, progress=progress, refresh=lambda: catalogs_changed(ctx))
 
 
 __all__ = ["check_upstream", "install_state", "outdated", "sync", "update"]

@@ -12,34 +12,69 @@
 - :class:`GitSourceError` is every failure, its message free of credentials.
 """
 
-from lemon_core.source_kit.checkout import LFS_REFUSAL
-from lemon_core.source_kit.fetch import FetchedTree, fetch_tree, upstream_commit
-from lemon_core.source_kit.limits import DEFAULT_LIMITS, FetchLimits, FetchTooLarge
-from lemon_core.source_kit.location import (
-    GitLocation,
-    check_ref,
-    check_subdirectory,
-    public_url,
-    redact,
-    repo_name,
-    split_location,
-    url_scheme,
-)
-from lemon_core.source_kit.refs import (
-    RefCache,
-    RemoteRefs,
-    Resolution,
-    list_refs,
-    remote_refs,
-    resolve,
-)
-from lemon_core.source_kit.transport import (
-    Auth,
-    GitSourceError,
-    RedirectRefused,
-    is_loopback,
-    token_auth,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lemon_core.source_kit.checkout import LFS_REFUSAL
+    from lemon_core.source_kit.fetch import FetchedTree, fetch_tree, upstream_commit
+    from lemon_core.source_kit.limits import DEFAULT_LIMITS, FetchLimits, FetchTooLarge
+    from lemon_core.source_kit.location import (
+        GitLocation,
+        check_ref,
+        check_subdirectory,
+        public_url,
+        redact,
+        repo_name,
+        split_location,
+        url_scheme,
+    )
+    from lemon_core.source_kit.refs import (
+        RefCache,
+        RemoteRefs,
+        Resolution,
+        list_refs,
+        remote_refs,
+        resolve,
+    )
+    from lemon_core.source_kit.transport import (
+        Auth,
+        GitSourceError,
+        RedirectRefused,
+        is_loopback,
+        token_auth,
+    )
+
+#: Where each public name lives. A name is imported on first use (PEP 562), so parsing an
+#: identifier or installing a local folder does not import the fetch, its limits and refs.
+_HOMES = {
+    "LFS_REFUSAL": "checkout",
+    "FetchedTree": "fetch", "fetch_tree": "fetch", "upstream_commit": "fetch",
+    "DEFAULT_LIMITS": "limits", "FetchLimits": "limits", "FetchTooLarge": "limits",
+    "GitLocation": "location", "check_ref": "location", "check_subdirectory": "location",
+    "public_url": "location", "redact": "location", "repo_name": "location",
+    "split_location": "location", "url_scheme": "location",
+    "RefCache": "refs", "RemoteRefs": "refs", "Resolution": "refs", "list_refs": "refs",
+    "remote_refs": "refs", "resolve": "refs",
+    "Auth": "transport", "GitSourceError": "transport", "RedirectRefused": "transport",
+    "is_loopback": "transport", "token_auth": "transport",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'lemon_core.source_kit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"lemon_core.source_kit.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOMES))
+
 
 __all__ = [
     "DEFAULT_LIMITS",

@@ -18,6 +18,7 @@ import attrs
 
 from lemon_core.protocols import ProgressCallback
 from lemon_core.source_kit.checkout import find_tree, write_tree
+from lemon_core.source_kit.connect import open_client
 from lemon_core.source_kit.limits import (
     DEFAULT_LIMITS,
     FetchLimits,
@@ -37,7 +38,6 @@ from lemon_core.source_kit.transport import (
     Auth,
     GitSourceError,
     git_errors,
-    open_client,
 )
 from lemon_core.text import escape
 

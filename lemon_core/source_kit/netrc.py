@@ -1,4 +1,5 @@
-"""HTTP credentials for git fetches from a netrc file, the way git (through curl) finds them.
+"""HTTP credentials from a netrc file, the way git (through curl) finds them: for git fetches
+and for the HTTP requests of the Hermes and registry sources (:mod:`lemon_core.source_kit.web`).
 
 lemon never records a password typed into a URL: the lockfile holds the URL without it. An
 update, an ``outdated`` check or a ``sync`` of that install, or any fetch from a private

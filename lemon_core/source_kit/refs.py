@@ -12,12 +12,12 @@ from typing import Any
 
 import attrs
 
+from lemon_core.source_kit.connect import open_client
 from lemon_core.source_kit.location import looks_like_commit
 from lemon_core.source_kit.transport import (
     Auth,
     GitSourceError,
     git_errors,
-    open_client,
 )
 
 

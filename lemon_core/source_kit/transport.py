@@ -1,4 +1,6 @@
-"""Opening a dulwich client for a git location, with lemon's rules on top.
+"""lemon's rules for talking to a git server, and the errors of a failed fetch.
+
+:mod:`lemon_core.source_kit.connect` opens the client; these are the rules every client keeps:
 
 - HTTP(S) redirects are followed only within the same origin (scheme, host and port); a
   redirect to another host is refused before any request reaches it.
@@ -14,12 +16,12 @@ import contextlib
 import ipaddress
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import attrs
 
 from lemon_core.errors import LemonError
-from lemon_core.source_kit.location import public_url, redact, url_scheme
+from lemon_core.source_kit.location import public_url, redact
 
 #: Seconds to wait for a connection, and for each read, before giving up.
 CONNECT_TIMEOUT = 15.0
@@ -65,77 +67,11 @@ def token_auth(url: str, token: str | None, username: str = "x-access-token") ->
     return None
 
 
-def _origin(url: str) -> tuple[str, str, int | None]:
+def origin(url: str) -> tuple[str, str, int | None]:
+    """(scheme, host, port) of ``url``, the port filled in for http and https."""
     parts = urlsplit(url)
     default = {"http": 80, "https": 443}.get(parts.scheme.lower())
     return (parts.scheme.lower(), (parts.hostname or "").lower(), parts.port or default)
-
-
-def _same_origin_pool(base: type) -> type:
-    """A urllib3 pool manager class that follows redirects itself, within one origin only."""
-    from urllib.parse import urljoin
-
-    class SameOriginManager(base):  # type: ignore[misc, valid-type]
-        def urlopen(self, method: str, url: str, redirect: bool = True, **kw: Any) -> Any:
-            for _ in range(MAX_REDIRECTS + 1):
-                response = super().urlopen(method, url, redirect=False, **kw)
-                location = response.get_redirect_location() if redirect else False
-                if not location:
-                    return response
-                target = urljoin(url, location)
-                response.drain_conn()
-                if _origin(target) != _origin(url):
-                    raise RedirectRefused(
-                        f"{public_url(url)} redirected to another host "
-                        f"({public_url(target)}); lemon follows redirects only within one "
-                        "host: use the final URL if you trust it")
-                if response.status == 303:
-                    method, kw = "GET", {k: v for k, v in kw.items() if k != "body"}
-                url = target
-            raise GitSourceError(f"{public_url(url)}: more than {MAX_REDIRECTS} redirects")
-
-    return SameOriginManager
-
-
-def _http_client(url: str, auth: Auth | None) -> Any:
-    import urllib3
-    from dulwich.client import Urllib3HttpGitClient, default_urllib3_manager
-
-    parts = urlsplit(url)
-    if parts.username is not None and auth is None:
-        from urllib.parse import unquote
-
-        auth = Auth(unquote(parts.username), unquote(parts.password or ""))
-    host = parts.hostname or ""
-    netloc = host if ":" not in host else f"[{host}]"
-    if parts.port:
-        netloc += f":{parts.port}"
-    clean = urlunsplit((parts.scheme, netloc, parts.path, parts.query, ""))
-    manager = default_urllib3_manager(
-        None, pool_manager_cls=_same_origin_pool(urllib3.PoolManager),
-        proxy_manager_cls=_same_origin_pool(urllib3.ProxyManager), base_url=clean,
-        timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT, read=READ_TIMEOUT))  # type: ignore[arg-type]
-    client = Urllib3HttpGitClient(
-        clean, pool_manager=manager,
-        username=auth.username if auth else None, password=auth.password if auth else None)
-    return client, parts.path
-
-
-def open_client(url: str, auth: Auth | None = None) -> tuple[Any, str]:
-    """(dulwich client, path on the server) for ``url`` (https, http, ssh, user@host:path, file)."""
-    scheme = url_scheme(url)
-    if scheme in ("http", "https"):
-        return _http_client(url, auth)
-    from dulwich.client import get_transport_and_path
-
-    if scheme == "file":
-        from pathlib import Path
-
-        path = urlsplit(url).path
-        if not (Path(path) / "objects").is_dir() and not (Path(path) / ".git").exists():
-            raise GitSourceError(f"no git repository at {url}: check the path")
-    client, path = get_transport_and_path(url)
-    return client, path
 
 
 @contextlib.contextmanager

@@ -6,6 +6,8 @@ only within the same scheme, host and port (a redirect to another host is refuse
 cannot hand the download to a server the user did not name), and turns every failure into a
 :class:`WebError` with the URL (credentials taken out) and what to do. Proxies come from the
 context's ``https_proxy``/``http_proxy``, never for a loopback host or one in ``no_proxy``.
+Credentials come from ``user:password@`` in the URL, else from the context's netrc file for a
+request without an Authorization header of its own (as for git); they are never shown.
 :func:`get_json` parses the body with :mod:`lemon_core.jsondata`'s bounds.
 """
 
@@ -99,22 +101,53 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None  # the 3xx reaches get() as an HTTPError, which follows it by hand
 
 
-def _open_once(url: str, headers: Mapping[str, str], timeout: float,
+def _request(url: str, headers: Mapping[str, str],
+             ctx: LemonContext | None) -> tuple[str, dict[str, str]]:
+    """The URL to ask (its user information taken out) and the headers to send. Credentials:
+    ``user:password@`` in the URL, else, when the caller sends no Authorization of its own,
+    the netrc entry of the host (``~/.netrc`` or ``$NETRC``, as git and gh use; only over
+    https or plain http to a loopback host), as Basic authorization."""
+    parts = urllib.parse.urlsplit(url)
+    sent = {"User-Agent": USER_AGENT, **headers}
+    if parts.username is not None:
+        sent.setdefault("Authorization", _basic(urllib.parse.unquote(parts.username),
+                                                urllib.parse.unquote(parts.password or "")))
+        url = urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+    elif ctx is not None and not any(k.lower() == "authorization" for k in sent):
+        from lemon_core.source_kit.netrc import netrc_auth
+
+        auth = netrc_auth(url, ctx.home, ctx.env)
+        if auth is not None:
+            sent["Authorization"] = _basic(auth.username, auth.password)
+    return url, sent
+
+
+def _open_once(url: str, sent: Mapping[str, str], timeout: float,
                ctx: LemonContext | None) -> tuple[int, Mapping[str, str], Any]:
     parts = urllib.parse.urlsplit(url)
     opener = urllib.request.build_opener(
         urllib.request.ProxyHandler(_proxies(ctx, (parts.hostname or "").lower())), _NoRedirect)
-    sent = {"User-Agent": USER_AGENT, **headers}
-    if parts.username is not None:  # user:password@ in the URL: sent as Basic authorization
-        pair = f"{urllib.parse.unquote(parts.username)}:{urllib.parse.unquote(parts.password or '')}"
-        sent.setdefault("Authorization", "Basic " + base64.b64encode(pair.encode()).decode())
-        url = urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
-    request = urllib.request.Request(url, headers=sent)
+    request = urllib.request.Request(url, headers=dict(sent))
     try:
         response = opener.open(request, timeout=timeout)
     except urllib.error.HTTPError as exc:
         return exc.code, dict(exc.headers or {}), exc
     return response.status, dict(response.headers), response
+
+
+def _basic(username: str, password: str) -> str:
+    return "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()
+
+
+def _unauthorized(url: str, sent: bool) -> str:
+    """What an HTTP 401 means here and how to give credentials (never what was sent)."""
+    host = urllib.parse.urlsplit(url).hostname or "HOST"
+    if sent:
+        return (f"GET {shown(url)}: HTTP 401: the server refused the credentials lemon sent; "
+                f"check the user name and password or token for {host}")
+    return (f"GET {shown(url)}: HTTP 401: the server asked for credentials and lemon had none "
+            f"to send; put 'machine {host} login USER password SECRET' in ~/.netrc (or the "
+            "file $NETRC names)")
 
 
 def _read(stream: Any, max_bytes: int, url: str, headers: Mapping[str, str]) -> bytes:
@@ -147,8 +180,9 @@ def get(url: str, *, ctx: LemonContext | None = None, headers: Mapping[str, str]
     start = check_url(url)
     current = url
     for _hop in range(MAX_REDIRECTS + 1):
+        asked, sent = _request(current, headers or {}, ctx)
         try:
-            status, answer_headers, stream = _open_once(current, headers or {}, timeout, ctx)
+            status, answer_headers, stream = _open_once(asked, sent, timeout, ctx)
         except TimeoutError:
             raise WebError(f"GET {shown(current)}: no answer within {timeout:g} s; try again "
                            "later", url=shown(current)) from None
@@ -170,6 +204,9 @@ def get(url: str, *, ctx: LemonContext | None = None, headers: Mapping[str, str]
             current = target
             continue
         body = _read(stream, max_bytes, current, answer_headers)
+        if status == 401 and status not in ok:
+            sent_any = any(k.lower() == "authorization" for k in sent)
+            raise WebError(_unauthorized(current, sent_any), url=shown(current), status=status)
         if status not in ok:
             raise WebError(f"GET {shown(current)}: HTTP {status}", url=shown(current),
                            status=status)

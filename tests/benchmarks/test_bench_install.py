@@ -38,3 +38,12 @@ def test_without_git_the_comparison_is_skipped(capsys: pytest.CaptureFixture[str
     monkeypatch.setattr(module.shutil, "which", lambda name: None)
     assert module.main(["--repeat", "1", "--files", "1", "--history", "0"]) == 0
     assert "skipped, no git binary on PATH" in capsys.readouterr().out
+
+
+def test_phases_show_where_the_cli_install_goes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _load().main(["--repeat", "1", "--files", "1", "--history", "0", "--phases"]) == 0
+    out = capsys.readouterr().out
+    for label in ("where the CLI install's CPU goes", "import the install library", "fetch",
+                  "audit", "lockfile record", "interpreter start-up and exit",
+                  "= the audit (import auditors + audit)"):
+        assert label in out

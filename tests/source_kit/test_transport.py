@@ -69,3 +69,45 @@ def test_a_redirect_never_carries_the_token_away(tmp_path: Path, git_server: Git
             fetch_tree(url, None, tmp_path / "a", auth=token_auth(url, TOKEN), secrets=(TOKEN,))
         assert other.requests == []
     assert TOKEN not in str(info.value)
+
+
+@pytest.fixture(params=["http.client", "urllib3"])
+def client_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both HTTP clients: lemon's on http.client, and dulwich's urllib3 one that a proxy
+    variable selects (here bypassed for loopback by no_proxy, so it connects directly)."""
+    for name in ("https_proxy", "http_proxy", "all_proxy", "HTTPS_PROXY", "HTTP_PROXY",
+                 "ALL_PROXY", "no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    if request.param == "urllib3":
+        monkeypatch.setenv("http_proxy", "http://127.0.0.1:9")
+        monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+    return str(request.param)
+
+
+def test_each_client_keeps_lemons_rules(tmp_path: Path, git_server: GitServer,
+                                        client_kind: str) -> None:
+    from lemon_core.source_kit.connect import open_client
+
+    repo, sha = build_repo(tmp_path / "r", {"SKILL.md": SKILL})
+    url = git_server.add("o/private.git", repo)
+    client, _ = open_client(url)
+    assert type(client).__name__ == {"http.client": "StdlibHttpGitClient",
+                                     "urllib3": "Urllib3HttpGitClient"}[client_kind]
+    git_server.require_auth("x-access-token", TOKEN)
+    git_server.redirect("o/renamed.git", git_server.url + "/o/private.git")  # same host
+    (tmp_path / "a").mkdir()
+    moved = git_server.url + "/o/renamed.git"
+    assert fetch_tree(moved, None, tmp_path / "a", auth=token_auth(moved, TOKEN),
+                      secrets=(TOKEN,)).commit == sha
+    (tmp_path / "b").mkdir()
+    with pytest.raises(GitSourceError, match="asked for credentials"):
+        fetch_tree(url, None, tmp_path / "b")
+    with GitServer() as other:
+        other.add("o/r.git", repo)
+        git_server.redirect("o/away.git", other.url + "/o/r.git")
+        (tmp_path / "c").mkdir()
+        away = git_server.url + "/o/away.git"
+        with pytest.raises(GitSourceError, match="redirected to another host") as info:
+            fetch_tree(away, None, tmp_path / "c", auth=token_auth(away, TOKEN),
+                       secrets=(TOKEN,))
+        assert other.requests == [] and TOKEN not in str(info.value)

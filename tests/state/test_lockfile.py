@@ -94,3 +94,23 @@ def test_writers_in_several_processes_lose_no_record(tmp_path: Path) -> None:
     assert problem is None
     assert set(records) == {f"w{w}-{i}" for w in range(4) for i in range(15)}
     assert not (tmp_path / "agent" / "skills.lock.json.lock").exists()
+
+
+def test_editable_records_are_the_readable_ones_structured_on_first_use(tmp_path: Path,
+                                                                        monkeypatch) -> None:
+    from lemon_core.state import lockfile
+
+    path = tmp_path / "skills.lock.json"
+    good = {f"s{i}": LockRecord(key=f"s{i}", bundle_hash=f"sha256:{i}").to_json()
+            for i in range(5)}
+    path.write_text(json.dumps({"version": 1, "skills": {
+        **good, "broken": {"audit_status": "nope"}, "odd": "not an object"}}))
+    structured: list[str] = []
+    real = lockfile.structure_record
+    monkeypatch.setattr(lockfile, "structure_record",
+                        lambda key, raw: structured.append(key) or real(key, raw))
+    records = lockfile.editable_records(path)
+    assert structured == []  # nothing is structured before it is asked for
+    assert records["s3"].bundle_hash == "sha256:3" and structured == ["s3"]
+    assert "broken" not in records and records.get("odd") is None and "nope" not in records
+    assert dict(records) == read_lock_records(path)[0] and len(records) == 5

@@ -307,3 +307,78 @@ def test_a_git_checkout_gives_its_head_commit_and_refuses_another_pin(source, tm
     assert source.fetch(ref, tmp_path / "s", ctx, None).revision == sha
     with pytest.raises(LemonError, match="is at .*, not the asked"):
         source.fetch(attrs.evolve(ref, revision="1" * 40), tmp_path / "t", ctx, None)
+
+
+# -- credentials from ~/.netrc (or $NETRC), as the git and gh sources take them ----------------
+
+SECRET = "n3trc-Secr3t"
+
+
+def _netrc(path, host="127.0.0.1", login="alice", password=SECRET):
+    path.write_text(f"machine {host} login {login} password {password}\n")
+    path.chmod(0o600)
+    return path
+
+
+def test_a_server_asking_for_credentials_gets_those_of_netrc(source, repo, tmp_path, home):
+    server, ctx = repo
+    server.auth = ("alice", SECRET)
+    _netrc(home / ".netrc")
+    dest = tmp_path / "stage"
+    dest.mkdir()
+    result = source.fetch(source.parse("hermes:bundled/research/arxiv"), dest, ctx, None)
+    assert result.revision == COMMIT and (dest / "SKILL.md").is_file()
+    assert server.authorizations and all(a and a.startswith("Basic ")
+                                         for a in server.authorizations)
+
+
+def test_netrc_is_the_file_NETRC_names_and_a_missing_entry_says_what_to_do(source, repo,
+                                                                          tmp_path, home):
+    server, ctx = repo
+    server.auth = ("alice", SECRET)
+    other = _netrc(tmp_path / "other-netrc")
+    named = attrs.evolve(ctx, env={**ctx.env, "NETRC": str(other)})
+    (tmp_path / "a").mkdir()
+    source.fetch(source.parse("hermes:bundled/research/arxiv"), tmp_path / "a", named, None)
+    with pytest.raises(LemonError, match=r"HTTP 401: the server asked for credentials and lemon "
+                                         r"had none.*machine 127\.0\.0\.1 login USER"):
+        source.fetch(source.parse("hermes:bundled/research/arxiv"), tmp_path / "b", ctx, None)
+
+
+def test_wrong_netrc_credentials_are_refused_without_showing_them(source, repo, tmp_path, home):
+    server, ctx = repo
+    server.auth = ("alice", "another")
+    _netrc(home / ".netrc")
+    with pytest.raises(LemonError, match="refused the credentials lemon sent") as caught:
+        source.fetch(source.parse("hermes:bundled/research/arxiv"), tmp_path / "s", ctx, None)
+    assert SECRET not in str(caught.value)
+
+
+def test_netrc_is_never_sent_over_plain_http_to_another_host(home, make_ctx):
+    from lemon_core.source_kit.web import _request
+
+    _netrc(home / ".netrc", host="skills.example")
+    ctx = make_ctx()
+    assert "Authorization" not in _request("http://skills.example/x", {}, ctx)[1]
+    assert "Authorization" in _request("https://skills.example/x", {}, ctx)[1]
+    token = {"Authorization": "Bearer t0ken"}  # a request with its own credentials keeps them
+    assert _request("https://skills.example/x", token, ctx)[1]["Authorization"] == "Bearer t0ken"
+
+
+def test_a_cli_install_with_netrc_never_prints_the_password(repo, home, tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    server, ctx = repo
+    server.auth = ("alice", SECRET)
+    _netrc(home / ".netrc")
+    env = {**os.environ, **ctx.env, "HOME": str(home)}
+    done = subprocess.run([sys.executable, "-c", "from lemon_core.cli import main; main()",
+                           "skill", "install", "hermes:bundled/research/arxiv", "--approve",
+                           "--json"], env=env, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["installed"][0]["key"] == "arxiv"
+    lock = (home / ".lemon" / "agent" / "skills.lock.json").read_text()
+    assert SECRET not in done.stdout + done.stderr + lock

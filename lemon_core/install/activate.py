@@ -26,14 +26,6 @@ def _exists(path: Path) -> bool:
     return os.path.lexists(path)
 
 
-def aside(path: Path, label: str) -> Path:
-    """A hidden sibling name for ``path`` that does not exist yet."""
-    while True:
-        candidate = path.with_name(f".{path.name}.{label}-{os.urandom(4).hex()}")
-        if not _exists(candidate):
-            return candidate
-
-
 def recover(target: Path) -> bool:
     """Put back the copy an install killed mid-activation left aside: when ``target`` is
     missing and exactly one hidden backup of it exists, rename it back. Call it holding the
@@ -96,4 +88,4 @@ class Activation:
                     remove_tree(backup)
 
 
-__all__ = ["Activation", "aside", "fsync_dir", "recover"]
+__all__ = ["Activation", "fsync_dir", "recover"]

@@ -1,5 +1,7 @@
 """The copies activation moves aside, and sweeping those a killed install left behind.
 
+(A removal moves the skill aside the same way, as ``.<name>.removing-…``: see the end.)
+
 Activation renames an installed skill to ``.<name>.backup-<random>-<pid>-<start>-<host>``
 before it moves the new copy in, and deletes it once the lockfile records the new one. The
 name itself says which process made it (pid, start time, a hash of the host name), written by
@@ -16,6 +18,10 @@ owner is a process of this host that no longer runs:
 - anything else (several backups, or a folder the lockfile does not record: killed after the
   new copy moved in but before it was recorded) is left as it is, with a note saying what to
   do: lemon cannot tell which copy the user wants.
+
+A removal killed after it moved the skill aside leaves ``.<name>.removing-…``: it is renamed
+back when the skill's record is still there and its folder missing (the removal never took
+effect), and deleted otherwise (the record was deleted, or the skill was installed again).
 
 A backup whose owner still runs (an install in the middle of its activation) is never
 touched, nor one of another host or without an owner in its name (an older lemon's: the
@@ -41,6 +47,8 @@ from lemon_core.install.staging import fsync_dir, remove_tree, stat_is_dir
 from lemon_core.state.records import LockRecord
 
 MARK = ".backup-"
+#: What ``remove`` renames a skill to before it deletes its record, then the folder.
+REMOVING = ".removing-"
 
 
 def host_id(host: str) -> str:
@@ -48,11 +56,12 @@ def host_id(host: str) -> str:
     return hashlib.sha256(host.encode("utf-8", "surrogatepass")).hexdigest()[:8]
 
 
-def backup_path(target: Path, owner: Owner) -> Path:
-    """A hidden sibling of ``target`` that does not exist yet, naming ``owner``."""
+def backup_path(target: Path, owner: Owner, mark: str = MARK) -> Path:
+    """A hidden sibling of ``target`` that does not exist yet, naming ``owner`` (``mark``:
+    :data:`MARK` for an install's backup, :data:`REMOVING` for a removal's)."""
     tag = f"{owner.pid}-{'x' if owner.started is None else owner.started}-{host_id(owner.host)}"
     while True:
-        candidate = target.with_name(f".{target.name}{MARK}{os.urandom(4).hex()}-{tag}")
+        candidate = target.with_name(f".{target.name}{mark}{os.urandom(4).hex()}-{tag}")
         if not os.path.lexists(candidate):
             return candidate
 
@@ -65,13 +74,17 @@ class Backup:
     path: Path
     target: Path
     owner: Owner | None
+    mark: str = MARK
 
 
 def parse(skills_dir: Path, name: str) -> Backup | None:
-    """The backup the folder entry ``name`` is, or None when it is no backup."""
-    if not name.startswith(".") or MARK not in name:
+    """The backup (or removal leftover) the folder entry ``name`` is, or None."""
+    if not name.startswith("."):
         return None
-    target, _, rest = name[1:].rpartition(MARK)
+    mark = MARK if MARK in name else REMOVING if REMOVING in name else None
+    if mark is None:
+        return None
+    target, _, rest = name[1:].rpartition(mark)
     if not target:
         return None
     owner = None
@@ -80,7 +93,7 @@ def parse(skills_dir: Path, name: str) -> Backup | None:
         me = hostname()
         if parts[3] == host_id(me):
             owner = Owner(int(parts[1]), me, None if parts[2] == "x" else int(parts[2]))
-    return Backup(skills_dir / name, skills_dir / target, owner)
+    return Backup(skills_dir / name, skills_dir / target, owner, mark)
 
 
 def find(skills_dir: Path) -> list[Backup]:
@@ -103,7 +116,8 @@ def sweep(skills_dir: Path, records: Mapping[str, LockRecord]) -> list[str]:
             continue
         with _claimed(backup.target, owner) as claimed:
             if claimed and os.path.lexists(backup.path):
-                notes.append(_settle(backup, owner, records.get(backup.target.name)))
+                settle = _settle if backup.mark == MARK else _settle_removal
+                notes.append(settle(backup, owner, records.get(backup.target.name)))
     return notes
 
 
@@ -128,7 +142,8 @@ def _settle(backup: Backup, owner: Owner, record: LockRecord | None) -> str:
     who = f"process {owner.pid} on {owner.host}"
     name = backup.target.name
     if not os.path.lexists(backup.target):
-        others = [b for b in find(backup.path.parent) if b.target == backup.target]
+        others = [b for b in find(backup.path.parent)
+                  if b.target == backup.target and b.mark == MARK]
         if len(others) != 1:
             return (f"{name} is missing and {len(others)} backups of it are left "
                     f"({', '.join(b.path.name for b in others)}): rename the one to keep to "
@@ -147,6 +162,27 @@ def _settle(backup: Backup, owner: Owner, record: LockRecord | None) -> str:
             f"or put the old one back by renaming it to {name}")
 
 
+def _settle_removal(backup: Backup, owner: Owner, record: LockRecord | None) -> str:
+    """A removal killed after it moved the skill aside: undone when the record is still there
+    and the skill's folder is missing (the removal never took effect), finished otherwise."""
+    who = f"process {owner.pid} on {owner.host}"
+    name = backup.target.name
+    others = [b for b in find(backup.path.parent)
+              if b.target == backup.target and b.mark == REMOVING]
+    if record is not None and not os.path.lexists(backup.target):
+        if len(others) != 1:
+            return (f"{name} is recorded but missing and {len(others)} copies an interrupted "
+                    f"removal moved aside are left ({', '.join(b.path.name for b in others)}): "
+                    f"rename the one to keep to {name}, delete the others")
+        os.rename(backup.path, backup.target)
+        fsync_dir(backup.target.parent)
+        return (f"restored {backup.target}: a removal ({who}) was interrupted before it "
+                f"deleted the skill's record")
+    remove_tree(backup.path)
+    fsync_dir(backup.path.parent)
+    return f"removed {backup.path}, what an interrupted removal of {name} ({who}) left"
+
+
 def _bundle_hash(folder: Path) -> str | None:
     """The bundle hash of ``folder`` now, or None when it is no clean bundle."""
     from lemon_core.install.checks import check_tree, hash_bundle
@@ -157,4 +193,4 @@ def _bundle_hash(folder: Path) -> str | None:
         return None
 
 
-__all__ = ["MARK", "Backup", "backup_path", "find", "host_id", "parse", "sweep"]
+__all__ = ["MARK", "REMOVING", "Backup", "backup_path", "find", "host_id", "parse", "sweep"]

@@ -20,7 +20,8 @@ from lemon_core.catalog.roots import is_project_dir
 from lemon_core.errors import NotFoundError
 from lemon_core.fsio.write import file_lock
 from lemon_core.install import approval, backups, targets
-from lemon_core.install.activate import aside, fsync_dir
+from lemon_core.install.activate import fsync_dir
+from lemon_core.install.owner import this_process
 from lemon_core.install.staging import remove_tree
 from lemon_core.protocols import SkillWriteEvent
 from lemon_core.state.lockfile import editable_records, write_records
@@ -92,7 +93,8 @@ def remove(key: str, ctx: LemonContext, *, plugins: Plugins, local: bool | None 
 
 def _remove(scope: targets.Scope, key: str, target: Path, record: LockRecord | None,
             refresh: Callable[[], None] | None) -> None:
-    moved = aside(target, "removing") if os.path.lexists(target) else None
+    moved = (backups.backup_path(target, this_process(), backups.REMOVING)
+             if os.path.lexists(target) else None)
     if moved is not None:
         os.rename(target, moved)
     previous: dict[str, Any] = {}

@@ -212,3 +212,71 @@ def test_a_dead_installs_backup_is_settled_beside_a_live_lemon_at_its_prompt(set
             waiting.wait(timeout=30)
         os.close(terminal)
     assert sorted(p.name for p in skills.iterdir()) == ["demo", "other", "third"]
+
+
+#: A ``lemon skill remove`` that stops ``aside`` (after moving the skill to
+#: ``.<name>.removing-…``, its record still there) or ``unrecorded`` (after deleting the record,
+#: before deleting the folder) until ``GO`` exists.
+PAUSING_REMOVE = """
+import os, sys, time
+from pathlib import Path
+from lemon_core.install import remove
+signal_file, go, where = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+
+def wait():
+    signal_file.write_text("stopped")
+    while not go.exists():
+        time.sleep(0.02)
+
+if where == "aside":
+    class Renames:
+        def __getattr__(self, name):
+            return getattr(os, name)
+
+        def rename(self, source, dest):
+            os.rename(source, dest)
+            if ".removing-" in str(dest):
+                wait()
+    remove.os = Renames()
+else:
+    write_records = remove.write_records
+    def paused(*args, **kwargs):
+        done = write_records(*args, **kwargs)
+        wait()
+        return done
+    remove.write_records = paused
+from lemon_core.cli import main
+main(sys.argv[4:])
+"""
+
+
+@pytest.mark.parametrize("where", ["aside", "unrecorded"])
+def test_a_killed_remove_is_undone_or_finished_by_the_next_command(setup, where) -> None:
+    env, skills, tmp_path = setup
+    v1 = _hash(skills / "demo")
+    stopped, go = tmp_path / "stopped-remove", tmp_path / "go-remove"
+    process = subprocess.Popen(
+        [sys.executable, "-c", PAUSING_REMOVE, str(stopped), str(go), where, "skill", "remove",
+         "demo", "--approve"],
+        env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while not stopped.exists():
+        assert process.poll() is None, process.stderr.read()  # type: ignore[union-attr]
+        assert time.monotonic() < deadline, "the remove never reached its stop"
+        time.sleep(0.02)
+    _kill(process)
+    (leftover,) = [p for p in skills.iterdir() if p.name.startswith(".demo.removing-")]
+    assert not (skills / "demo").exists()
+
+    item = _install(tmp_path / "src" / "other", env, tmp_path)  # another skill, same folder
+    (note,) = [n for n in item["notes"] if "removal" in n]  # type: ignore[union-attr]
+    assert f"process {process.pid}" in note and not leftover.exists()
+    lock = json.loads((tmp_path / "home" / ".lemon" / "agent" / "skills.lock.json").read_text())
+    if where == "aside":  # the record was still there: the skill is as before the remove
+        assert note.startswith(f"restored {skills / 'demo'}")
+        assert _hash(skills / "demo") == v1 == lock["skills"]["demo"]["bundle_hash"]
+        assert sorted(p.name for p in skills.iterdir()) == ["demo", "other"]
+    else:  # the record was gone: the remove is finished
+        assert note.startswith(f"removed {leftover}") and "demo" not in lock["skills"]
+        assert sorted(p.name for p in skills.iterdir()) == ["other"]

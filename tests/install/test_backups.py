@@ -58,3 +58,31 @@ def test_two_backups_of_a_missing_skill_are_left_with_a_note(tmp_path: Path) -> 
     notes = backups.sweep(skills, {})
     assert notes and all("2 backups" in n for n in notes)
     assert sorted(p.name for p in skills.iterdir()) == before
+
+
+def _record(key: str) -> object:
+    from lemon_core.state.records import structure_record
+
+    return structure_record(key, {"source_kind": "local", "source_id": "/src", "bundle_hash":
+                                  "sha256:00", "audit_status": "pass"})
+
+
+def test_a_killed_removals_leftovers_are_undone_or_finished(tmp_path: Path) -> None:
+    """``remove`` renames the skill to ``.<name>.removing-…``, deletes the record, then the
+    folder: killed before the record went, the skill comes back; after, the leftover goes."""
+    skills = tmp_path / "skill"
+    dead = _dead_owner()
+    for name in ("kept", "removed", "reinstalled", "live"):
+        write_skill(skills, name)
+        owner = this_process() if name == "live" else dead
+        os.rename(skills / name, backups.backup_path(skills / name, owner, backups.REMOVING))
+    write_skill(skills, "reinstalled")
+    records = {key: _record(key) for key in ("kept", "reinstalled", "live")}
+    notes = backups.sweep(skills, records)
+    assert sorted(n.split(" ", 1)[0] for n in notes) == ["removed", "removed", "restored"]
+    names = sorted(p.name for p in skills.iterdir())
+    assert "kept" in names and "removed" not in names and "reinstalled" in names
+    assert [n for n in names if ".removing-" in n] == [
+        n for n in names if n.startswith(".live.removing-")]  # a live removal is not touched
+    found = backups.parse(skills, next(n for n in names if n.startswith(".live.")))
+    assert found is not None and found.mark == backups.REMOVING

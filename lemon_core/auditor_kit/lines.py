@@ -54,15 +54,8 @@ class LineIndex:
         and, past it, for the ``core`` words only (all of ``words`` when not given): the cost
         of a search is the text's length times the number of words."""
         if core is not None and len(lower) > FULL_SEARCH_CHARS:
-            head = lower[:FULL_SEARCH_CHARS]
-            found = self.lines_containing(head, words)
-            for word in core:
-                at = lower.find(word, FULL_SEARCH_CHARS - len(word))
-                while at != -1:
-                    number = self.line_of(at)
-                    found.add(number)
-                    at = lower.find(word, self._starts[number] if number < len(self._starts)
-                                    else len(lower))
+            found = self.lines_containing(lower[:FULL_SEARCH_CHARS], words)
+            found |= self.lines_past_head(lower, core)
             return found
         found = set()
         end = len(lower)
@@ -74,66 +67,78 @@ class LineIndex:
                 at = lower.find(word, self._starts[number] if number < len(self._starts) else end)
         return found
 
+    def lines_past_head(self, lower: str, words: tuple[str, ...]) -> set[int]:
+        """The lines holding any of ``words`` where it reaches the end of the first
+        :data:`FULL_SEARCH_CHARS` characters of ``lower`` or lies past it: what a text over
+        that size is searched for beyond what :func:`word_lines` searches."""
+        found: set[int] = set()
+        for word in words:
+            at = lower.find(word, FULL_SEARCH_CHARS - len(word))
+            while at != -1:
+                number = self.line_of(at)
+                found.add(number)
+                at = lower.find(word, self._starts[number] if number < len(self._starts)
+                                else len(lower))
+        return found
 
-#: Characters from the most to the least common in skill text; a word is found by its rarest.
-_COMMON_FIRST = (" etasiorncldpum-hgf`y*.bw\"#v:,k/|x)(_01=\'2qj[]{}z35>4<;6\\$8?+79%&")
+
+def _trie_source(words: frozenset[str]) -> str:
+    """A pattern that matches, where any of ``words`` starts, the longest word starting there.
+
+    The words as a trie of nested alternatives, each alternative opening with a literal: the
+    engine skips in C every position whose character starts no word, and at the others follows
+    one path of the trie (an alternative whose first character differs is passed over at
+    once). A flat alternation of 400 words tried each word at every position."""
+
+    def branch(node: dict[str, dict]) -> str:  # type: ignore[type-arg]
+        children = [re.escape(char) + branch(child) for char, child in sorted(node.items())
+                    if char]
+        if not children:
+            return ""
+        body = children[0] if len(children) == 1 else "(?:" + "|".join(children) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    root: dict[str, dict] = {}  # type: ignore[type-arg]
+    for word in words:
+        node = root
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+    return branch(root)
 
 
-def _rarity(char: str) -> int:
-    at = _COMMON_FIRST.find(char)
-    return at if at >= 0 else len(_COMMON_FIRST)
-
-
-def _anchor(word: str) -> int:
-    return max(range(len(word)), key=lambda i: (_rarity(word[i]), -i))
-
-
-@functools.lru_cache(maxsize=32)
-def _any_word(words: frozenset[str]) -> tuple[re.Pattern[str], tuple[tuple[str, tuple[str, ...]], ...]]:
-    """One pattern matching any of ``words``, each anchored on its rarest character (the
-    characters before it checked by a lookbehind): the search skips, in C, every position
-    that holds none of the anchors. With it, the words by anchor."""
+@functools.lru_cache(maxsize=8)
+def _word_trie(words: frozenset[str]) -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
+    """The pattern of :func:`_trie_source` and, for each word it can match, the words that
+    start at the same place: that word and those of ``words`` that begin it."""
     if any(not word or "\n" in word for word in words):
         raise ValueError("the words searched for are non-empty and hold no newline")
-    by_anchor: dict[str, list[str]] = {}
-    branches: dict[str, list[str]] = {}
-    for word in sorted(words):
-        at = _anchor(word)
-        head = f"(?<={re.escape(word[: at + 1])})" if at else ""
-        branches.setdefault(word[at], []).append(head + re.escape(word[at + 1:]))
-        by_anchor.setdefault(word[at], []).append(word)
-    pattern = re.compile("|".join(re.escape(anchor) + "(?:" + "|".join(rests) + ")"
-                                  for anchor, rests in sorted(branches.items())))
-    return pattern, tuple((anchor, tuple(group)) for anchor, group in sorted(by_anchor.items()))
+    pattern = re.compile(_trie_source(words))
+    starting = {word: tuple(other for other in words if word.startswith(other))
+                for word in words}
+    return pattern, starting
 
 
-def _anchored_word_lines(index: LineIndex, lower: str,
-                         words: frozenset[str]) -> dict[str, set[int]]:
+def _trie_word_lines(index: LineIndex, lower: str,
+                     words: frozenset[str]) -> dict[str, set[int]]:
     """For each of ``words`` found in ``lower`` (the text, lower-cased), the numbers of the
     lines holding it — what :meth:`LineIndex.lines_containing` finds word by word, from one
-    search for all the words (it stops on a line holding any, then tests there the words
-    whose rarest character the line holds)."""
-    pattern, by_anchor = _any_word(words)
-    groups = dict(by_anchor)
-    anchors = frozenset(groups)
-    starts = index._starts
-    count, size = len(starts), len(lower)
-    found: dict[str, set[int]] = {}
+    search for all the words: every place a word starts is visited once (the search resumes
+    one character after each match, so words inside or overlapping others are found too)."""
+    pattern, starting = _word_trie(words)
     search, line_of = pattern.search, index.line_of
+    found: dict[str, set[int]] = {}
     match = search(lower)
     while match is not None:
-        number = line_of(match.start())
-        end = starts[number] if number < count else size
-        line = lower[starts[number - 1]:end]
-        for anchor in anchors.intersection(line):
-            for word in groups[anchor]:
-                if word in line:
-                    lines = found.get(word)
-                    if lines is None:
-                        found[word] = {number}
-                    else:
-                        lines.add(number)
-        match = search(lower, end)
+        at = match.start()
+        number = line_of(at)
+        for word in starting[match.group()]:
+            lines = found.get(word)
+            if lines is None:
+                found[word] = {number}
+            else:
+                lines.add(number)
+        match = search(lower, at + 1)
     return found
 
 
@@ -180,30 +185,26 @@ class _Memory:
 
     def _search(self, novel: list[str], present: set[str]) -> None:
         """Search ``novel`` tokens (whitespace-free) for the keys, remember what each holds
-        (the short ones) and add what they hold to ``present``: one search over the tokens
-        joined finds the next token holding an anchor (the rarest character of a key,
-        :func:`_any_word`), where the keys of the anchors it holds are tested."""
-        pattern, by_anchor = _any_word(self.keys)
-        groups = dict(by_anchor)
-        anchors = frozenset(groups)
+        (the short ones) and add what they hold to ``present``: one search of the tokens
+        joined (:func:`_word_trie`) finds every place a key starts."""
+        pattern, starting = _word_trie(self.keys)
         joined = "\n".join(novel)
-        search = pattern.search
-        rfind, find = joined.rfind, joined.find
+        search, rfind, find = pattern.search, joined.rfind, joined.find
         size = len(joined)
+        held_by: dict[str, list[str]] = {}
         match = search(joined)
         while match is not None:
             at = match.start()
+            begin = rfind("\n", 0, at) + 1
             end = find("\n", at)
-            if end == -1:
-                end = size
-            token = joined[rfind("\n", 0, at) + 1:end]
-            held = [key for anchor in anchors.intersection(token) for key in groups[anchor]
-                    if key in token]
+            held_by.setdefault(joined[begin:end if end != -1 else size], []).extend(
+                starting[match.group()])
+            match = search(joined, at + 1)
+        for token, held in held_by.items():
             present.update(held)
             if len(token) <= _TOKEN_CHARS:
                 self.holders[token] = held
                 self.holding.add(token)
-            match = search(joined, end)
         if max(map(len, novel)) <= _TOKEN_CHARS:
             self.seen.update(novel)
         else:
@@ -243,18 +244,16 @@ def _repetitive(lower: str) -> bool:
     return sum(map(len, set(sample.split()))) * 3 < len(sample)
 
 
-def word_lines(index: LineIndex, lower: str, words: frozenset[str]) -> dict[str, set[int]]:
-    """For each of ``words`` found in ``lower`` (the text, lower-cased), the numbers of the
-    lines holding it: what :meth:`LineIndex.lines_containing` finds word by word. A text that
-    is not :func:`_repetitive` is searched once for all the words (:func:`_anchored_word_lines`).
-    In a repetitive one a word can
-    only be in the text if its key (:func:`_parts`) is in one of the text's distinct tokens;
-    the keys are searched in those all at once (what a token holds is remembered across
-    texts, for the tokens of ordinary prose recur), and only the words whose key is there are
-    looked for, word by word, in the text itself."""
+def _search_words(index: LineIndex, lower: str, words: frozenset[str]) -> dict[str, set[int]]:
+    """For each of ``words`` found in ``lower``, the numbers of the lines holding it. A text
+    that is not :func:`_repetitive` is searched once for all the words
+    (:func:`_trie_word_lines`). In a repetitive one a word can only be in the text if its key
+    (:func:`_parts`) is in one of the text's distinct tokens; the keys are searched in those
+    all at once (what a token holds is remembered across texts, for the tokens of ordinary
+    prose recur), and only the words whose key is there are looked for, word by word, in the
+    text itself."""
     if not _repetitive(lower):
-        _parts(words)  # the same checks of the words
-        return _anchored_word_lines(index, lower, words)
+        return _trie_word_lines(index, lower, words)
     keys, by_key, blank = _parts(words)
     present = _MEMORY.present(lower, keys) if keys else frozenset()
     candidates = set(blank)
@@ -266,6 +265,43 @@ def word_lines(index: LineIndex, lower: str, words: frozenset[str]) -> dict[str,
         if lines:
             found[word] = lines
     return found
+
+
+class _Searched:
+    """Every word any caller has asked about, and which lines of the last texts hold them:
+    the auditors of one bundle ask about the same texts for different words, and one search
+    for all their words costs about what one search for some of them does."""
+
+    def __init__(self) -> None:
+        self.words: frozenset[str] = frozenset()
+        self.texts: dict[str, dict[str, frozenset[int]]] = {}
+
+    def table(self, index: LineIndex, head: str, words: frozenset[str]) -> dict[str, frozenset[int]]:
+        if not words <= self.words:
+            self.words |= words
+            self.texts.clear()
+        found = self.texts.get(head)
+        if found is None:
+            found = {word: frozenset(lines)
+                     for word, lines in _search_words(index, head, self.words).items()}
+            if len(self.texts) >= 64:
+                self.texts.pop(next(iter(self.texts)))
+            self.texts[head] = found
+        return found
+
+
+_SEARCHED = _Searched()
+
+
+def word_lines(index: LineIndex, lower: str,
+               words: frozenset[str]) -> dict[str, frozenset[int]]:
+    """For each of ``words`` found in the first :data:`FULL_SEARCH_CHARS` characters of
+    ``lower`` (the text, lower-cased; all of it when shorter), the numbers of the lines
+    holding it: what :meth:`LineIndex.lines_containing` finds word by word in that part. The
+    words of every caller are searched together, once per text (:class:`_Searched`)."""
+    _parts(words)  # the words are checked whatever else has been asked
+    found = _SEARCHED.table(index, lower[:FULL_SEARCH_CHARS], words)
+    return {word: lines for word, lines in found.items() if word in words}
 
 
 @functools.lru_cache(maxsize=64)
@@ -281,6 +317,7 @@ def forget() -> None:
     indexed.cache_clear()
     _repetitive.cache_clear()
     _MEMORY.__init__()  # type: ignore[misc]
+    _SEARCHED.texts.clear()
 
 
 def excerpt(text: str, start: int = 0, end: int | None = None, *,

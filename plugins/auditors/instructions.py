@@ -253,23 +253,20 @@ _CORE = ("ignor", "disregard", "instruction", "<important>", "you are now", "rev
 
 
 def _candidates(index: LineIndex, lower: str, groups: tuple[tuple[str, ...], ...],
-                found_words: dict[str, set[int]] | None = None) -> set[int]:
-    """The lines holding a word of every group; ``found_words`` the lines of each word
-    (:func:`_all_words`, found at once) when the text is not over FULL_SEARCH_CHARS."""
+                found_words: Mapping[str, frozenset[int]]) -> set[int]:
+    """The lines holding a word of every group; ``found_words`` the lines of each word in the
+    first FULL_SEARCH_CHARS characters (:func:`_all_words`, found at once). Past those, a
+    group's core words only are looked for."""
     big = len(lower) > FULL_SEARCH_CHARS
-    if found_words is not None and not big:
-        empty: set[int] = set()
-        found = set().union(*(found_words.get(word, empty) for word in groups[0]))
-        for group in groups[1:]:
-            if not found:
-                break
-            found &= set().union(*(found_words.get(word, empty) for word in group))
-        return found
-    found = index.lines_containing(lower, groups[0], core=_core(groups[0]) if big else None)
-    for group in groups[1:]:
-        if not found:
+    empty: frozenset[int] = frozenset()
+    found: set[int] = set()
+    for position, group in enumerate(groups):
+        if position and not found:
             break
-        found &= index.lines_containing(lower, group, core=_core(group) if big else None)
+        lines = set().union(*(found_words.get(word, empty) for word in group))
+        if big:
+            lines |= index.lines_past_head(lower, _core(group))
+        found = lines if not position else found & lines
     return found
 
 
@@ -313,8 +310,7 @@ def _line_findings(doc_lines: tuple[Line, ...], text: str) -> Iterator[tuple[str
                                                                            Line, int, int]]:
     """Every directive on a line of ``text``, the lines found by word first."""
     index, lower = indexed(text)
-    found_words = word_lines(index, lower, _all_words()) if len(lower) <= FULL_SEARCH_CHARS \
-        else None
+    found_words = word_lines(index, lower, _all_words())
     for rule, pattern, groups in _LINE_RULES:
         for number in sorted(_candidates(index, lower, groups, found_words)):
             line = doc_lines[number - 1]

@@ -84,3 +84,35 @@ def test_word_lines_is_exact_across_texts_sharing_tokens_and_after_clear_caches(
                 for word in words:
                     assert found.get(word, set()) == index.lines_containing(lower, (word,)), word
         clear_caches()
+
+
+def test_word_lines_searches_the_first_part_of_a_big_text_for_every_callers_words() -> None:
+    # The words of every caller are searched together once per text; a text over
+    # FULL_SEARCH_CHARS is searched in its first part (callers look past it for core words).
+    import random
+
+    from lemon_core.auditor_kit import clear_caches
+    from lemon_core.auditor_kit.lines import (
+        FULL_SEARCH_CHARS,
+        lower_same_length,
+        word_lines,
+    )
+
+    first = frozenset({"curl", "pip install", "nc -", "env", "a b"})
+    second = frozenset({"ignore", "env", "send it", "gn"})
+    rng = random.Random(11)
+    pieces = ["curl ", "pip install x", "nc -e", "env", "ignore", "send it", "a b", "\n", "zz "]
+    for repetitive in (False, True):
+        clear_caches()
+        for size in (5_000, FULL_SEARCH_CHARS + 3_000):
+            if repetitive:
+                text = "".join(rng.choice(pieces) for _ in range(size // 5))
+            else:
+                text = "".join(rng.choice(pieces) + str(rng.random()) for _ in range(size // 20))
+            index, lower = LineIndex(text), lower_same_length(text)
+            head = lower[:FULL_SEARCH_CHARS]
+            for words in (first, second, first):
+                found = word_lines(index, lower, words)
+                assert set(found) <= words
+                for word in words:
+                    assert found.get(word, set()) == index.lines_containing(head, (word,)), word

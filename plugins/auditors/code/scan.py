@@ -93,10 +93,13 @@ class _Words:
 
     def __init__(self, text: str) -> None:
         self.index, self.lower = indexed(text)
-        self._cache: dict[str, set[int]] = {}
-        if len(self.lower) <= FULL_SEARCH_CHARS:  # every fixed word at once
-            self._cache.update(dict.fromkeys(_scan_words(), frozenset()))
-            self._cache.update(word_lines(self.index, self.lower, _scan_words()))
+        self._cache: dict[str, frozenset[int] | set[int]] = dict.fromkeys(_scan_words(),
+                                                                          frozenset())
+        self._cache.update(word_lines(self.index, self.lower, _scan_words()))  # all at once
+        if len(self.lower) > FULL_SEARCH_CHARS:  # past the first part, the core words only
+            for word in CORE_WORDS & _scan_words():
+                self._cache[word] = self._cache[word] | self.index.lines_past_head(self.lower,
+                                                                                  (word,))
         self.detectors = [self.lines(words) for words, _ in commands.LINE_DETECTORS]
 
     def only(self, number: int) -> frozenset[int]:

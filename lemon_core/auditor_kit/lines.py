@@ -107,12 +107,17 @@ def _trie_source(words: frozenset[str]) -> str:
     return branch(root)
 
 
+@functools.lru_cache(maxsize=32)
+def _check_words(words: frozenset[str]) -> None:
+    if any(not word or "\n" in word for word in words):
+        raise ValueError("the words searched for are non-empty and hold no newline")
+
+
 @functools.lru_cache(maxsize=8)
 def _word_trie(words: frozenset[str]) -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
     """The pattern of :func:`_trie_source` and, for each word it can match, the words that
     start at the same place: that word and those of ``words`` that begin it."""
-    if any(not word or "\n" in word for word in words):
-        raise ValueError("the words searched for are non-empty and hold no newline")
+    _check_words(words)
     pattern = re.compile(_trie_source(words))
     starting = {word: tuple(other for other in words if word.startswith(other))
                 for word in words}
@@ -142,129 +147,31 @@ def _trie_word_lines(index: LineIndex, lower: str,
     return found
 
 
-#: Whitespace-free tokens longer than this are searched every time, never remembered.
-_TOKEN_CHARS = 64
-#: How many tokens :class:`_Memory` remembers before it starts again.
-_TOKEN_MEMORY = 200_000
-
-
-class _Memory:
-    """What the tokens seen so far hold, for every key any caller has asked about (the keys
-    of every word set are searched together, so the auditors of one bundle share one search
-    per text)."""
-
-    def __init__(self) -> None:
-        self.keys: frozenset[str] = frozenset()
-        self.seen: set[str] = set()  # tokens searched, holding a key or not
-        self.holders: dict[str, list[str]] = {}  # the tokens among them holding keys
-        self.holding: set[str] = set()  # the same tokens, as a set
-        self.recent: dict[str, frozenset[str]] = {}  # text -> keys present, the last texts
-
-    def present(self, lower: str, keys: frozenset[str]) -> frozenset[str]:
-        """Which of ``keys`` (whitespace-free) occur in ``lower``."""
-        if not keys <= self.keys or len(self.seen) > _TOKEN_MEMORY:
-            union = self.keys | keys
-            self.__init__()  # type: ignore[misc]
-            self.keys = union
-        found = self.recent.get(lower)
-        if found is not None:
-            return found
-        tokens = frozenset(lower.split())
-        present: set[str] = set()
-        holders = self.holders
-        for token in tokens & self.holding:
-            present.update(holders[token])
-        novel = list(tokens - self.seen)
-        if novel:
-            self._search(novel, present)
-        result = frozenset(present)
-        if len(self.recent) >= 64:
-            self.recent.pop(next(iter(self.recent)))
-        self.recent[lower] = result
-        return result
-
-    def _search(self, novel: list[str], present: set[str]) -> None:
-        """Search ``novel`` tokens (whitespace-free) for the keys, remember what each holds
-        (the short ones) and add what they hold to ``present``: one search of the tokens
-        joined (:func:`_word_trie`) finds every place a key starts."""
-        pattern, starting = _word_trie(self.keys)
-        joined = "\n".join(novel)
-        search, rfind, find = pattern.search, joined.rfind, joined.find
-        size = len(joined)
-        held_by: dict[str, list[str]] = {}
-        match = search(joined)
-        while match is not None:
-            at = match.start()
-            begin = rfind("\n", 0, at) + 1
-            end = find("\n", at)
-            held_by.setdefault(joined[begin:end if end != -1 else size], []).extend(
-                starting[match.group()])
-            match = search(joined, at + 1)
-        for token, held in held_by.items():
-            present.update(held)
-            if len(token) <= _TOKEN_CHARS:
-                self.holders[token] = held
-                self.holding.add(token)
-        if max(map(len, novel)) <= _TOKEN_CHARS:
-            self.seen.update(novel)
-        else:
-            self.seen.update(token for token in novel if len(token) <= _TOKEN_CHARS)
-
-
-_MEMORY = _Memory()
-
-
-@functools.lru_cache(maxsize=32)
-def _parts(words: frozenset[str]) -> tuple[frozenset[str], dict[str, list[str]], tuple[str, ...]]:
-    """The key of each of ``words`` — its longest whitespace-free part (``"pip install"`` is
-    found where ``install`` is): a word can be in a text only where its key is — the words
-    of each key, and the words of blanks only."""
-    if any(not word or "\n" in word for word in words):
-        raise ValueError("the words searched for are non-empty and hold no newline")
-    by_key: dict[str, list[str]] = {}
-    blank = []
-    for word in sorted(words):
-        pieces = word.split()
-        if not pieces:
-            blank.append(word)
-            continue
-        by_key.setdefault(max(pieces, key=len), []).append(word)
-    return frozenset(by_key), by_key, tuple(blank)
-
-
-@functools.lru_cache(maxsize=64)
-def _repetitive(lower: str) -> bool:
-    """Whether ``lower``'s distinct tokens are under a third of it, judged on its first 4 Ki
-    characters (generated tables, repeated boilerplate): then searching the tokens beats
-    searching the text. Either search finds the same lines; 16 of the public corpus's 3,760
-    SKILL.md files are repetitive."""
-    if len(lower) < 4096:
-        return False
-    sample = lower[:4096]
-    return sum(map(len, set(sample.split()))) * 3 < len(sample)
+#: A text whose distinct lines are under this share of its lines is searched line by distinct
+#: line (generated tables, repeated boilerplate, the blank lines of ordinary text aside).
+_DISTINCT_SHARE = 0.75
 
 
 def _search_words(index: LineIndex, lower: str, words: frozenset[str]) -> dict[str, set[int]]:
-    """For each of ``words`` found in ``lower``, the numbers of the lines holding it. A text
-    that is not :func:`_repetitive` is searched once for all the words
-    (:func:`_trie_word_lines`). In a repetitive one a word can only be in the text if its key
-    (:func:`_parts`) is in one of the text's distinct tokens; the keys are searched in those
-    all at once (what a token holds is remembered across texts, for the tokens of ordinary
-    prose recur), and only the words whose key is there are looked for, word by word, in the
-    text itself."""
-    if not _repetitive(lower):
+    """For each of ``words`` found in ``lower`` (the text, lower-cased), the numbers of the
+    lines holding it. A text that repeats many of its lines is searched once per distinct
+    line (a word holds no newline, so it is in a line exactly when it is in that line's
+    copy) and the lines found are mapped back to every place they stand."""
+    lines = lower.split("\n")
+    distinct = dict.fromkeys(lines)
+    if len(distinct) >= _DISTINCT_SHARE * len(lines):
         return _trie_word_lines(index, lower, words)
-    keys, by_key, blank = _parts(words)
-    present = _MEMORY.present(lower, keys) if keys else frozenset()
-    candidates = set(blank)
-    for key in present & keys:
-        candidates.update(by_key[key])
-    found: dict[str, set[int]] = {}
-    for word in candidates:
-        lines = index.lines_containing(lower, (word,))
-        if lines:
-            found[word] = lines
-    return found
+    joined = "\n".join(distinct)
+    found_once = _trie_word_lines(LineIndex(joined), joined, words)
+    wanted = {line for held in found_once.values() for line in held}
+    order = {line: number for number, line in enumerate(distinct, 1) if number in wanted}
+    places: dict[int, list[int]] = {number: [] for number in wanted}
+    for number, line in enumerate(lines, 1):
+        once = order.get(line)
+        if once is not None:
+            places[once].append(number)
+    return {word: {number for once in held for number in places[once]}
+            for word, held in found_once.items()}
 
 
 class _Searched:
@@ -299,7 +206,7 @@ def word_lines(index: LineIndex, lower: str,
     ``lower`` (the text, lower-cased; all of it when shorter), the numbers of the lines
     holding it: what :meth:`LineIndex.lines_containing` finds word by word in that part. The
     words of every caller are searched together, once per text (:class:`_Searched`)."""
-    _parts(words)  # the words are checked whatever else has been asked
+    _check_words(words)  # whatever else has been asked
     found = _SEARCHED.table(index, lower[:FULL_SEARCH_CHARS], words)
     return {word: lines for word, lines in found.items() if word in words}
 
@@ -312,11 +219,9 @@ def indexed(text: str) -> tuple[LineIndex, str]:
 
 
 def forget() -> None:
-    """Drop what this module remembers of the texts seen (the line indexes, the token
-    memory); compiled patterns stay. For benchmarks that measure a first audit."""
+    """Drop what this module remembers of the texts seen (the line indexes, the words each
+    holds); compiled patterns stay. For benchmarks that measure a first audit."""
     indexed.cache_clear()
-    _repetitive.cache_clear()
-    _MEMORY.__init__()  # type: ignore[misc]
     _SEARCHED.texts.clear()
 
 

@@ -64,9 +64,9 @@ def test_word_lines_finds_what_the_word_by_word_search_finds() -> None:
         word_lines(LineIndex("x"), "x", frozenset({"a\nb"}))
 
 
-def test_word_lines_is_exact_across_texts_sharing_tokens_and_after_clear_caches() -> None:
-    # What a token holds is remembered across texts (and across word sets): a word must still
-    # be found only where it is, in the second text as in the first, long tokens included.
+def test_word_lines_is_exact_across_texts_and_word_sets_and_after_clear_caches() -> None:
+    # What a text holds is remembered for the words of every caller: a word must still be
+    # found only where it is, in the second text as in the first, after clear_caches too.
     from lemon_core.auditor_kit import clear_caches
     from lemon_core.auditor_kit.lines import lower_same_length, word_lines
 
@@ -102,7 +102,7 @@ def test_word_lines_searches_the_first_part_of_a_big_text_for_every_callers_word
     second = frozenset({"ignore", "env", "send it", "gn"})
     rng = random.Random(11)
     pieces = ["curl ", "pip install x", "nc -e", "env", "ignore", "send it", "a b", "\n", "zz "]
-    for repetitive in (False, True):
+    for repetitive in (False, True):  # lines repeated (searched once each) or not
         clear_caches()
         for size in (5_000, FULL_SEARCH_CHARS + 3_000):
             if repetitive:

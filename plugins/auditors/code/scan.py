@@ -165,14 +165,17 @@ def _check_line(line: Line, doc: Document, variables: dict[str, str],
     plain = normalise_shell(raw)
     full = normalise_shell(raw, variables) if variables and "$" in raw else plain
     only = words.only(line.number) if full == raw == line.text else None
-    raw_rules = ({hit[0] for hit in _line_hits(raw, script, markdown, names)}
-                 if full != raw else set())
+    raw_rules: set[str] | None = None  # the rules the line hits as written, found when asked
     for rule, severity, message, start, end in _line_hits(full, script, markdown, names, only):
         if full != raw or raw != line.text:
             start, end = 0, None
-            if rule not in raw_rules and plain != raw and rule in _NETWORK_DATA:
-                message = f"{message}, disguised (split strings, $IFS, quotes or escapes)"
-                rule, severity = "code.obfuscated-command", "block"
+            if plain != raw and rule in _NETWORK_DATA:
+                if raw_rules is None:
+                    raw_rules = ({hit[0] for hit in _line_hits(raw, script, markdown, names)}
+                                 if full != raw else set())
+                if rule not in raw_rules:
+                    message = f"{message}, disguised (split strings, $IFS, quotes or escapes)"
+                    rule, severity = "code.obfuscated-command", "block"
         if rule == "code.image-exfiltration" and not line.warned:
             weighed: str | None = severity  # an image in prose is rendered, not mentioned
         else:

@@ -40,14 +40,13 @@ class LazyPattern:
         return cast("re.Pattern[str]", found)
 
     def _starts(self) -> Any:
-        """The :class:`~lemon_core.auditor_kit.starts.StartSearch` of this pattern, or None
-        when its starts cannot be told (then a long text is searched as any other)."""
+        """The :func:`~lemon_core.auditor_kit.starts.start_search` of this pattern, or None
+        when it would not pay (then a long text is searched as any other)."""
         found = self.__dict__.get("_start_search", False)
         if found is False:
-            from lemon_core.auditor_kit.starts import StartSearch, literal_starts
+            from lemon_core.auditor_kit.starts import start_search
 
-            starts = literal_starts(self._source, self._flags)
-            found = None if starts is None else StartSearch(self.__dict__["_compiled"], starts)
+            found = start_search(self.__dict__["_compiled"], self._source, self._flags)
             self.__dict__["_start_search"] = found
         return found
 

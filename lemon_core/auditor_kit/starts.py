@@ -15,7 +15,8 @@ turn and a match cannot begin anywhere else (lookbehinds and ``\\b`` still see t
 ``at``). What a lower-cased comparison could miss is tried as well: every position within
 :data:`MAX_START` characters before a non-ASCII character (which may case-fold to an ASCII
 letter, ``ſ`` to ``s``, ``K`` to ``k``). A pattern whose starts cannot be read (a class, an
-optional or non-ASCII opening…) is searched as it is.
+optional or non-ASCII opening…), or that the engine already skips through
+(:func:`engine_skips`), is searched as it is.
 """
 
 from __future__ import annotations
@@ -26,9 +27,11 @@ import re
 from collections.abc import Iterator
 
 try:  # Python 3.11+
+    from re import _compiler as _sre_compile
     from re import _constants as _sre
     from re import _parser as _sre_parse
 except ImportError:  # pragma: no cover - Python 3.10
+    import sre_compile as _sre_compile  # type: ignore[no-redef]
     import sre_constants as _sre  # type: ignore[no-redef]
     import sre_parse as _sre_parse  # type: ignore[no-redef]
 
@@ -131,12 +134,26 @@ def literal_starts(source: str, flags: int = 0) -> tuple[str, ...] | None:
     every match of the pattern ``source`` compiled with ``flags`` (compared without regard to
     ASCII case), or None when they cannot be told from its parse tree."""
     try:
-        found = _sequence(_sre_parse.parse(source, flags).data)
+        parsed = _sre_parse.parse(source, flags)
+        found = _sequence(parsed.data)
     except Exception:  # noqa: BLE001 - an unknown construct: search as it is
         return None
     if found is None or "" in found[0] or len(found[0]) > MAX_STARTS:
         return None
     return tuple(sorted(found[0]))
+
+
+@functools.lru_cache(maxsize=256)
+def engine_skips(source: str, flags: int = 0) -> bool:
+    """Whether the engine itself skips to where a match can start (the pattern opens with
+    a case-sensitive literal or set): then its own search is as quick as a start search."""
+    try:
+        parsed = _sre_parse.parse(source, flags)
+        flags |= parsed.state.flags
+        prefix = _sre_compile._get_literal_prefix(parsed, flags)[0]
+        return bool(prefix) or _sre_compile._get_charset_prefix(parsed, flags) is not None
+    except Exception:  # noqa: BLE001 - not known: the start search decides on its own
+        return False
 
 
 _NON_ASCII = re.compile("[^\x00-\x7f]")
@@ -206,4 +223,21 @@ class StartSearch:
             pos = result.end()  # never empty: a pattern with starts consumes its start
 
 
-__all__ = ["MAX_START", "StartSearch", "literal_starts"]
+#: Single characters rare enough in text for a start search from them to pay (each place a
+#: start stands costs a try of the pattern in Python; a letter or a quote stands everywhere).
+_RARE_SINGLES = frozenset("<>$&;|!`({[:~#%@^*+=?")
+
+
+def start_search(pattern: re.Pattern[str], source: str, flags: int = 0) -> StartSearch | None:
+    """The :class:`StartSearch` of ``pattern`` (compiled from ``source`` and ``flags``), or
+    None when its own search is as quick: its starts are not known, the engine skips on its
+    own (:func:`engine_skips`), or a start is a common single character."""
+    if engine_skips(source, flags):
+        return None
+    starts = literal_starts(source, flags)
+    if starts is None or any(len(start) < 2 and start not in _RARE_SINGLES for start in starts):
+        return None
+    return StartSearch(pattern, starts)
+
+
+__all__ = ["MAX_START", "StartSearch", "engine_skips", "literal_starts", "start_search"]

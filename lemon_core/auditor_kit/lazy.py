@@ -17,8 +17,9 @@ from collections.abc import Iterator
 from typing import Any, cast
 
 _METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split")
-#: Texts this long are searched from the places a match can start only.
-LONG_TEXT = 2048
+#: Texts this long are searched from the places a match can start only (below it, the
+#: Python around a start search costs more than the engine trying every position).
+LONG_TEXT = 64
 
 
 class LazyPattern:

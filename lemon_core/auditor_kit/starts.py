@@ -128,14 +128,19 @@ def _sequence(items: list[tuple[object, object]]) -> _Starts:
     return frozenset(cut), rest[1] and cut == joined
 
 
+@functools.lru_cache(maxsize=16)
+def _parse(source: str, flags: int) -> object:
+    """The parse tree of the pattern (read, never changed, by both analyses below)."""
+    return _sre_parse.parse(source, flags)
+
+
 @functools.lru_cache(maxsize=256)
 def literal_starts(source: str, flags: int = 0) -> tuple[str, ...] | None:
     """The lower-cased strings (at most :data:`MAX_START` characters) one of which begins
     every match of the pattern ``source`` compiled with ``flags`` (compared without regard to
     ASCII case), or None when they cannot be told from its parse tree."""
     try:
-        parsed = _sre_parse.parse(source, flags)
-        found = _sequence(parsed.data)
+        found = _sequence(_parse(source, flags).data)  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001 - an unknown construct: search as it is
         return None
     if found is None or "" in found[0] or len(found[0]) > MAX_STARTS:
@@ -148,8 +153,8 @@ def engine_skips(source: str, flags: int = 0) -> bool:
     """Whether the engine itself skips to where a match can start (the pattern opens with
     a case-sensitive literal or set): then its own search is as quick as a start search."""
     try:
-        parsed = _sre_parse.parse(source, flags)
-        flags |= parsed.state.flags
+        parsed = _parse(source, flags)
+        flags |= parsed.state.flags  # type: ignore[attr-defined]
         prefix = _sre_compile._get_literal_prefix(parsed, flags)[0]
         return bool(prefix) or _sre_compile._get_charset_prefix(parsed, flags) is not None
     except Exception:  # noqa: BLE001 - not known: the start search decides on its own

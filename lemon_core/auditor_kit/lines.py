@@ -6,6 +6,7 @@ import bisect
 import functools
 import itertools
 import re
+from collections.abc import Iterator
 
 from lemon_core.text import escape
 
@@ -26,12 +27,17 @@ def lower_same_length(text: str) -> str:
     return lower if len(lower) == len(text) else text.translate(_ASCII_LOWER)
 
 
+def line_starts(pieces: list[str]) -> Iterator[int]:
+    """The offset of each of ``pieces`` (the text split at newlines) in the text, and then
+    the offset one past the text's end (sums in C: no Python call per line)."""
+    return itertools.accumulate(map((1).__add__, map(len, pieces)), initial=0)
+
+
 class LineIndex:
     """Maps a character offset of ``text`` to its 1-based line number."""
 
     def __init__(self, text: str) -> None:
-        starts = list(itertools.accumulate(map(len, text.split("\n")), lambda at, n: at + n + 1,
-                                           initial=0))
+        starts = list(line_starts(text.split("\n")))
         starts.pop()  # the offset past the last line
         self._starts = starts
 
@@ -40,6 +46,11 @@ class LineIndex:
 
     def start_of(self, line: int) -> int:
         return self._starts[line - 1]
+
+    @property
+    def starts(self) -> list[int]:
+        """The offset where each line starts (not to be changed)."""
+        return self._starts
 
     @property
     def count(self) -> int:
@@ -119,7 +130,7 @@ def _word_trie(words: frozenset[str]) -> tuple[re.Pattern[str], dict[str, tuple[
     start at the same place: that word and those of ``words`` that begin it."""
     _check_words(words)
     pattern = re.compile(_trie_source(words))
-    starting = {word: tuple(other for other in words if word.startswith(other))
+    starting = {word: tuple(word[:end] for end in range(1, len(word) + 1) if word[:end] in words)
                 for word in words}
     return pattern, starting
 
@@ -183,10 +194,14 @@ class _Searched:
         self.words: frozenset[str] = frozenset()
         self.texts: dict[str, dict[str, frozenset[int]]] = {}
 
-    def table(self, index: LineIndex, head: str, words: frozenset[str]) -> dict[str, frozenset[int]]:
+    def add(self, words: frozenset[str]) -> None:
+        _check_words(words)
         if not words <= self.words:
             self.words |= words
             self.texts.clear()
+
+    def table(self, index: LineIndex, head: str, words: frozenset[str]) -> dict[str, frozenset[int]]:
+        self.add(words)
         found = self.texts.get(head)
         if found is None:
             found = {word: frozenset(lines)
@@ -200,13 +215,19 @@ class _Searched:
 _SEARCHED = _Searched()
 
 
+def register_words(words: frozenset[str]) -> None:
+    """Add ``words`` to those every text is searched for. An auditor registers its words
+    when its module loads, so the first text is searched once for every auditor's words (a
+    word first asked about later is added then, and the texts are searched again)."""
+    _SEARCHED.add(words)
+
+
 def word_lines(index: LineIndex, lower: str,
                words: frozenset[str]) -> dict[str, frozenset[int]]:
     """For each of ``words`` found in the first :data:`FULL_SEARCH_CHARS` characters of
     ``lower`` (the text, lower-cased; all of it when shorter), the numbers of the lines
     holding it: what :meth:`LineIndex.lines_containing` finds word by word in that part. The
     words of every caller are searched together, once per text (:class:`_Searched`)."""
-    _check_words(words)  # whatever else has been asked
     found = _SEARCHED.table(index, lower[:FULL_SEARCH_CHARS], words)
     return {word: lines for word, lines in found.items() if word in words}
 
@@ -238,4 +259,4 @@ def excerpt(text: str, start: int = 0, end: int | None = None, *,
 
 
 __all__ = ["EXCERPT_CHARS", "FULL_SEARCH_CHARS", "LineIndex", "excerpt", "forget", "indexed",
-           "lower_same_length", "word_lines"]
+           "lower_same_length", "register_words", "word_lines"]

@@ -17,7 +17,8 @@ from typing import NamedTuple
 import attrs
 
 from lemon_core.auditor_kit.lazy import lazy_compile
-from lemon_core.auditor_kit.scripts import fence_language, file_kind, is_comment
+from lemon_core.auditor_kit.lines import line_starts
+from lemon_core.auditor_kit.scripts import comment_starts, fence_language, file_kind, is_comment
 
 #: Context names a :class:`Line` may carry.
 
@@ -147,29 +148,52 @@ class Document:
 def _split(text: str) -> list[tuple[int, str]]:
     """``(offset, line)`` of each line of ``text`` (a trailing ``\\r`` dropped)."""
     pieces = text.split("\n")
-    starts = itertools.accumulate(map(len, pieces), lambda at, n: at + n + 1, initial=0)
+    starts = line_starts(pieces)
     if "\r" in text:
         return [(start, piece.removesuffix("\r")) for start, piece in zip(starts, pieces)]
     return list(zip(starts, pieces))
 
 
-def _script_lines(text: str, language: str | None, context: str) -> tuple[Line, ...]:
-    lines = []
-    make = functools.partial(tuple.__new__, Line)
+@functools.lru_cache(maxsize=32)
+def _comment_firsts(language: str | None) -> frozenset[str]:
+    """The characters a whole-line comment of ``language`` can open with, in either case: a
+    line opening with another ASCII character is code without testing it further."""
+    firsts = {start[0] for start in comment_starts(language)}
+    return frozenset(firsts | {char.upper() for char in firsts})
+
+
+def _code_kinds(pieces: list[str], language: str | None) -> list[str]:
+    """``script-comment`` or ``code`` for each line of a script (the lines of a Python
+    triple-quoted block that starts on its own line are comments)."""
+    firsts = _comment_firsts(language)
+    python = language == "python"
+    kinds: list[str] = []
+    append = kinds.append
     in_doc = False  # inside a Python triple-quoted block that started on its own line
-    for number, (start, raw) in enumerate(_split(text), 1):
-        kind = context
-        if context == "code":
-            stripped = raw.strip()
-            if language == "python" and (in_doc or stripped[:3] in ('"""', "'''")):
-                quotes = stripped.count('"""') + stripped.count("'''")
-                kind = "script-comment"
-                if not in_doc and quotes == 1 or in_doc and quotes >= 1:
-                    in_doc = not in_doc
-            elif is_comment(raw, language):
-                kind = "script-comment"
-        lines.append(make((number, raw, kind, language, False, start, False)))
-    return tuple(lines)
+    for raw in pieces:
+        stripped = raw.lstrip()
+        if python and (in_doc or stripped[:3] in ('"""', "'''")):
+            quotes = stripped.count('"""') + stripped.count("'''")
+            append("script-comment")
+            if not in_doc and quotes == 1 or in_doc and quotes >= 1:
+                in_doc = not in_doc
+        elif stripped and (stripped[0] in firsts or not stripped[0].isascii()) and \
+                is_comment(raw, language):
+            append("script-comment")
+        else:
+            append("code")
+    return kinds
+
+
+def _script_lines(text: str, language: str | None, context: str) -> tuple[Line, ...]:
+    pieces = text.split("\n")
+    starts = line_starts(pieces)
+    if "\r" in text:
+        pieces = [piece.removesuffix("\r") for piece in pieces]
+    kinds = _code_kinds(pieces, language) if context == "code" else itertools.repeat(context)
+    make = functools.partial(tuple.__new__, Line)
+    return tuple(map(make, zip(itertools.count(1), pieces, kinds, itertools.repeat(language),
+                               itertools.repeat(False), starts, itertools.repeat(False))))
 
 
 def _markdown_lines(text: str) -> tuple[Line, ...]:

@@ -22,6 +22,7 @@ from lemon_core.auditor_kit.lazy import lazy_compile
 from lemon_core.auditor_kit.lines import (
     FULL_SEARCH_CHARS,
     indexed,
+    register_words,
     word_lines,
 )
 from lemon_core.auditor_kit.rules import weigh
@@ -86,6 +87,25 @@ def _line_hits(text: str, script: bool, markdown: bool, names: frozenset[str] = 
     yield from installs.installs(text, script=script)
     if markdown:
         yield from exfil.image_exfiltration(text)
+
+
+class LineHits:
+    """The hits of each line text already searched in one bundle (its files share lines:
+    boilerplate, repeated examples), with the skill's own ``names``. :func:`_line_hits` is
+    a function of the text and its arguments alone, so a line searched again gets the same
+    hits; nothing is kept from one bundle to the next."""
+
+    def __init__(self, names: frozenset[str] = frozenset()) -> None:
+        self.names = names
+        self._seen: dict[tuple[str, bool, bool, frozenset[int] | None], tuple[Hit, ...]] = {}
+
+    def __call__(self, text: str, script: bool, markdown: bool,
+                 only: frozenset[int] | None = None) -> tuple[Hit, ...]:
+        key = (text, script, markdown, only)
+        found = self._seen.get(key)
+        if found is None:
+            found = self._seen[key] = tuple(_line_hits(text, script, markdown, self.names, only))
+        return found
 
 
 class _Words:
@@ -155,8 +175,8 @@ def _logical(line: Line, doc: Document) -> str:
     return " ".join(part.strip() for part in parts)
 
 
-def _check_line(line: Line, doc: Document, variables: dict[str, str],
-                names: frozenset[str], words: _Words) -> Iterator[Raw]:
+def _check_line(line: Line, doc: Document, variables: dict[str, str], hits: LineHits,
+                words: _Words) -> Iterator[Raw]:
     raw = _logical(line, doc)
     if not raw.strip():
         return
@@ -166,12 +186,12 @@ def _check_line(line: Line, doc: Document, variables: dict[str, str],
     full = normalise_shell(raw, variables) if variables and "$" in raw else plain
     only = words.only(line.number) if full == raw == line.text else None
     raw_rules: set[str] | None = None  # the rules the line hits as written, found when asked
-    for rule, severity, message, start, end in _line_hits(full, script, markdown, names, only):
+    for rule, severity, message, start, end in hits(full, script, markdown, only):
         if full != raw or raw != line.text:
             start, end = 0, None
             if plain != raw and rule in _NETWORK_DATA:
                 if raw_rules is None:
-                    raw_rules = ({hit[0] for hit in _line_hits(raw, script, markdown, names)}
+                    raw_rules = ({hit[0] for hit in hits(raw, script, markdown)}
                                  if full != raw else set())
                 if rule not in raw_rules:
                     message = f"{message}, disguised (split strings, $IFS, quotes or escapes)"
@@ -277,23 +297,30 @@ def _scan_words() -> frozenset[str]:
         frozenset(_EXEC_WORDS)
 
 
-def scan(path: str, text: str, names: frozenset[str] = frozenset()) -> Iterator[Raw]:
+def scan(path: str, text: str, names: frozenset[str] = frozenset(),
+         hits: LineHits | None = None) -> Iterator[Raw]:
     """Every code-rule hit in one decoding of one file; ``names`` are the skill's own names
-    (key, manifest name), lower case without separators."""
+    (key, manifest name), lower case without separators; ``hits`` the lines already searched
+    in the bundle (:class:`LineHits` of the same names)."""
+    if hits is None:
+        hits = LineHits(names)
     doc = document(path, text)
     variables = assignments(text) if "=" in text else {}
     words = _Words(text)
     reported: set[int] = set()
     for line in _lines_to_check(doc, text, words, variables):
-        for hit in _check_line(line, doc, variables, names, words):
+        for hit in _check_line(line, doc, variables, hits, words):
             reported.add(line.number)
             yield hit
     yield from _payloads(doc, text, words.index)
     yield from _flows(doc, variables, reported, words)
 
 
+register_words(_scan_words())  # searched with the other auditors' words, once per text
+
+
 def lines_of(hits: Sequence[Raw]) -> set[int]:
     return {hit[3].number for hit in hits}
 
 
-__all__ = ["scan"]
+__all__ = ["LineHits", "scan"]

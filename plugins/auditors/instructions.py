@@ -254,18 +254,27 @@ _CORE = ("ignor", "disregard", "instruction", "<important>", "you are now", "rev
          "scanner", "secretly", "bcc", "http", "send", "<system")
 
 
+@functools.lru_cache(maxsize=64)
+def _as_set(words: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(words)
+
+
 def _candidates(index: LineIndex, lower: str, groups: tuple[tuple[str, ...], ...],
                 found_words: Mapping[str, frozenset[int]]) -> set[int]:
-    """The lines holding a word of every group; ``found_words`` the lines of each word in the
-    first FULL_SEARCH_CHARS characters (:func:`_all_words`, found at once). Past those, a
-    group's core words only are looked for."""
+    """The lines holding a word of every group; ``found_words`` the lines of each word
+    present in the first FULL_SEARCH_CHARS characters (:func:`_all_words`, found at once:
+    the few present are gone through, not every word of a group). Past those, a group's
+    core words only are looked for."""
     big = len(lower) > FULL_SEARCH_CHARS
-    empty: frozenset[int] = frozenset()
     found: set[int] = set()
     for position, group in enumerate(groups):
         if position and not found:
             break
-        lines = set().union(*(found_words.get(word, empty) for word in group))
+        wanted = _as_set(group)
+        lines: set[int] = set()
+        for word, held in found_words.items():
+            if word in wanted:
+                lines |= held
         if big:
             lines |= index.lines_past_head(lower, _core(group))
         found = lines if not position else found & lines

@@ -108,33 +108,47 @@ class LineHits:
         return found
 
 
+@functools.lru_cache(maxsize=64)
+def _fixed_and_other(words: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """``words`` split into those every file is searched for at once (:func:`_scan_words`)
+    and the others (a variable's ``$name``), looked for one by one."""
+    fixed = _scan_words()
+    return frozenset(w for w in words if w in fixed), tuple(w for w in words if w not in fixed)
+
+
 class _Words:
     """Which lines of a file hold which trigger words, found once per file."""
 
     def __init__(self, text: str) -> None:
         self.index, self.lower = indexed(text)
-        self._cache: dict[str, frozenset[int] | set[int]] = dict.fromkeys(_scan_words(),
-                                                                          frozenset())
-        self._cache.update(word_lines(self.index, self.lower, _scan_words()))  # all at once
+        #: The fixed words present in the file, with their lines (absent ones are left out).
+        self._present: dict[str, frozenset[int]] = dict(
+            word_lines(self.index, self.lower, _scan_words()))  # all at once
         if len(self.lower) > FULL_SEARCH_CHARS:  # past the first part, the core words only
             for word in CORE_WORDS & _scan_words():
-                self._cache[word] = self._cache[word] | self.index.lines_past_head(self.lower,
-                                                                                  (word,))
+                past = self.index.lines_past_head(self.lower, (word,))
+                if past:
+                    self._present[word] = self._present.get(word, frozenset()) | past
+        self._other: dict[str, set[int]] = {}
         self.detectors = [self.lines(words) for words, _ in commands.LINE_DETECTORS]
 
     def only(self, number: int) -> frozenset[int]:
         return frozenset(i for i, lines in enumerate(self.detectors) if number in lines)
 
     def lines(self, words: tuple[str, ...]) -> set[int]:
-        """The lines holding any of ``words`` (each word searched once per file)."""
+        """The lines holding any of ``words`` (each word searched once per file): the few
+        fixed words present are gone through, not every word asked about."""
+        fixed, other = _fixed_and_other(words)
         found: set[int] = set()
-        cache = self._cache
+        for word, hits in self._present.items():
+            if word in fixed:
+                found |= hits
         big = len(self.lower) > FULL_SEARCH_CHARS
-        for word in words:
-            hits = cache.get(word)
+        for word in other:
+            hits = self._other.get(word)
             if hits is None:
                 core = (word,) if word in CORE_WORDS else ()
-                hits = cache[word] = self.index.lines_containing(
+                hits = self._other[word] = self.index.lines_containing(
                     self.lower, (word,), core=core if big else None)
             found |= hits
         return found

@@ -235,21 +235,32 @@ def _payloads(doc: Document, text: str, index: LineIndex) -> Iterator[Raw]:
                 break
 
 
-def _units(doc: Document) -> Iterator[list[Line]]:
-    """The lines that run together: a script's code lines, each fenced block's lines."""
+def _units(doc: Document, numbers: set[int]) -> dict[int, list[Line]]:
+    """The lines of ``numbers`` grouped by the lines that run together — a script's code
+    lines, each run of fenced lines — keyed by the number of the unit's first line, in order.
+    Found from those lines (walking back to where a run of fence lines starts), not by going
+    through every line of the document."""
+    lines = doc.lines
+    units: dict[int, list[Line]] = {}
     if doc.kind in ("script", "data"):
-        yield [line for line in doc.lines if line.context in ("code", "data")]
-        return
-    block: list[Line] = []
-    for line in doc.lines:
-        if line.context == "fence":
-            block.append(line)
+        first = next((line.number for line in lines if line.context in ("code", "data")), 0)
+        for number in sorted(numbers):
+            if number <= len(lines) and lines[number - 1].context in ("code", "data"):
+                units.setdefault(first, []).append(lines[number - 1])
+        return units
+    last, last_start = 0, 0  # the last fence line placed, and where its run starts
+    for number in sorted(numbers):
+        if number > len(lines) or lines[number - 1].context != "fence":
             continue
-        if block:
-            yield block
-            block = []
-    if block:
-        yield block
+        start = number
+        while start > 1 and lines[start - 2].context == "fence":
+            start -= 1
+            if start == last:
+                start = last_start
+                break
+        units.setdefault(start, []).append(lines[number - 1])
+        last, last_start = number, start
+    return units
 
 
 _FLOW_WORDS = tuple(sorted(set(exfil.NET_WORDS) | set(exfil.SOURCE_WORDS)))
@@ -267,13 +278,11 @@ def _flows(doc: Document, variables: dict[str, str], reported: set[int],
     decode_lines = words.lines(_DECODE_WORDS)
     exec_lines = words.lines(_EXEC_WORDS) if decode_lines else set()
     interesting = flow_lines | decode_lines | exec_lines
-    for unit in _units(doc):
-        if not unit or unit[0].warned:
+    for first, unit in _units(doc, interesting).items():
+        if doc.lines[first - 1].warned:
             continue
         sources, sends, decodes, execs = [], [], [], []
         for line in unit:
-            if line.number not in interesting:
-                continue
             text = normalise_shell(line.text, variables)
             match = None if _is_comment(line) else exfil.sources_in(text)
             if match is not None:  # a comment reads nothing

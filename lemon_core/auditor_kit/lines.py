@@ -125,13 +125,22 @@ def _check_words(words: frozenset[str]) -> None:
 
 
 @functools.lru_cache(maxsize=8)
-def _word_trie(words: frozenset[str]) -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
-    """The pattern of :func:`_trie_source` and, for each word it can match, the words that
-    start at the same place: that word and those of ``words`` that begin it."""
+def _word_trie(words: frozenset[str]) -> tuple[re.Pattern[str],
+                                              dict[str, tuple[tuple[str, int], ...]]]:
+    """The pattern of :func:`_trie_source` for ``words`` without their leading spaces (a
+    word such as ``" cc"`` would make the search stop at every space of the text; it is
+    found where ``"cc"`` is, then the spaces before it are checked) and, for each word the
+    pattern can match, the ``(word, spaces)`` that start at the same place: the words that
+    it begins with, each with the number of spaces that must stand before it."""
     _check_words(words)
-    pattern = re.compile(_trie_source(words))
-    starting = {word: tuple(word[:end] for end in range(1, len(word) + 1) if word[:end] in words)
-                for word in words}
+    keys: dict[str, list[tuple[str, int]]] = {}
+    for word in words:
+        key = word.lstrip(" ") or word
+        keys.setdefault(key, []).append((word, len(word) - len(key)))
+    pattern = re.compile(_trie_source(frozenset(keys)))
+    starting = {key: tuple(pair for end in range(1, len(key) + 1) if key[:end] in keys
+                           for pair in keys[key[:end]])
+                for key in keys}
     return pattern, starting
 
 
@@ -148,7 +157,9 @@ def _trie_word_lines(index: LineIndex, lower: str,
     while match is not None:
         at = match.start()
         number = line_of(at)
-        for word in starting[match.group()]:
+        for word, spaces in starting[match.group()]:
+            if spaces and (at < spaces or lower[at - spaces:at] != " " * spaces):
+                continue
             lines = found.get(word)
             if lines is None:
                 found[word] = {number}

@@ -52,10 +52,11 @@ def test_word_lines_finds_what_the_word_by_word_search_finds() -> None:
 
     from lemon_core.auditor_kit.lines import lower_same_length, word_lines
 
-    words = frozenset({"a", "ab", "abc", "b c", "curl", "pip install", "-e ", "$(", "|sh", "xv"})
+    words = frozenset({"a", "ab", "abc", "b c", "curl", "pip install", "-e ", "$(", "|sh", "xv",
+                       " cc", "  ab", " ", " nc ", "c"})
     rng = random.Random(7)
     for _ in range(300):
-        text = "".join(rng.choice("abc pi nstalcurl\n-e $()|shxv") for _ in range(rng.randint(0, 200)))
+        text = "".join(rng.choice("abc pi nstalcurl\n-e $()|shxv  ") for _ in range(rng.randint(0, 200)))
         index, lower = LineIndex(text), lower_same_length(text)
         found = word_lines(index, lower, words)
         for word in words:

@@ -60,27 +60,38 @@ def _char(code: int) -> str | None:
     return char.lower() if char.isascii() else None
 
 
+@functools.lru_cache(maxsize=256)
+def _ascii_folds(code: int) -> frozenset[str]:
+    """The ASCII characters (lower-cased) the non-ASCII literal ``chr(code)`` matches when
+    case is ignored (``ı`` matches ``i``, ``ſ`` matches ``s``; most match none): asked of the
+    engine itself, for each of the 128."""
+    literal = re.compile(re.escape(chr(code)), re.IGNORECASE)
+    return frozenset(chr(ascii).lower() for ascii in range(128) if literal.fullmatch(chr(ascii)))
+
+
+def _literals(codes: list[int]) -> frozenset[str]:
+    """The lower-cased ASCII characters that one of ``codes`` matches, case ignored; a
+    non-ASCII character of the text that one of them matches is tried as a wildcard."""
+    chars: set[str] = set()
+    for code in codes:
+        char = _char(code)
+        chars.update((char,) if char is not None else _ascii_folds(code))
+    return frozenset(chars)
+
+
 def _item(op: object, av: object) -> _Starts:
     if op is _sre.LITERAL:
-        char = _char(av)  # type: ignore[arg-type]
-        return None if char is None else (frozenset({char}), True)
+        return _literals([av]), True  # type: ignore[list-item]
     if op is _sre.IN:
-        chars = set()
+        codes = []
         for member, value in av:  # type: ignore[attr-defined]
             if member is _sre.LITERAL:
-                char = _char(value)
+                codes.append(value)
             elif member is _sre.RANGE and value[1] - value[0] < 10:
-                for code in range(value[0], value[1] + 1):
-                    if _char(code) is None:
-                        return None
-                    chars.add(_char(code))
-                continue
+                codes.extend(range(value[0], value[1] + 1))
             else:  # a negated set, a category, a wide range
                 return None
-            if char is None:
-                return None
-            chars.add(char)
-        return frozenset(chars), True
+        return _literals(codes), True
     if op is _sre.BRANCH:
         strings: set[str] = set()
         complete = True
@@ -115,7 +126,11 @@ def _sequence(items: list[tuple[object, object]]) -> _Starts:
     if head is None:
         return None
     strings, complete = head
+    if not strings:  # only a non-ASCII character can open it: a wildcard finds it
+        return frozenset(), False
     rest = _sequence(items[position + 1:]) if ("" in strings or complete) else None
+    if rest is not None and not rest[0]:  # what follows opens with a non-ASCII character
+        return strings - {""}, False  # the head's strings, or (head empty) a wildcard
     if "" in strings and rest is None:
         return None  # the head may be empty and what follows it is not known
     if not complete or rest is None:
@@ -145,7 +160,7 @@ def literal_starts(source: str, flags: int = 0) -> tuple[str, ...] | None:
         return None
     if found is None or "" in found[0] or len(found[0]) > MAX_STARTS:
         return None
-    return tuple(sorted(found[0]))
+    return tuple(sorted(found[0]))  # empty: every match opens with a non-ASCII character
 
 
 @functools.lru_cache(maxsize=256)
@@ -182,8 +197,10 @@ class StartSearch:
 
     def __init__(self, pattern: re.Pattern[str], starts: tuple[str, ...]) -> None:
         self.pattern = pattern
-        self.finder = re.compile("|".join(re.escape(start) for start in starts))
-        self.width = max(map(len, starts))
+        #: None when every match opens with a non-ASCII character (tried as wildcards).
+        self.finder = re.compile("|".join(re.escape(start) for start in starts)) if starts \
+            else None
+        self.width = max(map(len, starts), default=1)
 
     def search(self, text: str, pos: int = 0, endpos: int | None = None) -> re.Match[str] | None:
         end = len(text) if endpos is None else max(0, min(endpos, len(text)))
@@ -195,11 +212,12 @@ class StartSearch:
     def _search(self, text: str, lower: str, wild: list[int], pos: int,
                 end: int) -> re.Match[str] | None:
         pos = max(pos, 0)
-        find, match = self.finder.search, self.pattern.match
+        find, match = self.finder.search if self.finder is not None else None, \
+            self.pattern.match
         next_start = -1  # where the finder's last search stopped: a start, or end + 1
         while pos <= end:
             if next_start < pos:
-                found = find(lower, pos, end)
+                found = find(lower, pos, end) if find is not None else None
                 next_start = found.start() if found is not None else end + 1
             at = next_start
             nearest = bisect.bisect_left(wild, pos)  # a non-ASCII character at or after pos

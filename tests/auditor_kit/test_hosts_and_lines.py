@@ -117,3 +117,28 @@ def test_word_lines_searches_the_first_part_of_a_big_text_for_every_callers_word
                 assert set(found) <= words
                 for word in words:
                     assert found.get(word, set()) == index.lines_containing(head, (word,)), word
+
+
+def test_host_tables_are_looked_up_as_the_entry_by_entry_comparison_does() -> None:
+    import random
+
+    from lemon_core.auditor_kit import hosts
+
+    def reference(host: str, path: str, entries: tuple[str, ...]) -> bool:
+        for entry in entries:
+            entry_host, slash, entry_path = entry.partition("/")
+            same_host = host == entry_host or host.endswith("." + entry_host)
+            if same_host and (not slash or path.startswith("/" + entry_path)):
+                return True
+        return False
+
+    tables = (hosts.VENDOR_INSTALLERS, hosts.DOC_HOSTS, hosts.API_HOSTS, hosts.COLLECTOR_HOSTS)
+    labels = ["api", "github", "com", "io", "raw", "githubusercontent", "sh", "astral", "x",
+              "webhook", "site", "docs", "example", "", "co", "uv"]
+    paths = ["/", "/uv/", "/install.sh", "/homebrew/install/", "/anthropics/x", "/x"]
+    rng = random.Random(2)
+    for _ in range(20000):
+        host = ".".join(rng.choice(labels) for _ in range(rng.randint(1, 4)))
+        path = rng.choice(paths)
+        for table in tables:
+            assert hosts._matches(host, path, table) == reference(host, path, table), (host, path)

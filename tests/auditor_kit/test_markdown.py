@@ -135,3 +135,15 @@ def test_script_lines_equal_the_line_by_line_reference() -> None:
         for context in ("code", "data"):
             assert [tuple(line) for line in _script_lines(text, language, context)] == \
                 _reference_script_lines(text, language, context), (text, language, context)
+
+
+def test_any_stem_finds_a_stem_exactly_where_one_stands() -> None:
+    import random
+
+    from lemon_core.auditor_kit.markdown import _ANY_STEM, _STEMS
+
+    rng = random.Random(6)
+    pieces = [*_STEMS, "no", "do", "ne", "ver", "x", " ", "禁", "❌"[0], "."]
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        assert (_ANY_STEM.search(text) is not None) == any(stem in text for stem in _STEMS)

@@ -1,4 +1,5 @@
-"""Line numbers and bounded excerpts of a file's text."""
+"""Line numbers and bounded excerpts of a file's text, and which lines hold which trigger words
+(:func:`word_lines`: one search per text for the words of every auditor)."""
 
 from __future__ import annotations
 

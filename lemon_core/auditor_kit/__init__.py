@@ -39,8 +39,8 @@ from lemon_core.auditor_kit.scripts import fence_language, file_kind, is_comment
 
 
 def clear_caches() -> None:
-    """Forget every text the kit has seen (parsed documents, line indexes, the token memory,
-    host classes, warning tests), so the next audit runs as the first one of a process."""
+    """Forget every text the kit has seen (parsed documents, line indexes, the words found in
+    them, host classes, warning tests), so the next audit runs as the first one of a process."""
     from lemon_core.auditor_kit import hosts, lines, markdown
 
     lines.forget()

@@ -129,13 +129,32 @@ def split_url(url: str) -> tuple[str, str]:
     return host.lower().rstrip("."), "/" + path.lower()
 
 
-def _matches(host: str, path: str, entries: tuple[str, ...]) -> bool:
+@functools.lru_cache(maxsize=8)
+def _by_host(entries: tuple[str, ...]) -> dict[str, tuple[str | None, ...]]:
+    """``entries`` (host or host/path-prefix) by host: the path prefixes of each host, None
+    for a whole host."""
+    found: dict[str, list[str | None]] = {}
     for entry in entries:
         entry_host, slash, entry_path = entry.partition("/")
-        same_host = host == entry_host or host.endswith("." + entry_host)
-        if same_host and (not slash or path.startswith("/" + entry_path)):
+        found.setdefault(entry_host, []).append("/" + entry_path if slash else None)
+    return {host: tuple(paths) for host, paths in found.items()}
+
+
+def _matches(host: str, path: str, entries: tuple[str, ...]) -> bool:
+    """Whether ``host`` (or a parent domain of it) and ``path`` are one of ``entries``: the
+    host and each name it ends with after a dot are looked up (one dictionary look-up per
+    label, not a comparison per entry)."""
+    table = _by_host(entries)
+    name = host
+    while True:
+        paths = table.get(name)
+        if paths is not None and any(prefix is None or path.startswith(prefix)
+                                     for prefix in paths):
             return True
-    return False
+        dot = name.find(".")
+        if dot == -1:
+            return False
+        name = name[dot + 1:]
 
 
 def is_loopback(host: str) -> bool:

@@ -1,4 +1,5 @@
-"""Line numbers and bounded excerpts of a file's text."""
+"""Line numbers and bounded excerpts of a file's text, and which lines hold which trigger words
+(:func:`word_lines`: one search per text for the words of every auditor)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import bisect
 import functools
 import itertools
 import re
+from collections.abc import Iterator
 
 from lemon_core.text import escape
 
@@ -26,12 +28,17 @@ def lower_same_length(text: str) -> str:
     return lower if len(lower) == len(text) else text.translate(_ASCII_LOWER)
 
 
+def line_starts(pieces: list[str]) -> Iterator[int]:
+    """The offset of each of ``pieces`` (the text split at newlines) in the text, and then
+    the offset one past the text's end (sums in C: no Python call per line)."""
+    return itertools.accumulate(map((1).__add__, map(len, pieces)), initial=0)
+
+
 class LineIndex:
     """Maps a character offset of ``text`` to its 1-based line number."""
 
     def __init__(self, text: str) -> None:
-        starts = list(itertools.accumulate(map(len, text.split("\n")), lambda at, n: at + n + 1,
-                                           initial=0))
+        starts = list(line_starts(text.split("\n")))
         starts.pop()  # the offset past the last line
         self._starts = starts
 
@@ -40,6 +47,11 @@ class LineIndex:
 
     def start_of(self, line: int) -> int:
         return self._starts[line - 1]
+
+    @property
+    def starts(self) -> list[int]:
+        """The offset where each line starts (not to be changed)."""
+        return self._starts
 
     @property
     def count(self) -> int:
@@ -54,15 +66,8 @@ class LineIndex:
         and, past it, for the ``core`` words only (all of ``words`` when not given): the cost
         of a search is the text's length times the number of words."""
         if core is not None and len(lower) > FULL_SEARCH_CHARS:
-            head = lower[:FULL_SEARCH_CHARS]
-            found = self.lines_containing(head, words)
-            for word in core:
-                at = lower.find(word, FULL_SEARCH_CHARS - len(word))
-                while at != -1:
-                    number = self.line_of(at)
-                    found.add(number)
-                    at = lower.find(word, self._starts[number] if number < len(self._starts)
-                                    else len(lower))
+            found = self.lines_containing(lower[:FULL_SEARCH_CHARS], words)
+            found |= self.lines_past_head(lower, core)
             return found
         found = set()
         end = len(lower)
@@ -74,198 +79,169 @@ class LineIndex:
                 at = lower.find(word, self._starts[number] if number < len(self._starts) else end)
         return found
 
+    def lines_past_head(self, lower: str, words: tuple[str, ...]) -> set[int]:
+        """The lines holding any of ``words`` where it reaches the end of the first
+        :data:`FULL_SEARCH_CHARS` characters of ``lower`` or lies past it: what a text over
+        that size is searched for beyond what :func:`word_lines` searches."""
+        found: set[int] = set()
+        for word in words:
+            at = lower.find(word, FULL_SEARCH_CHARS - len(word))
+            while at != -1:
+                number = self.line_of(at)
+                found.add(number)
+                at = lower.find(word, self._starts[number] if number < len(self._starts)
+                                else len(lower))
+        return found
 
-#: Characters from the most to the least common in skill text; a word is found by its rarest.
-_COMMON_FIRST = (" etasiorncldpum-hgf`y*.bw\"#v:,k/|x)(_01=\'2qj[]{}z35>4<;6\\$8?+79%&")
 
+def _trie_source(words: frozenset[str]) -> str:
+    """A pattern that matches, where any of ``words`` starts, the longest word starting there.
 
-def _rarity(char: str) -> int:
-    at = _COMMON_FIRST.find(char)
-    return at if at >= 0 else len(_COMMON_FIRST)
+    The words as a trie of nested alternatives, each alternative opening with a literal: the
+    engine skips in C every position whose character starts no word, and at the others follows
+    one path of the trie (an alternative whose first character differs is passed over at
+    once). A flat alternation of 400 words tried each word at every position."""
 
+    def branch(node: dict[str, dict]) -> str:  # type: ignore[type-arg]
+        children = [re.escape(char) + branch(child) for char, child in sorted(node.items())
+                    if char]
+        if not children:
+            return ""
+        body = children[0] if len(children) == 1 else "(?:" + "|".join(children) + ")"
+        return f"(?:{body})?" if "" in node else body
 
-def _anchor(word: str) -> int:
-    return max(range(len(word)), key=lambda i: (_rarity(word[i]), -i))
+    root: dict[str, dict] = {}  # type: ignore[type-arg]
+    for word in words:
+        node = root
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+    return branch(root)
 
 
 @functools.lru_cache(maxsize=32)
-def _any_word(words: frozenset[str]) -> tuple[re.Pattern[str], tuple[tuple[str, tuple[str, ...]], ...]]:
-    """One pattern matching any of ``words``, each anchored on its rarest character (the
-    characters before it checked by a lookbehind): the search skips, in C, every position
-    that holds none of the anchors. With it, the words by anchor."""
+def _check_words(words: frozenset[str]) -> None:
     if any(not word or "\n" in word for word in words):
         raise ValueError("the words searched for are non-empty and hold no newline")
-    by_anchor: dict[str, list[str]] = {}
-    branches: dict[str, list[str]] = {}
-    for word in sorted(words):
-        at = _anchor(word)
-        head = f"(?<={re.escape(word[: at + 1])})" if at else ""
-        branches.setdefault(word[at], []).append(head + re.escape(word[at + 1:]))
-        by_anchor.setdefault(word[at], []).append(word)
-    pattern = re.compile("|".join(re.escape(anchor) + "(?:" + "|".join(rests) + ")"
-                                  for anchor, rests in sorted(branches.items())))
-    return pattern, tuple((anchor, tuple(group)) for anchor, group in sorted(by_anchor.items()))
 
 
-def _anchored_word_lines(index: LineIndex, lower: str,
-                         words: frozenset[str]) -> dict[str, set[int]]:
+@functools.lru_cache(maxsize=8)
+def _word_trie(words: frozenset[str]) -> tuple[re.Pattern[str],
+                                              dict[str, tuple[tuple[str, int], ...]]]:
+    """The pattern of :func:`_trie_source` for ``words`` without their leading spaces (a
+    word such as ``" cc"`` would make the search stop at every space of the text; it is
+    found where ``"cc"`` is, then the spaces before it are checked) and, for each word the
+    pattern can match, the ``(word, spaces)`` that start at the same place: the words that
+    it begins with, each with the number of spaces that must stand before it."""
+    _check_words(words)
+    keys: dict[str, list[tuple[str, int]]] = {}
+    for word in words:
+        key = word.lstrip(" ") or word
+        keys.setdefault(key, []).append((word, len(word) - len(key)))
+    pattern = re.compile(_trie_source(frozenset(keys)))
+    starting = {key: tuple(pair for end in range(1, len(key) + 1) if key[:end] in keys
+                           for pair in keys[key[:end]])
+                for key in keys}
+    return pattern, starting
+
+
+def _trie_word_lines(index: LineIndex, lower: str,
+                     words: frozenset[str]) -> dict[str, set[int]]:
     """For each of ``words`` found in ``lower`` (the text, lower-cased), the numbers of the
     lines holding it — what :meth:`LineIndex.lines_containing` finds word by word, from one
-    search for all the words (it stops on a line holding any, then tests there the words
-    whose rarest character the line holds)."""
-    pattern, by_anchor = _any_word(words)
-    groups = dict(by_anchor)
-    anchors = frozenset(groups)
-    starts = index._starts
-    count, size = len(starts), len(lower)
-    found: dict[str, set[int]] = {}
+    search for all the words: every place a word starts is visited once (the search resumes
+    one character after each match, so words inside or overlapping others are found too)."""
+    pattern, starting = _word_trie(words)
     search, line_of = pattern.search, index.line_of
+    found: dict[str, set[int]] = {}
     match = search(lower)
     while match is not None:
-        number = line_of(match.start())
-        end = starts[number] if number < count else size
-        line = lower[starts[number - 1]:end]
-        for anchor in anchors.intersection(line):
-            for word in groups[anchor]:
-                if word in line:
-                    lines = found.get(word)
-                    if lines is None:
-                        found[word] = {number}
-                    else:
-                        lines.add(number)
-        match = search(lower, end)
+        at = match.start()
+        number = line_of(at)
+        for word, spaces in starting[match.group()]:
+            if spaces and (at < spaces or lower[at - spaces:at] != " " * spaces):
+                continue
+            lines = found.get(word)
+            if lines is None:
+                found[word] = {number}
+            else:
+                lines.add(number)
+        match = search(lower, at + 1)
     return found
 
 
-#: Whitespace-free tokens longer than this are searched every time, never remembered.
-_TOKEN_CHARS = 64
-#: How many tokens :class:`_Memory` remembers before it starts again.
-_TOKEN_MEMORY = 200_000
+#: A text whose distinct lines are under this share of its lines is searched line by distinct
+#: line (generated tables, repeated boilerplate, the blank lines of ordinary text aside).
+_DISTINCT_SHARE = 0.75
 
 
-class _Memory:
-    """What the tokens seen so far hold, for every key any caller has asked about (the keys
-    of every word set are searched together, so the auditors of one bundle share one search
-    per text)."""
+def _search_words(index: LineIndex, lower: str, words: frozenset[str]) -> dict[str, set[int]]:
+    """For each of ``words`` found in ``lower`` (the text, lower-cased), the numbers of the
+    lines holding it. A text that repeats many of its lines is searched once per distinct
+    line (a word holds no newline, so it is in a line exactly when it is in that line's
+    copy) and the lines found are mapped back to every place they stand."""
+    lines = lower.split("\n")
+    distinct = dict.fromkeys(lines)
+    if len(distinct) >= _DISTINCT_SHARE * len(lines):
+        return _trie_word_lines(index, lower, words)
+    joined = "\n".join(distinct)
+    found_once = _trie_word_lines(LineIndex(joined), joined, words)
+    wanted = {line for held in found_once.values() for line in held}
+    order = {line: number for number, line in enumerate(distinct, 1) if number in wanted}
+    places: dict[int, list[int]] = {number: [] for number in wanted}
+    for number, line in enumerate(lines, 1):
+        once = order.get(line)
+        if once is not None:
+            places[once].append(number)
+    return {word: {number for once in held for number in places[once]}
+            for word, held in found_once.items()}
+
+
+class _Searched:
+    """Every word any caller has asked about, and which lines of the last texts hold them:
+    the auditors of one bundle ask about the same texts for different words, and one search
+    for all their words costs about what one search for some of them does."""
 
     def __init__(self) -> None:
-        self.keys: frozenset[str] = frozenset()
-        self.seen: set[str] = set()  # tokens searched, holding a key or not
-        self.holders: dict[str, list[str]] = {}  # the tokens among them holding keys
-        self.holding: set[str] = set()  # the same tokens, as a set
-        self.recent: dict[str, frozenset[str]] = {}  # text -> keys present, the last texts
+        self.words: frozenset[str] = frozenset()
+        self.texts: dict[str, dict[str, frozenset[int]]] = {}
 
-    def present(self, lower: str, keys: frozenset[str]) -> frozenset[str]:
-        """Which of ``keys`` (whitespace-free) occur in ``lower``."""
-        if not keys <= self.keys or len(self.seen) > _TOKEN_MEMORY:
-            union = self.keys | keys
-            self.__init__()  # type: ignore[misc]
-            self.keys = union
-        found = self.recent.get(lower)
-        if found is not None:
-            return found
-        tokens = frozenset(lower.split())
-        present: set[str] = set()
-        holders = self.holders
-        for token in tokens & self.holding:
-            present.update(holders[token])
-        novel = list(tokens - self.seen)
-        if novel:
-            self._search(novel, present)
-        result = frozenset(present)
-        if len(self.recent) >= 64:
-            self.recent.pop(next(iter(self.recent)))
-        self.recent[lower] = result
-        return result
+    def add(self, words: frozenset[str]) -> None:
+        _check_words(words)
+        if not words <= self.words:
+            self.words |= words
+            self.texts.clear()
 
-    def _search(self, novel: list[str], present: set[str]) -> None:
-        """Search ``novel`` tokens (whitespace-free) for the keys, remember what each holds
-        (the short ones) and add what they hold to ``present``: one search over the tokens
-        joined finds the next token holding an anchor (the rarest character of a key,
-        :func:`_any_word`), where the keys of the anchors it holds are tested."""
-        pattern, by_anchor = _any_word(self.keys)
-        groups = dict(by_anchor)
-        anchors = frozenset(groups)
-        joined = "\n".join(novel)
-        search = pattern.search
-        rfind, find = joined.rfind, joined.find
-        size = len(joined)
-        match = search(joined)
-        while match is not None:
-            at = match.start()
-            end = find("\n", at)
-            if end == -1:
-                end = size
-            token = joined[rfind("\n", 0, at) + 1:end]
-            held = [key for anchor in anchors.intersection(token) for key in groups[anchor]
-                    if key in token]
-            present.update(held)
-            if len(token) <= _TOKEN_CHARS:
-                self.holders[token] = held
-                self.holding.add(token)
-            match = search(joined, end)
-        if max(map(len, novel)) <= _TOKEN_CHARS:
-            self.seen.update(novel)
-        else:
-            self.seen.update(token for token in novel if len(token) <= _TOKEN_CHARS)
+    def table(self, index: LineIndex, head: str, words: frozenset[str]) -> dict[str, frozenset[int]]:
+        self.add(words)
+        found = self.texts.get(head)
+        if found is None:
+            found = {word: frozenset(lines)
+                     for word, lines in _search_words(index, head, self.words).items()}
+            if len(self.texts) >= 64:
+                self.texts.pop(next(iter(self.texts)))
+            self.texts[head] = found
+        return found
 
 
-_MEMORY = _Memory()
+_SEARCHED = _Searched()
 
 
-@functools.lru_cache(maxsize=32)
-def _parts(words: frozenset[str]) -> tuple[frozenset[str], dict[str, list[str]], tuple[str, ...]]:
-    """The key of each of ``words`` — its longest whitespace-free part (``"pip install"`` is
-    found where ``install`` is): a word can be in a text only where its key is — the words
-    of each key, and the words of blanks only."""
-    if any(not word or "\n" in word for word in words):
-        raise ValueError("the words searched for are non-empty and hold no newline")
-    by_key: dict[str, list[str]] = {}
-    blank = []
-    for word in sorted(words):
-        pieces = word.split()
-        if not pieces:
-            blank.append(word)
-            continue
-        by_key.setdefault(max(pieces, key=len), []).append(word)
-    return frozenset(by_key), by_key, tuple(blank)
+def register_words(words: frozenset[str]) -> None:
+    """Add ``words`` to those every text is searched for. An auditor registers its words
+    when its module loads, so the first text is searched once for every auditor's words (a
+    word first asked about later is added then, and the texts are searched again)."""
+    _SEARCHED.add(words)
 
 
-@functools.lru_cache(maxsize=64)
-def _repetitive(lower: str) -> bool:
-    """Whether ``lower``'s distinct tokens are under a third of it, judged on its first 4 Ki
-    characters (generated tables, repeated boilerplate): then searching the tokens beats
-    searching the text. Either search finds the same lines; 16 of the public corpus's 3,760
-    SKILL.md files are repetitive."""
-    if len(lower) < 4096:
-        return False
-    sample = lower[:4096]
-    return sum(map(len, set(sample.split()))) * 3 < len(sample)
-
-
-def word_lines(index: LineIndex, lower: str, words: frozenset[str]) -> dict[str, set[int]]:
-    """For each of ``words`` found in ``lower`` (the text, lower-cased), the numbers of the
-    lines holding it: what :meth:`LineIndex.lines_containing` finds word by word. A text that
-    is not :func:`_repetitive` is searched once for all the words (:func:`_anchored_word_lines`).
-    In a repetitive one a word can
-    only be in the text if its key (:func:`_parts`) is in one of the text's distinct tokens;
-    the keys are searched in those all at once (what a token holds is remembered across
-    texts, for the tokens of ordinary prose recur), and only the words whose key is there are
-    looked for, word by word, in the text itself."""
-    if not _repetitive(lower):
-        _parts(words)  # the same checks of the words
-        return _anchored_word_lines(index, lower, words)
-    keys, by_key, blank = _parts(words)
-    present = _MEMORY.present(lower, keys) if keys else frozenset()
-    candidates = set(blank)
-    for key in present & keys:
-        candidates.update(by_key[key])
-    found: dict[str, set[int]] = {}
-    for word in candidates:
-        lines = index.lines_containing(lower, (word,))
-        if lines:
-            found[word] = lines
-    return found
+def word_lines(index: LineIndex, lower: str,
+               words: frozenset[str]) -> dict[str, frozenset[int]]:
+    """For each of ``words`` found in the first :data:`FULL_SEARCH_CHARS` characters of
+    ``lower`` (the text, lower-cased; all of it when shorter), the numbers of the lines
+    holding it: what :meth:`LineIndex.lines_containing` finds word by word in that part. The
+    words of every caller are searched together, once per text (:class:`_Searched`)."""
+    found = _SEARCHED.table(index, lower[:FULL_SEARCH_CHARS], words)
+    return {word: lines for word, lines in found.items() if word in words}
 
 
 @functools.lru_cache(maxsize=64)
@@ -276,11 +252,10 @@ def indexed(text: str) -> tuple[LineIndex, str]:
 
 
 def forget() -> None:
-    """Drop what this module remembers of the texts seen (the line indexes, the token
-    memory); compiled patterns stay. For benchmarks that measure a first audit."""
+    """Drop what this module remembers of the texts seen (the line indexes, the words each
+    holds); compiled patterns stay. For benchmarks that measure a first audit."""
     indexed.cache_clear()
-    _repetitive.cache_clear()
-    _MEMORY.__init__()  # type: ignore[misc]
+    _SEARCHED.texts.clear()
 
 
 def excerpt(text: str, start: int = 0, end: int | None = None, *,
@@ -296,4 +271,4 @@ def excerpt(text: str, start: int = 0, end: int | None = None, *,
 
 
 __all__ = ["EXCERPT_CHARS", "FULL_SEARCH_CHARS", "LineIndex", "excerpt", "forget", "indexed",
-           "lower_same_length", "word_lines"]
+           "lower_same_length", "register_words", "word_lines"]

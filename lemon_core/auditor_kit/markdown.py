@@ -17,7 +17,8 @@ from typing import NamedTuple
 import attrs
 
 from lemon_core.auditor_kit.lazy import lazy_compile
-from lemon_core.auditor_kit.scripts import fence_language, file_kind, is_comment
+from lemon_core.auditor_kit.lines import line_starts
+from lemon_core.auditor_kit.scripts import comment_starts, fence_language, file_kind, is_comment
 
 #: Context names a :class:`Line` may carry.
 
@@ -55,6 +56,9 @@ _STEMS = ("never", "don", "not", "avoid", "refuse", "jamais", "nunca", "niemals"
           "prohibit", "block", "deny", "anti", "red flag", "attack", "exploit", "threat",
           "vulnerab", "bad", "wrong", "malware", "ioc", "indicator", "detection", "risky",
           "phishing", "injection", "不要", "切勿", "禁止", *_MARK_CHARS)
+#: Any of :data:`_STEMS`: one search in C where a test per stem was a Python loop (a text
+#: holds a stem exactly when this finds one).
+_ANY_STEM = lazy_compile("|".join(re.escape(stem) for stem in _STEMS))
 #: Code spans, URLs and dotted names (``file.sh``, ``api.example``): not prose words. A URL or
 #: a name is tried only where its run of name characters starts (``\b`` let every ``-`` inside
 #: a long run start a scan to its end: quadratic in ``cp-cp-cp…``).
@@ -90,7 +94,7 @@ def is_warning(text: str) -> bool:
     this", "dangerous commands", ❌, a section about attacks). Words in code spans, URLs and
     host names do not count: ``attacker.invalid`` is not a warning."""
     lower = text.lower()
-    if not any(stem in lower for stem in _STEMS):
+    if _ANY_STEM.search(lower) is None:
         return False
     if any(mark in text for mark in _MARK_CHARS):
         return True
@@ -147,29 +151,52 @@ class Document:
 def _split(text: str) -> list[tuple[int, str]]:
     """``(offset, line)`` of each line of ``text`` (a trailing ``\\r`` dropped)."""
     pieces = text.split("\n")
-    starts = itertools.accumulate(map(len, pieces), lambda at, n: at + n + 1, initial=0)
+    starts = line_starts(pieces)
     if "\r" in text:
         return [(start, piece.removesuffix("\r")) for start, piece in zip(starts, pieces)]
     return list(zip(starts, pieces))
 
 
-def _script_lines(text: str, language: str | None, context: str) -> tuple[Line, ...]:
-    lines = []
-    make = functools.partial(tuple.__new__, Line)
+@functools.lru_cache(maxsize=32)
+def _comment_firsts(language: str | None) -> frozenset[str]:
+    """The characters a whole-line comment of ``language`` can open with, in either case: a
+    line opening with another ASCII character is code without testing it further."""
+    firsts = {start[0] for start in comment_starts(language)}
+    return frozenset(firsts | {char.upper() for char in firsts})
+
+
+def _code_kinds(pieces: list[str], language: str | None) -> list[str]:
+    """``script-comment`` or ``code`` for each line of a script (the lines of a Python
+    triple-quoted block that starts on its own line are comments)."""
+    firsts = _comment_firsts(language)
+    python = language == "python"
+    kinds: list[str] = []
+    append = kinds.append
     in_doc = False  # inside a Python triple-quoted block that started on its own line
-    for number, (start, raw) in enumerate(_split(text), 1):
-        kind = context
-        if context == "code":
-            stripped = raw.strip()
-            if language == "python" and (in_doc or stripped[:3] in ('"""', "'''")):
-                quotes = stripped.count('"""') + stripped.count("'''")
-                kind = "script-comment"
-                if not in_doc and quotes == 1 or in_doc and quotes >= 1:
-                    in_doc = not in_doc
-            elif is_comment(raw, language):
-                kind = "script-comment"
-        lines.append(make((number, raw, kind, language, False, start, False)))
-    return tuple(lines)
+    for raw in pieces:
+        stripped = raw.lstrip()
+        if python and (in_doc or stripped[:3] in ('"""', "'''")):
+            quotes = stripped.count('"""') + stripped.count("'''")
+            append("script-comment")
+            if not in_doc and quotes == 1 or in_doc and quotes >= 1:
+                in_doc = not in_doc
+        elif stripped and (stripped[0] in firsts or not stripped[0].isascii()) and \
+                is_comment(raw, language):
+            append("script-comment")
+        else:
+            append("code")
+    return kinds
+
+
+def _script_lines(text: str, language: str | None, context: str) -> tuple[Line, ...]:
+    pieces = text.split("\n")
+    starts = line_starts(pieces)
+    if "\r" in text:
+        pieces = [piece.removesuffix("\r") for piece in pieces]
+    kinds = _code_kinds(pieces, language) if context == "code" else itertools.repeat(context)
+    make = functools.partial(tuple.__new__, Line)
+    return tuple(map(make, zip(itertools.count(1), pieces, kinds, itertools.repeat(language),
+                               itertools.repeat(False), starts, itertools.repeat(False))))
 
 
 def _markdown_lines(text: str) -> tuple[Line, ...]:

@@ -71,13 +71,16 @@ def file_kind(path: str, text: str | None = None) -> tuple[str, str | None]:
     """``(kind, language)`` of the bundle entry at ``path`` (POSIX, relative): kind is
     ``markdown``, ``script``, ``data`` or ``text``; language is the script's (``shell``,
     ``python``, ``javascript``…) or None. A ``#!`` first line makes any file a script."""
-    name = PurePosixPath(path).name
+    name = path.rpartition("/")[2]
+    if name in ("", "."):  # a path to normalise first: let pathlib name it
+        name = PurePosixPath(path).name
     lower = name.lower()
     if text is not None and text.startswith("#!"):
         language = _interpreter(text.split("\n", 1)[0])
         if language is not None:
             return "script", language
-    suffix = PurePosixPath(lower).suffix
+    dot = lower.rfind(".")  # PurePosixPath(lower).suffix, without building a path
+    suffix = lower[dot:] if 0 < dot < len(lower) - 1 else ""
     if suffix in SCRIPT_SUFFIXES:
         return "script", SCRIPT_SUFFIXES[suffix]
     if lower in SCRIPT_NAMES:
@@ -109,14 +112,18 @@ _COMMENT = {
 }
 
 
+def comment_starts(language: str | None) -> tuple[str, ...]:
+    """What a whole-line comment of ``language`` begins with (lower case)."""
+    return _COMMENT.get(language or "", ("#",))
+
+
 def is_comment(line: str, language: str | None) -> bool:
     """Whether ``line`` is a whole-line comment in ``language`` (a ``#!`` line is not)."""
     stripped = line.lstrip()
     if not stripped or stripped.startswith("#!"):
         return False
-    starts = _COMMENT.get(language or "", ("#",))
-    return stripped.lower().startswith(starts)
+    return stripped.lower().startswith(comment_starts(language))
 
 
 __all__ = ["DATA_SUFFIXES", "FENCE_LANGUAGES", "MARKDOWN_SUFFIXES", "SCRIPT_SUFFIXES",
-           "fence_language", "file_kind", "is_comment"]
+           "comment_starts", "fence_language", "file_kind", "is_comment"]

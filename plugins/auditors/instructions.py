@@ -13,6 +13,7 @@ example or a script's code counts one step lower; a "never do this" section coun
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Iterator, Mapping
@@ -23,6 +24,7 @@ from lemon_core.auditor_kit.lazy import lazy_compile
 from lemon_core.auditor_kit.lines import (
     FULL_SEARCH_CHARS,
     indexed,
+    register_words,
     word_lines,
 )
 from lemon_core.auditor_kit.rules import finding, texts_of, unique
@@ -252,24 +254,30 @@ _CORE = ("ignor", "disregard", "instruction", "<important>", "you are now", "rev
          "scanner", "secretly", "bcc", "http", "send", "<system")
 
 
+@functools.lru_cache(maxsize=64)
+def _as_set(words: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(words)
+
+
 def _candidates(index: LineIndex, lower: str, groups: tuple[tuple[str, ...], ...],
-                found_words: dict[str, set[int]] | None = None) -> set[int]:
+                found_words: Mapping[str, frozenset[int]]) -> set[int]:
     """The lines holding a word of every group; ``found_words`` the lines of each word
-    (:func:`_all_words`, found at once) when the text is not over FULL_SEARCH_CHARS."""
+    present in the first FULL_SEARCH_CHARS characters (:func:`_all_words`, found at once:
+    the few present are gone through, not every word of a group). Past those, a group's
+    core words only are looked for."""
     big = len(lower) > FULL_SEARCH_CHARS
-    if found_words is not None and not big:
-        empty: set[int] = set()
-        found = set().union(*(found_words.get(word, empty) for word in groups[0]))
-        for group in groups[1:]:
-            if not found:
-                break
-            found &= set().union(*(found_words.get(word, empty) for word in group))
-        return found
-    found = index.lines_containing(lower, groups[0], core=_core(groups[0]) if big else None)
-    for group in groups[1:]:
-        if not found:
+    found: set[int] = set()
+    for position, group in enumerate(groups):
+        if position and not found:
             break
-        found &= index.lines_containing(lower, group, core=_core(group) if big else None)
+        wanted = _as_set(group)
+        lines: set[int] = set()
+        for word, held in found_words.items():
+            if word in wanted:
+                lines |= held
+        if big:
+            lines |= index.lines_past_head(lower, _core(group))
+        found = lines if not position else found & lines
     return found
 
 
@@ -279,6 +287,9 @@ def _all_words() -> frozenset[str]:
     groups = [group for _, _, groups in _LINE_RULES for group in groups]
     return frozenset(word for group in [*groups, *_REMOTE_WORDS, *_EXFIL_WORDS]
                      for word in group)
+
+
+register_words(_all_words())  # searched with the other auditors' words, once per text
 
 
 def _core(words: tuple[str, ...]) -> tuple[str, ...]:
@@ -313,8 +324,7 @@ def _line_findings(doc_lines: tuple[Line, ...], text: str) -> Iterator[tuple[str
                                                                            Line, int, int]]:
     """Every directive on a line of ``text``, the lines found by word first."""
     index, lower = indexed(text)
-    found_words = word_lines(index, lower, _all_words()) if len(lower) <= FULL_SEARCH_CHARS \
-        else None
+    found_words = word_lines(index, lower, _all_words())
     for rule, pattern, groups in _LINE_RULES:
         for number in sorted(_candidates(index, lower, groups, found_words)):
             line = doc_lines[number - 1]
@@ -364,12 +374,10 @@ def _comments(text: str) -> Iterator[tuple[int, int, str]]:
 
 def _hidden(path: str, text: str, lines: tuple[Line, ...]) -> Iterator[tuple[str, str, str, Line,
                                                                               int, int | None]]:
-    starts = [line.start for line in lines]
+    index = indexed(text)[0]  # its line starts are those of ``lines``
 
     def line_at(offset: int) -> Line:
-        import bisect
-
-        return lines[max(0, bisect.bisect_right(starts, offset) - 1)]
+        return lines[index.line_of(offset) - 1]
 
     if "<!--" in text:
         for start, _, body in _comments(text):
@@ -395,14 +403,7 @@ def _hidden(path: str, text: str, lines: tuple[Line, ...]) -> Iterator[tuple[str
             yield (rule, RULES[rule][0], "text styled to be invisible when rendered"
                    + (" holds directives" if rule.endswith("html") else ""),
                    line, match.start() - line.start, None)
-    blank = 0
-    for line in lines:
-        if not line.text.strip():
-            blank += 1
-            continue
-        if line.context in ("table", "fence"):
-            blank = 0
-            continue
+    for line, blank in _out_of_sight(text, lines, index):
         pad = len(line.text) - len(line.text.lstrip(" \t"))
         if blank >= 25 or pad >= 150 or (len(line.text) > 160 and " " * 150 in line.text and _WIDE_GAP.search(line.text)):
             directive = bool(_DIRECTIVE.search(line.text) or _OVERRIDE.search(line.text))
@@ -414,7 +415,48 @@ def _hidden(path: str, text: str, lines: tuple[Line, ...]) -> Iterator[tuple[str
                 yield ("instructions.hidden-text", "warn",
                        f"content placed where a reader will not see it ({where})", line, pad,
                        None)
-        blank = 0
+
+
+#: 25 or more blank lines (whitespace only) after a line's end, or at the start of a text.
+_BLANK_RUN = re.compile(r"\n(?:[^\S\n]*\n){25,}")
+_BLANK_START = re.compile(r"(?:[^\S\n]*\n){25,}")
+#: A line opening with 150 spaces or tabs.
+_PADDED = re.compile(r"\n[ \t]{150}")
+
+
+def _out_of_sight(text: str, lines: tuple[Line, ...],
+                  index: LineIndex | None = None) -> Iterator[tuple[Line, int]]:
+    """Each non-blank line outside tables and fences that follows 25 or more blank lines,
+    opens with 150 spaces or tabs, or holds a run of 150 spaces, with the number of blank
+    lines right before it: the lines a reader may not see. Found by searching the text
+    (blank runs, padding) rather than reading every line; what a count of blank lines line
+    by line found, in the same order."""
+    index = index if index is not None else indexed(text)[0]
+    starts = index.starts
+    after_blanks: dict[int, int] = {}  # line index -> blank lines before it
+    head = _BLANK_START.match(text)
+    runs = [(head.end(), head.group().count("\n"))] if head else []
+    runs += [(run.end(), run.group().count("\n") - 1)
+             for run in _BLANK_RUN.finditer(text, head.end() if head else 0)]
+    for end, count in runs:
+        after_blanks[bisect.bisect_right(starts, end) - 1] = count
+    wide = set(after_blanks)
+    # in "\n" + text, a padded line's "\n" stands at the offset where the line starts
+    wide.update(bisect.bisect_right(starts, match.start()) - 1
+                for match in _PADDED.finditer("\n" + text))
+    gap = " " * 150
+    at = text.find(gap)
+    while at != -1:
+        index = bisect.bisect_right(starts, at) - 1
+        wide.add(index)
+        at = text.find(gap, starts[index + 1]) if index + 1 < len(starts) else -1
+    for index in sorted(wide):
+        if index >= len(lines):
+            continue
+        line = lines[index]
+        if not line.text.strip() or line.context in ("table", "fence"):
+            continue
+        yield line, after_blanks.get(index, 0)
 
 
 class InstructionsAuditor:

@@ -52,10 +52,11 @@ def test_word_lines_finds_what_the_word_by_word_search_finds() -> None:
 
     from lemon_core.auditor_kit.lines import lower_same_length, word_lines
 
-    words = frozenset({"a", "ab", "abc", "b c", "curl", "pip install", "-e ", "$(", "|sh", "xv"})
+    words = frozenset({"a", "ab", "abc", "b c", "curl", "pip install", "-e ", "$(", "|sh", "xv",
+                       " cc", "  ab", " ", " nc ", "c"})
     rng = random.Random(7)
     for _ in range(300):
-        text = "".join(rng.choice("abc pi nstalcurl\n-e $()|shxv") for _ in range(rng.randint(0, 200)))
+        text = "".join(rng.choice("abc pi nstalcurl\n-e $()|shxv  ") for _ in range(rng.randint(0, 200)))
         index, lower = LineIndex(text), lower_same_length(text)
         found = word_lines(index, lower, words)
         for word in words:
@@ -64,9 +65,9 @@ def test_word_lines_finds_what_the_word_by_word_search_finds() -> None:
         word_lines(LineIndex("x"), "x", frozenset({"a\nb"}))
 
 
-def test_word_lines_is_exact_across_texts_sharing_tokens_and_after_clear_caches() -> None:
-    # What a token holds is remembered across texts (and across word sets): a word must still
-    # be found only where it is, in the second text as in the first, long tokens included.
+def test_word_lines_is_exact_across_texts_and_word_sets_and_after_clear_caches() -> None:
+    # What a text holds is remembered for the words of every caller: a word must still be
+    # found only where it is, in the second text as in the first, after clear_caches too.
     from lemon_core.auditor_kit import clear_caches
     from lemon_core.auditor_kit.lines import lower_same_length, word_lines
 
@@ -84,3 +85,60 @@ def test_word_lines_is_exact_across_texts_sharing_tokens_and_after_clear_caches(
                 for word in words:
                     assert found.get(word, set()) == index.lines_containing(lower, (word,)), word
         clear_caches()
+
+
+def test_word_lines_searches_the_first_part_of_a_big_text_for_every_callers_words() -> None:
+    # The words of every caller are searched together once per text; a text over
+    # FULL_SEARCH_CHARS is searched in its first part (callers look past it for core words).
+    import random
+
+    from lemon_core.auditor_kit import clear_caches
+    from lemon_core.auditor_kit.lines import (
+        FULL_SEARCH_CHARS,
+        lower_same_length,
+        word_lines,
+    )
+
+    first = frozenset({"curl", "pip install", "nc -", "env", "a b"})
+    second = frozenset({"ignore", "env", "send it", "gn"})
+    rng = random.Random(11)
+    pieces = ["curl ", "pip install x", "nc -e", "env", "ignore", "send it", "a b", "\n", "zz "]
+    for repetitive in (False, True):  # lines repeated (searched once each) or not
+        clear_caches()
+        for size in (5_000, FULL_SEARCH_CHARS + 3_000):
+            if repetitive:
+                text = "".join(rng.choice(pieces) for _ in range(size // 5))
+            else:
+                text = "".join(rng.choice(pieces) + str(rng.random()) for _ in range(size // 20))
+            index, lower = LineIndex(text), lower_same_length(text)
+            head = lower[:FULL_SEARCH_CHARS]
+            for words in (first, second, first):
+                found = word_lines(index, lower, words)
+                assert set(found) <= words
+                for word in words:
+                    assert found.get(word, set()) == index.lines_containing(head, (word,)), word
+
+
+def test_host_tables_are_looked_up_as_the_entry_by_entry_comparison_does() -> None:
+    import random
+
+    from lemon_core.auditor_kit import hosts
+
+    def reference(host: str, path: str, entries: tuple[str, ...]) -> bool:
+        for entry in entries:
+            entry_host, slash, entry_path = entry.partition("/")
+            same_host = host == entry_host or host.endswith("." + entry_host)
+            if same_host and (not slash or path.startswith("/" + entry_path)):
+                return True
+        return False
+
+    tables = (hosts.VENDOR_INSTALLERS, hosts.DOC_HOSTS, hosts.API_HOSTS, hosts.COLLECTOR_HOSTS)
+    labels = ["api", "github", "com", "io", "raw", "githubusercontent", "sh", "astral", "x",
+              "webhook", "site", "docs", "example", "", "co", "uv"]
+    paths = ["/", "/uv/", "/install.sh", "/homebrew/install/", "/anthropics/x", "/x"]
+    rng = random.Random(2)
+    for _ in range(20000):
+        host = ".".join(rng.choice(labels) for _ in range(rng.randint(1, 4)))
+        path = rng.choice(paths)
+        for table in tables:
+            assert hosts._matches(host, path, table) == reference(host, path, table), (host, path)

@@ -104,3 +104,59 @@ def test_table_cells_split_at_separators_but_not_in_code_or_escaped() -> None:
     # linear in the row's length, however many pipes and code spans it holds
     long_row = "| `a` " * 20_000 + "|"
     assert len(table_cells(long_row)) == 20_000
+
+
+def _reference_script_lines(text: str, language: str | None, context: str) -> list[tuple]:
+    """The line-by-line classification markdown._script_lines did before it was made
+    quicker (kept here to hold the quicker one to it)."""
+    from lemon_core.auditor_kit.scripts import is_comment
+
+    out = []
+    in_doc = False
+    start = 0
+    for number, piece in enumerate(text.split("\n"), 1):
+        raw = piece.removesuffix("\r") if "\r" in text else piece
+        kind = context
+        if context == "code":
+            stripped = raw.strip()
+            if language == "python" and (in_doc or stripped[:3] in ('"""', "'''")):
+                quotes = stripped.count('"""') + stripped.count("'''")
+                kind = "script-comment"
+                if not in_doc and quotes == 1 or in_doc and quotes >= 1:
+                    in_doc = not in_doc
+            elif is_comment(raw, language):
+                kind = "script-comment"
+        out.append((number, raw, kind, language, False, start, False))
+        start += len(piece) + 1
+    return out
+
+
+def test_script_lines_equal_the_line_by_line_reference() -> None:
+    import random
+
+    from lemon_core.auditor_kit.markdown import _script_lines
+    from lemon_core.auditor_kit.scripts import _COMMENT
+
+    rng = random.Random(3)
+    pieces = ["#", "#!", "//", "/*", "*", "--", "'", "rem ", "REM x", "Rem", "::", '"""', "'''",
+              'x = """doc"""', "code()", " ", "\t", "\r", "\u00a0", "\u2003", "\x0c", "ſ", "İ",
+              "é", "-", "r", "a", "\n", "\n", "\n"]
+    languages = [None, "python", *sorted(_COMMENT)]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 60)))
+        language = rng.choice(languages)
+        for context in ("code", "data"):
+            assert [tuple(line) for line in _script_lines(text, language, context)] == \
+                _reference_script_lines(text, language, context), (text, language, context)
+
+
+def test_any_stem_finds_a_stem_exactly_where_one_stands() -> None:
+    import random
+
+    from lemon_core.auditor_kit.markdown import _ANY_STEM, _STEMS
+
+    rng = random.Random(6)
+    pieces = [*_STEMS, "no", "do", "ne", "ver", "x", " ", "禁", "❌"[0], "."]
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        assert (_ANY_STEM.search(text) is not None) == any(stem in text for stem in _STEMS)

@@ -28,3 +28,36 @@ def test_fence_language_and_comments() -> None:
     assert fence_language("") is None
     assert is_comment("  # hi", "shell") and not is_comment("#!/bin/sh", "shell")
     assert is_comment("// hi", "javascript") and not is_comment("x = 1  # hi", "python")
+
+
+
+def test_file_kind_names_a_path_as_pathlib_does() -> None:
+    # file_kind reads a path's name and suffix with string operations; pathlib's reading is
+    # the reference (the kind of every path must be what it gives).
+    import random
+    from pathlib import PurePosixPath
+
+    from lemon_core.auditor_kit import scripts
+
+    def reference(path: str) -> tuple[str, str | None]:
+        name = PurePosixPath(path).name
+        lower = name.lower()
+        suffix = PurePosixPath(lower).suffix
+        if suffix in scripts.SCRIPT_SUFFIXES:
+            return "script", scripts.SCRIPT_SUFFIXES[suffix]
+        if lower in scripts.SCRIPT_NAMES:
+            return "script", scripts.SCRIPT_NAMES[lower]
+        if lower.startswith("dockerfile") or lower.endswith(".mk"):
+            return "script", "shell"
+        if suffix in scripts.MARKDOWN_SUFFIXES:
+            return "markdown", None
+        if suffix in scripts.DATA_SUFFIXES or lower.startswith(".env"):
+            return "data", None
+        return "text", None
+
+    rng = random.Random(5)
+    parts = ["a", "b", ".", "..", "/", "//", ".md", ".PY", ".tar.gz", "Makefile", ".env",
+             "Dockerfile", "x.", ".sh", "SKILL", "é", ".mk", ".Json"]
+    for _ in range(20000):
+        path = "".join(rng.choice(parts) for _ in range(rng.randint(1, 6)))
+        assert scripts.file_kind(path) == reference(path), path

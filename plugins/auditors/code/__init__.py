@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 
 from lemon_plugins.auditors.code.rules import RULES, RULES_VERSION
-from lemon_plugins.auditors.code.scan import scan
+from lemon_plugins.auditors.code.scan import LineHits, scan
 
 from lemon_core import hookimpl
 from lemon_core.auditor_kit.rules import finding, texts_of, unique
@@ -46,12 +46,14 @@ class CodeAuditor:
 
     def audit(self, bundle: AuditBundle) -> Iterator[Finding]:
         names = _names(bundle)
+        hits = LineHits(names)  # the files of one bundle share lines
         for file in bundle.files:
             if file.kind != "file":
                 continue
             found = []
             for text in texts_of(file):
-                for rule, severity, message, line, start, end in scan(file.path, text, names):
+                for rule, severity, message, line, start, end in scan(file.path, text, names,
+                                                                      hits):
                     found.append(finding(RULES, rule, severity, message, file.path, line,
                                          start, end, family=FAMILY, auditor=self.name))
             yield from unique(found)

@@ -23,6 +23,7 @@ from lemon_core.auditor_kit.lazy import lazy_compile
 from lemon_core.auditor_kit.lines import (
     FULL_SEARCH_CHARS,
     indexed,
+    register_words,
     word_lines,
 )
 from lemon_core.auditor_kit.rules import weigh
@@ -96,19 +97,44 @@ def _line_hits(text: str, script: bool, markdown: bool, names: frozenset[str] = 
         yield from exfil.image_exfiltration(text)
 
 
-def _row_hits(text: str, table: bool, script: bool, markdown: bool,
-              names: frozenset[str] = frozenset(),
-              only: frozenset[int] | None = None) -> Iterator[Hit]:
-    """:func:`_line_hits` of a line, or of each cell of a markdown table row (its ``|`` are
-    cell separators, not pipes: ``| HTTP | Ruby |`` pipes nothing into ``ruby``)."""
-    if not table:
-        yield from _line_hits(text, script, markdown, names, only)
-        return
-    for offset, cell in table_cells(text):
-        for rule, severity, message, start, end in _line_hits(cell, script, markdown, names,
-                                                              only):
-            yield rule, severity, message, start + offset, \
-                None if end is None else end + offset
+class LineHits:
+    """The hits of each line text already searched in one bundle (its files share lines:
+    boilerplate, repeated examples), with the skill's own ``names``. :func:`_line_hits` is
+    a function of the text and its arguments alone, so a line searched again gets the same
+    hits; nothing is kept from one bundle to the next."""
+
+    def __init__(self, names: frozenset[str] = frozenset()) -> None:
+        self.names = names
+        self._seen: dict[tuple[str, bool, bool, frozenset[int] | None], tuple[Hit, ...]] = {}
+
+    def __call__(self, text: str, script: bool, markdown: bool,
+                 only: frozenset[int] | None = None) -> tuple[Hit, ...]:
+        key = (text, script, markdown, only)
+        found = self._seen.get(key)
+        if found is None:
+            found = self._seen[key] = tuple(_line_hits(text, script, markdown, self.names, only))
+        return found
+
+    def row(self, text: str, table: bool, script: bool, markdown: bool,
+            only: frozenset[int] | None = None) -> Iterator[Hit]:
+        """The hits of a line, or of each cell of a markdown table row (its ``|`` are cell
+        separators, not pipes: ``| HTTP | Ruby |`` pipes nothing into ``ruby``), with the
+        offsets of the whole row."""
+        if not table:
+            yield from self(text, script, markdown, only)
+            return
+        for offset, cell in table_cells(text):
+            for rule, severity, message, start, end in self(cell, script, markdown, only):
+                yield rule, severity, message, start + offset, \
+                    None if end is None else end + offset
+
+
+@functools.lru_cache(maxsize=64)
+def _fixed_and_other(words: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """``words`` split into those every file is searched for at once (:func:`_scan_words`)
+    and the others (a variable's ``$name``), looked for one by one."""
+    fixed = _scan_words()
+    return frozenset(w for w in words if w in fixed), tuple(w for w in words if w not in fixed)
 
 
 class _Words:
@@ -116,25 +142,34 @@ class _Words:
 
     def __init__(self, text: str) -> None:
         self.index, self.lower = indexed(text)
-        self._cache: dict[str, set[int]] = {}
-        if len(self.lower) <= FULL_SEARCH_CHARS:  # every fixed word at once
-            self._cache.update(dict.fromkeys(_scan_words(), frozenset()))
-            self._cache.update(word_lines(self.index, self.lower, _scan_words()))
+        #: The fixed words present in the file, with their lines (absent ones are left out).
+        self._present: dict[str, frozenset[int]] = dict(
+            word_lines(self.index, self.lower, _scan_words()))  # all at once
+        if len(self.lower) > FULL_SEARCH_CHARS:  # past the first part, the core words only
+            for word in CORE_WORDS & _scan_words():
+                past = self.index.lines_past_head(self.lower, (word,))
+                if past:
+                    self._present[word] = self._present.get(word, frozenset()) | past
+        self._other: dict[str, set[int]] = {}
         self.detectors = [self.lines(words) for words, _ in commands.LINE_DETECTORS]
 
     def only(self, number: int) -> frozenset[int]:
         return frozenset(i for i, lines in enumerate(self.detectors) if number in lines)
 
     def lines(self, words: tuple[str, ...]) -> set[int]:
-        """The lines holding any of ``words`` (each word searched once per file)."""
+        """The lines holding any of ``words`` (each word searched once per file): the few
+        fixed words present are gone through, not every word asked about."""
+        fixed, other = _fixed_and_other(words)
         found: set[int] = set()
-        cache = self._cache
+        for word, hits in self._present.items():
+            if word in fixed:
+                found |= hits
         big = len(self.lower) > FULL_SEARCH_CHARS
-        for word in words:
-            hits = cache.get(word)
+        for word in other:
+            hits = self._other.get(word)
             if hits is None:
                 core = (word,) if word in CORE_WORDS else ()
-                hits = cache[word] = self.index.lines_containing(
+                hits = self._other[word] = self.index.lines_containing(
                     self.lower, (word,), core=core if big else None)
             found |= hits
         return found
@@ -175,8 +210,8 @@ def _logical(line: Line, doc: Document) -> str:
     return " ".join(part.strip() for part in parts)
 
 
-def _check_line(line: Line, doc: Document, variables: dict[str, str],
-                names: frozenset[str], words: _Words) -> Iterator[Raw]:
+def _check_line(line: Line, doc: Document, variables: dict[str, str], hits: LineHits,
+                words: _Words) -> Iterator[Raw]:
     raw = _logical(line, doc)
     if not raw.strip():
         return
@@ -186,15 +221,17 @@ def _check_line(line: Line, doc: Document, variables: dict[str, str],
     full = normalise_shell(raw, variables) if variables and "$" in raw else plain
     only = words.only(line.number) if full == raw == line.text else None
     table = line.context == "table"
-    raw_rules = ({hit[0] for hit in _row_hits(raw, table, script, markdown, names)}
-                 if full != raw else set())
-    for rule, severity, message, start, end in _row_hits(full, table, script, markdown, names,
-                                                          only):
+    raw_rules: set[str] | None = None  # the rules the line hits as written, found when asked
+    for rule, severity, message, start, end in hits.row(full, table, script, markdown, only):
         if full != raw or raw != line.text:
             start, end = 0, None
-            if rule not in raw_rules and plain != raw and rule in _NETWORK_DATA:
-                message = f"{message}, disguised (split strings, $IFS, quotes or escapes)"
-                rule, severity = "code.obfuscated-command", "block"
+            if plain != raw and rule in _NETWORK_DATA:
+                if raw_rules is None:
+                    raw_rules = ({hit[0] for hit in hits.row(raw, table, script, markdown)}
+                                 if full != raw else set())
+                if rule not in raw_rules:
+                    message = f"{message}, disguised (split strings, $IFS, quotes or escapes)"
+                    rule, severity = "code.obfuscated-command", "block"
         if rule == "code.image-exfiltration" and not line.warned:
             weighed: str | None = severity  # an image in prose is rendered, not mentioned
         else:
@@ -220,21 +257,32 @@ def _payloads(doc: Document, text: str, index: LineIndex) -> Iterator[Raw]:
                 break
 
 
-def _units(doc: Document) -> Iterator[list[Line]]:
-    """The lines that run together: a script's code lines, each fenced block's lines."""
+def _units(doc: Document, numbers: set[int]) -> dict[int, list[Line]]:
+    """The lines of ``numbers`` grouped by the lines that run together — a script's code
+    lines, each run of fenced lines — keyed by the number of the unit's first line, in order.
+    Found from those lines (walking back to where a run of fence lines starts), not by going
+    through every line of the document."""
+    lines = doc.lines
+    units: dict[int, list[Line]] = {}
     if doc.kind in ("script", "data"):
-        yield [line for line in doc.lines if line.context in ("code", "data")]
-        return
-    block: list[Line] = []
-    for line in doc.lines:
-        if line.context == "fence":
-            block.append(line)
+        first = next((line.number for line in lines if line.context in ("code", "data")), 0)
+        for number in sorted(numbers):
+            if number <= len(lines) and lines[number - 1].context in ("code", "data"):
+                units.setdefault(first, []).append(lines[number - 1])
+        return units
+    last, last_start = 0, 0  # the last fence line placed, and where its run starts
+    for number in sorted(numbers):
+        if number > len(lines) or lines[number - 1].context != "fence":
             continue
-        if block:
-            yield block
-            block = []
-    if block:
-        yield block
+        start = number
+        while start > 1 and lines[start - 2].context == "fence":
+            start -= 1
+            if start == last:
+                start = last_start
+                break
+        units.setdefault(start, []).append(lines[number - 1])
+        last, last_start = number, start
+    return units
 
 
 _FLOW_WORDS = tuple(sorted(set(exfil.NET_WORDS) | set(exfil.SOURCE_WORDS)))
@@ -252,14 +300,12 @@ def _flows(doc: Document, variables: dict[str, str], reported: set[int],
     decode_lines = words.lines(_DECODE_WORDS)
     exec_lines = words.lines(_EXEC_WORDS) if decode_lines else set()
     interesting = flow_lines | decode_lines | exec_lines
-    for unit in _units(doc):
-        if not unit or unit[0].warned:
+    for first, unit in _units(doc, interesting).items():
+        if doc.lines[first - 1].warned:
             continue
         sources, sends, decodes, execs = [], [], [], []
         decoded: dict[str, Line] = {}
         for line in unit:
-            if line.number not in interesting:
-                continue
             text = normalise_shell(line.text, variables)
             if decoded and _runs_decoded(text, decoded):
                 execs.append(line)
@@ -313,23 +359,30 @@ def _scan_words() -> frozenset[str]:
         frozenset(_EXEC_WORDS)
 
 
-def scan(path: str, text: str, names: frozenset[str] = frozenset()) -> Iterator[Raw]:
+def scan(path: str, text: str, names: frozenset[str] = frozenset(),
+         hits: LineHits | None = None) -> Iterator[Raw]:
     """Every code-rule hit in one decoding of one file; ``names`` are the skill's own names
-    (key, manifest name), lower case without separators."""
+    (key, manifest name), lower case without separators; ``hits`` the lines already searched
+    in the bundle (:class:`LineHits` of the same names)."""
+    if hits is None:
+        hits = LineHits(names)
     doc = document(path, text)
     variables = assignments(text) if "=" in text else {}
     words = _Words(text)
     reported: set[int] = set()
     for line in _lines_to_check(doc, text, words, variables):
-        for hit in _check_line(line, doc, variables, names, words):
+        for hit in _check_line(line, doc, variables, hits, words):
             reported.add(line.number)
             yield hit
     yield from _payloads(doc, text, words.index)
     yield from _flows(doc, variables, reported, words)
 
 
+register_words(_scan_words())  # searched with the other auditors' words, once per text
+
+
 def lines_of(hits: Sequence[Raw]) -> set[int]:
     return {hit[3].number for hit in hits}
 
 
-__all__ = ["scan"]
+__all__ = ["LineHits", "scan"]

@@ -355,3 +355,43 @@ def test_identity_commands_next_to_a_network_call_are_not_exfiltration() -> None
               "scp -i ~/.ssh/deploy_key dist.tgz deploy@server.example.com:/srv/ && echo ok\n"
               "curl -fsS https://server.example.com/health | grep -q ok\n")
     assert "code.exfiltration" not in rules({"scripts/deploy.sh": script})
+
+
+def _reference_units(doc):  # type: ignore[no-untyped-def]
+    """How code.scan grouped a document's lines into units by going through every line."""
+    if doc.kind in ("script", "data"):
+        yield [line for line in doc.lines if line.context in ("code", "data")]
+        return
+    block = []
+    for line in doc.lines:
+        if line.context == "fence":
+            block.append(line)
+            continue
+        if block:
+            yield block
+            block = []
+    if block:
+        yield block
+
+
+def test_units_group_the_lines_asked_about_as_going_through_every_line_does() -> None:
+    import importlib
+    import random
+
+    from lemon_core.auditor_kit import document
+
+    scan = importlib.import_module("lemon_plugins.auditors.code.scan")
+    rng = random.Random(4)
+    pieces = ["```bash", "```", "~~~", "curl x", "# never run this", "text", "", "| a |", "---",
+              "#!/bin/sh", "x = 1"]
+    for _ in range(1500):
+        text = "\n".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        for path in ("SKILL.md", "run.sh", "c.json"):
+            doc = document(path, text)
+            numbers = {n for n in range(1, len(doc.lines) + 2) if rng.random() < 0.4}
+            expected = {}
+            for unit in _reference_units(doc):
+                chosen = [line for line in unit if line.number in numbers]
+                if unit and chosen:
+                    expected[unit[0].number] = chosen
+            assert scan._units(doc, numbers) == expected, (path, text, numbers)

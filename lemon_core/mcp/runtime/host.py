@@ -189,7 +189,9 @@ class McpHost:
             inv = self._inventories.get(ident)
             src = conn.server.source
             health = self._health.get(ident)
-            err = conn.error or (health.last_error if health else None)
+            # what ended an earlier connection, unless a new one is up (then it is history)
+            earlier = health.last_error if health is not None and not conn.connected else None
+            err = conn.error or earlier
             kind, message = (err.kind, str(err)) if err else (None, None)
             if health is not None and health.unavailable:
                 kind, message = "unavailable", Health.reason(conn.server.name,
@@ -302,8 +304,6 @@ class McpHost:
 
     async def _after_reconnect(self, conn: Connection) -> None:
         await self._refresh(conn)
-        if conn.connected:
-            self._health[conn.identity].succeeded()
         self._rebuild()
 
     def _retire(self, ident: str) -> None:
@@ -345,6 +345,9 @@ class McpHost:
                                                      resources, prompts, present,
                                                      time.monotonic())
             conn.error = None
+            health = self._health.get(conn.identity)
+            if health is not None and conn.connected:
+                health.succeeded()
 
     # -- calls ---------------------------------------------------------------------------
     def find(self, name: str) -> HostedTool:

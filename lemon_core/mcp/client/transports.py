@@ -74,10 +74,14 @@ def transport_for(server: McpServer, ctx: LemonContext, *, errlog: TextIO | None
     from mcp.client.streamable_http import streamable_http_client
 
     from lemon_core.mcp.client.oauth.build import auth_for
+    from lemon_core.mcp.client.oauth.limits import bounded_transport
 
+    auth = auth_for(server, ctx)  # None: no oauth block
+    # with OAuth, each metadata and token request gets its own deadline and size cap
+    bounded = None if auth is None else bounded_transport(server.name, timeout)
     client = httpx2.AsyncClient(headers=headers, trust_env=False, event_hooks=hooks,
                                 timeout=httpx2.Timeout(timeout, read=max(timeout, 30.0)),
-                                auth=auth_for(server, ctx))  # None: no oauth block
+                                auth=auth, transport=bounded)
     return _owning(client, streamable_http_client(server.url or "", http_client=client))
 
 

@@ -34,8 +34,12 @@ def auth_for(server: McpServer, ctx: LemonContext) -> Any | None:
         return None
     from lemon_core.mcp.client.oauth.providers import CredentialsProvider, PkceProvider
 
+    from lemon_core.mcp.client.oauth.refresh_lock import wait_for
+    from lemon_core.mcp.client.transports import request_timeout
+
     _quiet_sdk_loggers()
-    storage = SlotStorage(CacheFile(settings, ctx))
+    storage = SlotStorage(CacheFile(settings, ctx),
+                          refresh_wait_s=wait_for(request_timeout(server)))
     if settings.flow == PKCE:
         return PkceProvider(settings, storage)
     return CredentialsProvider(settings, storage)

@@ -76,7 +76,7 @@ def transport_for(server: McpServer, ctx: LemonContext, *, errlog: TextIO | None
     from lemon_core.mcp.client.oauth.build import auth_for
     from lemon_core.mcp.client.oauth.limits import bounded_transport
 
-    auth = auth_for(server, ctx)  # None: no oauth block
+    auth = auth_for(server, ctx, request_timeout_s=timeout)  # None: no oauth block
     # with OAuth, each metadata and token request gets its own deadline and size cap
     bounded = None if auth is None else bounded_transport(server.name, timeout)
     client = httpx2.AsyncClient(headers=headers, trust_env=False, event_hooks=hooks,

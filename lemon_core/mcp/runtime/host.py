@@ -149,12 +149,15 @@ class McpHost:
                 conn.stop.set()
 
     def close(self) -> None:
-        """Stop every connection (stdio servers are ended by the SDK) and the loop."""
+        """Stop every connection (stdio servers are ended by the SDK) and the host's own loop
+        (on a caller's loop, :meth:`on_current_loop`, only the connections: the block ends
+        the rest)."""
         if self._portal is None:
             return
         self._portal.call(self._closing.set)
-        self._portal_cm.__exit__(None, None, None)
-        self._portal = self._portal_cm = None
+        if self._portal_cm is not None:
+            self._portal_cm.__exit__(None, None, None)
+            self._portal = self._portal_cm = None
 
     # -- discovery -----------------------------------------------------------------------
     def tools(self, *, refresh: bool = False) -> tuple[HostedTool, ...]:

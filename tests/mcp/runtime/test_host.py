@@ -203,6 +203,10 @@ def test_on_the_callers_loop_calls_run_inline_and_approvals_in_a_thread(
             names = await anyio.to_thread.run_sync(lambda: [t.name for t in host.tools()])
             assert sorted(names) == sorted(t.name for t in tools.values())
             assert [s.name for s in host.last_status()] == ["git"]
+            await anyio.to_thread.run_sync(host.close)  # ends the connections, not the block
+            with anyio.fail_after(20):
+                while any(s.connected for s in host.last_status()):
+                    await anyio.sleep(0.05)
         assert loop_thread and loop_thread[0] != threading.get_ident()
         host.close()  # nothing left to close: a no-op
 

@@ -144,6 +144,10 @@ class AuditFile:
     ``other`` (folders are not listed); ``mode`` the permission bits; ``nlink`` the link count;
     ``link_target`` the text of a link and ``link_inside`` whether it resolves inside the skill.
     ``truncated`` says the host read only the first part of a file over its read cap.
+    ``archive`` is set on a member of an archive the host opened (``path`` is then
+    ``<archive>!/<member>``): the archive's own path; ``members`` on an archive the host
+    opened: how many members (nested ones included) it handed to the auditors, None when the
+    file is not an archive or did not open (:mod:`lemon_core.audit.archives`).
     """
 
     path: str
@@ -157,6 +161,8 @@ class AuditFile:
     encoding: str | None = None
     texts: tuple[str, ...] = ()
     truncated: bool = False
+    archive: str | None = None
+    members: int | None = None
 
 
 @attrs.frozen

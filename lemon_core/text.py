@@ -126,4 +126,15 @@ def escape(value: object) -> str:
     return _ESCAPED.sub(_escape_char, text)
 
 
-__all__ = ["SURROGATE", "escape", "identifier_reason", "lookalike_form", "unsafe_reason"]
+def defang(value: str) -> str:
+    """``value`` with every character :func:`escape` would escape shown the same way, except
+    line breaks and tabs (kept) and backslashes (not doubled): text that keeps its layout for a
+    model or a client to read (a skill's description served to an agent) but can no longer
+    hide, reorder or forge what is shown."""
+    if value.isprintable() or not _ESCAPED.search(value.replace("\n", "").replace("\t", "")):
+        return value
+    return _ESCAPED.sub(lambda m: m.group() if m.group() in "\n\t" else _escape_char(m), value)
+
+
+__all__ = ["SURROGATE", "defang", "escape", "identifier_reason", "lookalike_form",
+           "unsafe_reason"]

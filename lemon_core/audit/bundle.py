@@ -5,8 +5,10 @@ files never opened). Every regular file is opened once through the safe reader
 (:func:`lemon_core.fsio.read.open_regular`, no link followed) and read up to the tree's per-file
 cap; the bundle hash is computed from those same bytes, with exactly the algorithm of
 :func:`lemon_core.fsio.tree.bundle_hash` (a test keeps the two equal), so the hash a report
-carries is the hash of what the auditors saw. Whatever could not be read is a
-:class:`ReadProblem` the host turns into a finding: nothing is skipped silently.
+carries is the hash of what the auditors saw. An archive is opened in memory and its members
+handed over as files of their own (:mod:`lemon_core.audit.archives`; they are not hashed: the
+archive's bytes are). Whatever could not be read is a :class:`ReadProblem` the host turns into
+a finding: nothing is skipped silently.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 
 import attrs
 
+from lemon_core.audit import archives
 from lemon_core.audit.decode import decode
 from lemon_core.fsio.read import FileProblem, describe, open_regular, read_up_to
 from lemon_core.fsio.tree import HASH_PREFIX, TreeLimits, TreeScan
@@ -30,7 +33,8 @@ HEAD_OF_LARGE = 1024 * 1024
 
 @attrs.frozen
 class ReadProblem:
-    """A file the host could not read whole: ``code`` is ``unreadable`` or ``truncated``."""
+    """A file the host could not read whole: ``code`` is ``unreadable``, ``truncated`` or
+    ``archive`` (part of an archive it opened could not be unpacked)."""
 
     path: str
     code: str
@@ -82,6 +86,7 @@ def read_bundle(root: Path, scan: TreeScan, limits: TreeLimits, key: str) -> Rea
     base = os.fspath(root)
     skill_bytes: bytes | None = None
     shape = hashlib.sha256()
+    unpacked = archives.Budget()
     for entry in scan.entries:
         shape.update(f"{entry.path}\0{entry.kind}\0{entry.mode:o}\0{entry.nlink}\0"
                      f"{entry.link_target}\0{entry.inside}\n".encode("utf-8", "surrogateescape"))
@@ -126,10 +131,18 @@ def read_bundle(root: Path, scan: TreeScan, limits: TreeLimits, key: str) -> Rea
         budget -= len(data)
         decoded = decode(data)
         mode = stat.S_IMODE(info.st_mode)
+        members = None
+        if not truncated and archives.is_archive(data):
+            expansion = archives.expand(entry.path, data, unpacked)
+            if expansion.opened:
+                files.extend(expansion.members)
+                members = len(expansion.members)
+                problems.extend(ReadProblem(p.path, "archive", p.message)
+                                for p in expansion.problems)
         files.append(AuditFile(
             path=entry.path, text=decoded.text, size=len(data), kind="file", mode=mode,
             nlink=info.st_nlink, encoding=decoded.encoding, texts=decoded.texts,
-            truncated=truncated))
+            truncated=truncated, members=members))
         executable = bool(mode & 0o111)
         hashed.append((entry.path.encode("utf-8", "surrogateescape"),
                        b"X" if executable else b"F", entry.path, data))

@@ -149,6 +149,9 @@ def _covered(problem: Any, findings: Sequence[Finding]) -> bool:
     return False
 
 
+_READ_RULES = {"truncated": "host.truncated", "archive": "host.archive-unread"}
+
+
 def _host_findings(read: ReadBundle, findings: Sequence[Finding]) -> list[Finding]:
     own = []
     for problem in read.bundle.problems:
@@ -157,7 +160,7 @@ def _host_findings(read: ReadBundle, findings: Sequence[Finding]) -> list[Findin
             own.append(policy.host_finding(rule, _shown(problem.message, MAX_MESSAGE),
                                            _shown(problem.path)))
     for problem in read.problems:
-        rule = "host.truncated" if problem.code == "truncated" else "host.unreadable"
+        rule = _READ_RULES.get(problem.code, "host.unreadable")
         own.append(policy.host_finding(rule, _shown(problem.message, MAX_MESSAGE),
                                        _shown(problem.path)))
     return own

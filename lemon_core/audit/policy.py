@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from lemon_core.protocols import Finding
 
 #: Bump when a host rule or the report's shape changes (it is part of the verdict cache key).
-HOST_RULES_VERSION = "1"
+HOST_RULES_VERSION = "2"
 HOST = "host"
 
 PASS, WARN, BLOCK = "pass", "warn", "block"
@@ -27,6 +27,9 @@ _RANK = {PASS: 0, WARN: 1, BLOCK: 2}
 HOST_RULES: Mapping[str, tuple[str, str]] = {
     "host.unreadable": (BLOCK, "a file the host could not read cannot be audited"),
     "host.truncated": (BLOCK, "only part of a file over the size cap was read and audited"),
+    "host.archive-unread": (BLOCK, ("part of an archive in the skill could not be unpacked and "
+                                   "audited (an archive bomb, an encrypted member, the unpack "
+                                   "caps); an agent that unpacks it gets files nobody saw")),
     "host.auditor-failed": (BLOCK, ("an auditor that crashed or returned nonsense could not "
                                    "vouch for the bundle; content that crashes an auditor "
                                    "must not lower the verdict")),

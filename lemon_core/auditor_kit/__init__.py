@@ -33,6 +33,7 @@ from lemon_core.auditor_kit.markdown import (
     document,
     in_code_span,
     is_warning,
+    table_cells,
 )
 from lemon_core.auditor_kit.scripts import fence_language, file_kind, is_comment
 
@@ -53,5 +54,5 @@ __all__ = [
     "code_spans",
     "decoded_payloads", "deobfuscate", "document", "excerpt", "fence_language", "file_kind",
     "host_class", "in_code_span", "is_comment", "is_loopback", "is_warning", "join_strings",
-    "names_host", "normalise_shell", "split_url", "substitute", "urls",
+    "names_host", "normalise_shell", "split_url", "substitute", "table_cells", "urls",
 ]

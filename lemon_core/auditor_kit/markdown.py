@@ -274,5 +274,23 @@ def in_code_span(text: str, offset: int) -> bool:
     return any(start <= offset < end for start, end in code_spans(text))
 
 
+def table_cells(text: str) -> list[tuple[int, str]]:
+    """``(offset, text)`` of each cell of a markdown table row: split at every ``|`` that is
+    neither escaped (``\\|``) nor inside inline code, so a row's separators are never read
+    as pipes while ``curl … | sh`` in a code span stays whole."""
+    spans = code_spans(text)
+    cells, begin, at, span = [], 0, text.find("|"), 0
+    while at != -1:
+        while span < len(spans) and spans[span][1] <= at:
+            span += 1
+        quoted = span < len(spans) and spans[span][0] <= at
+        if not quoted and (at == 0 or text[at - 1] != "\\"):
+            cells.append((begin, text[begin:at]))
+            begin = at + 1
+        at = text.find("|", at + 1)
+    cells.append((begin, text[begin:]))
+    return [(offset, cell) for offset, cell in cells if cell.strip()]
+
+
 __all__ = ["CONTEXTS", "Document", "Line", "code_spans", "document", "in_code_span",
-           "is_warning"]
+           "is_warning", "table_cells"]

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from lemon_core.context import LemonContext
 
 #: Bump when the cached shape or the parser's output changes.
-CACHE_FORMAT = 5
+CACHE_FORMAT = 6  # 6: links to folders above a root are loops (what a root watches changed)
 #: The first bytes of a catalog cache file, before its MAC.
 MAGIC = b"lemon-catalog-cache"
 MAX_CACHE_BYTES = 512 * 1024 * 1024

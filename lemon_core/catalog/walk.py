@@ -137,6 +137,25 @@ class _Stop(Exception):
     """A bound of this root's walk was reached."""
 
 
+def _folders_above(path: str) -> frozenset[tuple[int, int]]:
+    """The identities of every folder above ``path``'s real path, up to ``/``: a link to one
+    of them (``root -> /``, ``up -> ../..``) leads back to the root itself, so the walk treats
+    it as the loop it is rather than search the whole disk below it."""
+    found = set()
+    folder = os.path.realpath(path)
+    while True:
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+        try:
+            st = os.stat(folder)
+        except OSError:
+            continue
+        found.add((st.st_dev, st.st_ino))
+    return frozenset(found)
+
+
 @attrs.define
 class _Walker:
     root: SkillRoot
@@ -181,7 +200,7 @@ class _Walker:
             self.watched.append((path, st.st_mtime_ns))
             self._pseudo(path, top or "a pseudo-filesystem")
             return
-        self.pending.append((path, st, 0, frozenset()))
+        self.pending.append((path, st, 0, _folders_above(path)))
         try:
             while self.pending:
                 self._visit(*self.pending.popleft())

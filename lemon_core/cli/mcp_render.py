@@ -9,7 +9,7 @@ texts are :class:`~lemon_core.cli.output.Escaped`: print them with ``say``.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from lemon_core.cli.output import Escaped, table
@@ -112,15 +112,22 @@ def effective_text(data: Mapping[str, Any], *, reveal: bool = False) -> Escaped:
     for item in data["skipped"]:
         where = f"{item['provider']}:{item['scope']}" + (f" {item['file']}" if item["file"] else "")
         lines.append(f"skipped {_skipped_name(item)} ({escape(where)}): {escape(item['reason'])}")
-    for error in data["errors"]:
-        where = f"{error['provider']}:{error['scope']}"
-        if error["file"] and error["file"] not in error["message"]:
-            where += f" {error['file']}"
-        lines.append(f"error ({escape(where)}, {escape(error['kind'])}): "
-                     f"{escape(error['message'])}")
+    lines.extend(error_lines(data["errors"]))
     if reveal:
         lines.extend(_revealed(data["effective"]))
     return Escaped("\n".join(lines))
 
 
-__all__ = ["effective_text", "file_text"]
+def error_lines(errors: Iterable[Mapping[str, Any]]) -> list[str]:
+    """One escaped line per source error of the effective set (``views.errors_view``)."""
+    lines = []
+    for error in errors:
+        where = f"{error['provider']}:{error['scope']}"
+        if error["file"] and error["file"] not in error["message"]:
+            where += f" {error['file']}"
+        lines.append(f"error ({escape(where)}, {escape(error['kind'])}): "
+                     f"{escape(error['message'])}")
+    return lines
+
+
+__all__ = ["effective_text", "error_lines", "file_text"]

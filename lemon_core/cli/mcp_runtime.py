@@ -26,6 +26,22 @@ def _host(cwd: Path | None) -> Any:
     return McpHost(_context(cwd), skip=self_reason)
 
 
+def _config_errors(host: Any, *, show: bool) -> Exception | None:
+    """The effective set's source errors, which say why servers are missing (an unusable
+    lemon file disables every server of its scope): each one on stderr when ``show``, and the
+    error to exit 1 with when lemon's own configuration has one, as ``lemon mcp list`` does.
+    """
+    from lemon_core.cli.mcp_render import error_lines
+    from lemon_core.cli.output import Escaped, warn
+    from lemon_core.mcp.lenient import problems
+    from lemon_core.mcp.views import errors_view
+
+    if show:
+        for line in error_lines(errors_view(host.config_errors)):
+            warn(Escaped(line), label=None)
+    return problems([e for e in host.config_errors if e.provider in ("lemon", "env")])
+
+
 def _first_line(text: str | None) -> str:
     return (text or "").strip().splitlines()[0][:100] if (text or "").strip() else ""
 
@@ -40,15 +56,20 @@ def tools(
     resource/prompt utilities where a server offers those) under the names to call them by.
     Servers that are down are skipped; see 'lemon mcp status'."""
     from lemon_core.cli.output import emit_json, say, table, warn
+    from lemon_core.mcp.views import errors_view
 
     with _host(cwd) as host:
         found = [t for t in host.tools() if name is None or t.server == name]
         status = host.status()
+    failed = _config_errors(host, show=not as_json)
     if as_json:
         emit_json({"tools": [{"name": t.name, "server": t.server, "tool": t.raw,
                               "kind": t.kind, "approval": "always" if t.approval else "never",
                               "description": t.description, "input_schema": dict(t.input_schema)}
-                             for t in found]})
+                             for t in found],
+                   "errors": errors_view(host.config_errors)})
+        if failed is not None:
+            raise failed
         return
     for item in status:
         if item.last_error and (name is None or item.name == name):
@@ -58,10 +79,12 @@ def tools(
                 warn(f"skipped: {item.last_error}")
     if not found:
         say("No MCP tools." if name is None else f'No MCP tools from server "{name}".')
-        return
-    say(table([(t.name, t.server, "always" if t.approval else "never",
-                _first_line(t.description)) for t in found],
-              ("NAME", "SERVER", "APPROVAL", "DESCRIPTION")))
+    else:
+        say(table([(t.name, t.server, "always" if t.approval else "never",
+                    _first_line(t.description)) for t in found],
+                  ("NAME", "SERVER", "APPROVAL", "DESCRIPTION")))
+    if failed is not None:
+        raise failed
 
 
 @app.command("status", short_help="Connect to the project's MCP servers and show their state.")
@@ -72,22 +95,26 @@ def status(
     """Per enabled server: connected or not, tool/resource/prompt counts, capabilities and
     the last error (a fixed message that never repeats configuration values)."""
     from lemon_core.cli.output import emit_json, say, table
+    from lemon_core.mcp.views import errors_view
 
     with _host(cwd) as host:
         items = host.status()
         disabled = host.disabled
+    failed = _config_errors(host, show=not as_json)
     if as_json:
-        emit_json({"enabled": not disabled, "servers": [s.to_json() for s in items]})
-        return
-    if not items:
+        emit_json({"enabled": not disabled, "servers": [s.to_json() for s in items],
+                   "errors": errors_view(host.config_errors)})
+    elif not items:
         say("MCP is turned off (LEMON_MCP_DISABLED)." if disabled else
-            "No enabled MCP servers.")
-        return
-    say(table([(s.name, s.transport, "yes" if s.connected else "no", s.tools, s.resources,
-                s.prompts, ",".join(s.capabilities), s.last_error or "")
-               for s in items],
-              ("SERVER", "TRANSPORT", "CONNECTED", "TOOLS", "RESOURCES", "PROMPTS",
-               "CAPABILITIES", "LAST ERROR")))
+            "No enabled MCP servers." + (" (See the errors above.)" if failed else ""))
+    else:
+        say(table([(s.name, s.transport, "yes" if s.connected else "no", s.tools, s.resources,
+                    s.prompts, ",".join(s.capabilities), s.last_error or "")
+                   for s in items],
+                  ("SERVER", "TRANSPORT", "CONNECTED", "TOOLS", "RESOURCES", "PROMPTS",
+                   "CAPABILITIES", "LAST ERROR")))
+    if failed is not None:
+        raise failed
 
 
 def _arguments(text: str | None) -> dict[str, Any]:
@@ -136,12 +163,14 @@ def call(
         approver = _terminal_approver
     else:
         approver = None
-    from lemon_core.errors import LemonError
+    from lemon_core.errors import LemonError, NotFoundError
 
     with _host(cwd) as host:
         try:
             result = host.call(tool, arguments, approver=approver)
         except LemonError as exc:
+            if isinstance(exc, NotFoundError):
+                _config_errors(host, show=True)  # what may have left the tool out
             if as_json:
                 kind = "approval" if type(exc).__name__ == "ApprovalRefused" else "not_found"
                 emit_json({"name": tool, "ok": False,

@@ -87,17 +87,11 @@ def _find(key: str, cwd: Optional[Path]) -> tuple[Any, ListedSkill]:
 
 
 def _skill_files(directory: Path) -> list[str]:
-    import os
+    """SKILL.md and every other file, unsafe names too (the table escapes them)."""
+    from lemon_core.fsio.listing import skill_files
 
-    files: list[str] = []
-    for parent, dirs, names in os.walk(directory):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(names):
-            if not name.startswith("."):
-                files.append(os.path.relpath(os.path.join(parent, name), directory))
-                if len(files) >= MAX_LISTED_FILES:
-                    return files
-    return files
+    return sorted(["SKILL.md", *skill_files(str(directory), limit=MAX_LISTED_FILES - 1,
+                                             unsafe_names=True)])
 
 
 @app.command("inspect", short_help="Show one skill: manifest, provenance, files.")

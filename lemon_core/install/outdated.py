@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from lemon_core.errors import LemonError
+from lemon_core.errors import ConfigError, LemonError
 from lemon_core.install import router, targets
-from lemon_core.state.lockfile import read_lock_records
+from lemon_core.state.lockfile import read_lock_records, whole_lock_records
 
 if TYPE_CHECKING:
     from lemon_core.context import LemonContext
@@ -106,17 +106,34 @@ def scopes(ctx: LemonContext, local: bool | None) -> list[targets.Scope]:
     return found
 
 
-def installed(ctx: LemonContext, keys: Sequence[str] = (), local: bool | None = None
-              ) -> list[Installed]:
+def installed(ctx: LemonContext, keys: Sequence[str] = (), local: bool | None = None, *,
+              strict: bool = True) -> list[Installed]:
     """The records of ``keys`` (all when empty), the project's copy first when both exist.
 
+    A lockfile that cannot be read whole (a FIFO, too large, not JSON, a merge conflict left
+    in it, one malformed record, a key that cannot name a skill folder such as ``../..``)
+    fails the call when ``strict``: ``sync --frozen``,
+    ``outdated`` and ``update`` speak for every record, so an unreadable one must not pass
+    as "no records". ``strict=False`` (``check``'s install entry) reads what it can; the
+    catalog already reports the broken file.
+
     :raises LemonError: a key that has no record.
+    :raises ConfigError: when ``strict`` and a lockfile of the scopes cannot be read whole.
     """
     found: list[Installed] = []
     for scope in scopes(ctx, local):
-        records, _ = read_lock_records(scope.lockfile)
-        found.extend(Installed(scope, r) for k, r in sorted(records.items())
-                     if not keys or k in keys)
+        records = (whole_lock_records(scope.lockfile) if strict
+                   else read_lock_records(scope.lockfile)[0])
+        for key, record in sorted(records.items()):
+            problem = targets.folder_name_problem(key)
+            if problem is not None:  # a committed lockfile is input: '../..' is no skill
+                if strict:
+                    raise ConfigError(f"the record {key!r} of {scope.lockfile} cannot name a "
+                                      f"skill folder: it {problem}; fix or remove that "
+                                      f"record, then run the command again")
+                continue
+            if not keys or key in keys:
+                found.append(Installed(scope, record))
     if keys:
         first: dict[str, Installed] = {}
         for item in found:

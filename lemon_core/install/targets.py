@@ -56,20 +56,23 @@ def scope_for(ctx: LemonContext, *, local: bool) -> Scope:
     return Scope("global", skills_dir, lockfile_path(ctx, local=False))
 
 
+def folder_name_problem(key: str) -> str | None:
+    """Why ``key`` cannot be a skill folder's name (``it ...``), or None."""
+    if not key:
+        return "is empty"
+    if "/" in key or "\\" in key or "\0" in key:
+        return "holds a path separator"
+    if key in (".", "..") or key.startswith("."):
+        return "starts with a dot (a hidden folder is never a skill)"
+    return key_problem(key)
+
+
 def check_key(key: str, what: str = "skill name") -> str:
     """``key`` if it can be a skill folder's name; else a :class:`UsageError` saying why."""
-    problem = None
-    if not key:
-        problem = "is empty"
-    elif key in (".", "..") or key.startswith("."):
-        problem = "starts with a dot (a hidden folder is never a skill)"
-    elif "/" in key or "\\" in key or "\0" in key:
-        problem = "holds a path separator"
-    else:
-        problem = key_problem(key)
+    problem = folder_name_problem(key)
     if problem is not None:
         raise UsageError(f"the {what} {key!r} cannot be a skill folder's name: it {problem}")
     return key
 
 
-__all__ = ["Scope", "check_key", "scope_for"]
+__all__ = ["Scope", "check_key", "folder_name_problem", "scope_for"]

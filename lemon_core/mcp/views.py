@@ -16,10 +16,11 @@ Stable keys (``lemon mcp list --all --json``)::
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from lemon_core.mcp.config import McpFile
-from lemon_core.mcp.effective import EffectiveSet
+from lemon_core.mcp.effective import EffectiveSet, SourceError
 from lemon_core.models import McpServer
 
 #: The fields ``reveal`` adds, in output order.
@@ -97,6 +98,12 @@ def file_view(
     }
 
 
+def errors_view(errors: Iterable[SourceError]) -> list[dict[str, Any]]:
+    """The effective set's source errors as JSON (``lemon mcp list --all``, ``mcp status``)."""
+    return [{"provider": e.provider, "scope": e.scope, "file": e.file, "kind": e.kind,
+             "message": e.message} for e in errors]
+
+
 def effective_view(effective: EffectiveSet, *, reveal: bool = False) -> dict[str, Any]:
     """``lemon mcp list --all --json``."""
     servers = []
@@ -111,14 +118,10 @@ def effective_view(effective: EffectiveSet, *, reveal: bool = False) -> dict[str
              "reason": s.reason, "index": s.index}
             for s in effective.skipped
         ],
-        "errors": [
-            {"provider": e.provider, "scope": e.scope, "file": e.file, "kind": e.kind,
-             "message": e.message}
-            for e in effective.errors
-        ],
+        "errors": errors_view(effective.errors),
         "scope": effective.scope,
         "mcp_enabled": effective.mcp_enabled,
     }  # fmt: skip
 
 
-__all__ = ["REVEALED_FIELDS", "effective_view", "file_state", "file_view", "server_view"]
+__all__ = ["REVEALED_FIELDS", "effective_view", "errors_view", "file_state", "file_view", "server_view"]

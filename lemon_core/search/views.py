@@ -7,7 +7,6 @@ rule, are the caller's: :mod:`lemon_core.skills.agent`). Headings are ATX headin
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 
@@ -103,20 +102,5 @@ def clamp(content: str, max_chars: int | None) -> tuple[str, bool]:
     return content[:max_chars] + note, True
 
 
-def skill_files(folder: str, limit: int = MAX_LISTED_FILES) -> tuple[str, ...]:
-    """The skill's other files, relative, sorted, at most ``limit`` (hidden ones and SKILL.md
-    left out; links to folders are not followed)."""
-    files: list[str] = []
-    for parent, dirs, names in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(names):
-            if name.startswith(".") or (parent == folder and name == "SKILL.md"):
-                continue
-            files.append(os.path.relpath(os.path.join(parent, name), folder))
-            if len(files) >= limit:
-                return tuple(files)
-    return tuple(files)
-
-
 __all__ = ["VIEWS", "UnknownSectionError", "body_of", "clamp", "headings", "section",
-           "skill_files", "summary"]
+           "summary"]

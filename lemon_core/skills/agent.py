@@ -360,9 +360,10 @@ def _load(entry: SkillEntry, status: Any, state: Any, view: str, section: str | 
           file: str | None, include_status: bool, include_manifest: bool,
           max_chars: int | None) -> SkillRead:
     from lemon_core.catalog.serialize import manifest_view, status_view
+    from lemon_core.fsio.listing import skill_files
     from lemon_core.search import views
 
-    files = views.skill_files(entry.dir)
+    files = skill_files(entry.dir, limit=views.MAX_LISTED_FILES)
     if view == "file":
         assert file is not None
         content = _read_text(entry.dir, file, entry.key)

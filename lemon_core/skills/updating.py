@@ -58,7 +58,7 @@ def install_state(key: str, ctx: LemonContext | None = None, *, upstream: bool =
     """:func:`check_upstream`, or None when ``key`` has no lockfile record (not installed by
     lemon: there is no drift or upstream to report)."""
     ctx = api._context(ctx, cwd)
-    items = outdating.installed(ctx)
+    items = outdating.installed(ctx, strict=False)
     mine = [i for i in items if i.record.key == key][:1]
     if not mine:
         return None

@@ -86,6 +86,28 @@ def read_lock_records(path: Path) -> tuple[dict[str, LockRecord], Diagnostic | N
                                "removed")
 
 
+def whole_lock_records(path: Path) -> dict[str, LockRecord]:
+    """Every record of the lockfile at ``path`` (none when it is missing), for a command that
+    speaks for all of them (``sync``, ``sync --frozen``, ``outdated``, ``update``): a file
+    that cannot be read, or a record this lemon cannot read, fails the command rather than
+    pass as fewer records.
+
+    :raises ConfigError: naming the file, the reason and what to do.
+    """
+    try:
+        data = read_bytes(path, MAX_LOCK_BYTES)
+        if data is None:
+            return {}
+        records, problem = _records(data)
+    except FileProblem as exc:
+        problem = exc.message
+    if problem is not None:
+        raise ConfigError(f"cannot read the lockfile {path}: {problem}; fix it (after a merge "
+                          f"conflict, keep the records of both sides) or remove it, then run "
+                          f"the command again")
+    return records
+
+
 def _editable(snapshot: Snapshot) -> dict[str, Any]:
     if snapshot.content is None:
         return {"version": LOCK_VERSION, "skills": {}}
@@ -146,4 +168,5 @@ def write_records(path: Path, changes: Mapping[str, LockRecord | dict[str, Any] 
     return dict(before)
 
 
-__all__ = ["LOCK_FILE", "LOCK_VERSION", "editable_records", "lockfile_path", "read_lock_records", "write_records"]
+__all__ = ["LOCK_FILE", "LOCK_VERSION", "editable_records", "lockfile_path", "read_lock_records",
+           "whole_lock_records", "write_records"]

@@ -42,7 +42,8 @@ RULES: dict[str, tuple[str, str]] = {
                                           "was audited")),
     "structure.git-hook": ("block", ("a .git folder with hooks or command-running config "
                                      "runs them when git is used inside the skill")),
-    "structure.archive": ("warn", "an archive's members are not audited"),
+    "structure.archive": ("warn", ("an archive is unpacked by whoever uses it; lemon audits the "
+                                   "members of ZIP and tar archives, not of 7z, RAR or zstd")),
     "structure.unanalysable": ("warn", "a file that decodes as no text cannot be searched"),
     "structure.lookalike-name": ("warn", ("two names that differ only by compatibility forms "
                                          "or invisible characters look like one")),
@@ -128,9 +129,15 @@ def _suffix(path: str) -> str:
 
 def _head(file: AuditFile, bundle: AuditBundle) -> bytes:
     """The file's first bytes: from its text when the host decoded it as UTF-8 (lossless),
-    else read again, 16 bytes, through the safe reader."""
+    from its Latin-1 view for an archive member (which lives in memory only: the host puts the
+    byte-for-byte Latin-1 reading first, or right after a UTF-16/32 one), else read again, 16
+    bytes, through the safe reader."""
     if file.text is not None and (file.encoding or "utf-8").startswith("utf-8"):
         return file.text[:16].encode("utf-8", "surrogateescape")
+    if file.archive is not None:
+        view = file.texts[0] if file.encoding == "latin-1" else \
+            file.texts[1] if len(file.texts) > 1 else ""
+        return view[:16].encode("latin-1", "replace")
     from lemon_core.fsio.read import FileProblem, read_head
 
     try:
@@ -143,7 +150,7 @@ class StructureAuditor:
     """The ``structure`` family; see the module docstring."""
 
     name = "structure"
-    rules_version = "structure-2"
+    rules_version = "structure-3"
     rules = RULES
 
     def audit(self, bundle: AuditBundle) -> Iterator[Finding]:
@@ -223,7 +230,12 @@ class StructureAuditor:
         kind = self._binary(file, head, suffix)
         if kind is not None:
             rule, what = kind
-            yield self._finding(rule, f"{what}; its contents cannot be audited", file.path)
+            if rule == "structure.archive" and file.members is not None:
+                yield self._finding(rule, f"{what}; its {file.members} members were audited "
+                                          f"as {file.path}!/…, but unpacked they are files "
+                                          "no one reviews where they land", file.path)
+            else:
+                yield self._finding(rule, f"{what}; its contents cannot be audited", file.path)
         elif file.text is None and not self._media(head):
             yield self._finding("structure.unanalysable",
                                 "decodes as no text (UTF-8, UTF-16), so no rule could search it",
@@ -267,6 +279,8 @@ class StructureAuditor:
             # "MZ", "BZh" and "dex" can start a line of prose: binary only when not text
             if head.startswith(magic) and (file.text is None or not magic[:2].isalpha()):
                 return rule, what
+        if file.members is not None:  # the host opened it: an archive, whatever it decodes as
+            return "structure.archive", f"a {suffix} archive" if suffix else "an archive"
         if file.text is None and suffix in _NATIVE_SUFFIXES:
             return "structure.native-binary", f"a {suffix} file"
         if file.text is None and suffix in _ARCHIVE_SUFFIXES:

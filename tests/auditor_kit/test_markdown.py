@@ -91,3 +91,16 @@ def test_is_warning_and_code_spans() -> None:
     assert not is_warning("## Installation")
     assert not is_warning("Don't forget to run the tests")
     assert in_code_span("run `make` now", 6) and not in_code_span("run `make` now", 1)
+
+
+def test_table_cells_split_at_separators_but_not_in_code_or_escaped() -> None:
+    from lemon_core.auditor_kit.markdown import table_cells
+
+    row = "| HTTP | Ruby (`A::B`) | `curl x | sh` | a \\| b |"
+    cells = table_cells(row)
+    assert [cell.strip() for _, cell in cells] == [
+        "HTTP", "Ruby (`A::B`)", "`curl x | sh`", "a \\| b"]
+    assert all(row[offset:offset + len(cell)] == cell for offset, cell in cells)
+    # linear in the row's length, however many pipes and code spans it holds
+    long_row = "| `a` " * 20_000 + "|"
+    assert len(table_cells(long_row)) == 20_000

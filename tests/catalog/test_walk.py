@@ -81,6 +81,21 @@ def test_symlink_loop_is_reported_not_followed(tmp_path: Path) -> None:
     assert str(tmp_path / "r" / "a" / "back") in result.diagnostics[0].path
 
 
+@pytest.mark.parametrize("target", ["/", "..", "../.."])
+def test_a_link_to_a_folder_above_the_root_is_a_loop_not_a_walk_of_the_disk(
+        tmp_path: Path, target: str) -> None:
+    """``root -> /`` in a grouped root would otherwise search the whole disk for skills (up to
+    the walk's bounds) and serve other people's SKILL.md files; it leads back to the root."""
+    root = tmp_path / "project" / "skills"
+    root.mkdir(parents=True)
+    _skill(root / "mine")
+    _skill(tmp_path / "elsewhere" / "theirs")
+    os.symlink(target, root / "up")
+    result = walk_roots([_grouped(root)])
+    assert [f.key for f in result.found] == ["mine"]
+    assert _codes(result) == ["symlink_loop"]
+
+
 def test_dangling_links_are_reported(tmp_path: Path) -> None:
     (tmp_path / "r" / "half").mkdir(parents=True)
     os.symlink(tmp_path / "missing", tmp_path / "r" / "gone")

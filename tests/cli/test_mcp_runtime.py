@@ -144,3 +144,36 @@ def test_a_registered_gateway_is_skipped_not_listed_twice(capsys, project: Path,
     code, out, err = _run(capsys, project, "tools")
     assert code == 0 and 'server "lemon" skipped: this entry runs' in err
     assert "skipped: skipped" not in err
+
+
+def test_an_unusable_lemon_file_is_named_and_fails_like_mcp_list(capsys, project: Path,
+                                                                 tmp_path: Path) -> None:
+    """A broken ``.lemon/mcp.json`` disables every server of the project (fail closed): tools,
+    status and call say so and exit 1, as ``lemon mcp list`` does, instead of reporting an
+    empty project. The imported server it disabled is never started."""
+    log = tmp_path / "cursor.log"
+    cursor = project / ".cursor"
+    cursor.mkdir(parents=True)
+    (cursor / "mcp.json").write_text(json.dumps({"mcpServers": {
+        "imported": {"command": sys.executable, "args": [str(tmp_path / "nope.py"), str(log)],
+                     "env": {"API_KEY": SECRET}}}}))
+    lemon_file = write_project(project)
+    lemon_file.write_text('{"servers": [\n<<<<<<< HEAD\n')
+    for argv in (("status",), ("tools",)):
+        code, out, err = _run(capsys, project, *argv)
+        assert code == 1 and f"{lemon_file}: invalid JSON at line 2" in err
+        assert "every MCP server is disabled until this file is fixed" in err
+        code, out, err = _run(capsys, project, *argv, "--json")
+        errors = json.loads(out)["errors"]
+        assert code == 1 and [(e["provider"], e["kind"]) for e in errors] == [
+            ("lemon", "invalid_json")]
+    assert json.loads(out)["tools"] == []
+    code, _, err = _run(capsys, project, "call", "mcp_imported_x_0123456789abcdef")
+    assert code == 1 and "no MCP tool named" in err and "invalid JSON" in err
+    assert not log.exists()
+    # an imported file's error is shown, but does not fail: lemon's own file is fine again
+    lemon_file.write_text('{"servers": []}')
+    (cursor / "mcp.json").write_text("{bad")
+    code, out, err = _run(capsys, project, "status")
+    assert code == 0 and "No enabled MCP servers." in out
+    assert "cursor:project" in err and "not valid JSON" in err

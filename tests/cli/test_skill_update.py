@@ -91,3 +91,60 @@ def test_the_real_lemon_outdated_exits_1_on_drift(env, installed, home) -> None:
                          env={**os.environ, "HOME": str(home)}, timeout=60)
     assert run.returncode == 1, run.stderr
     assert json.loads(run.stdout)["skills"][0]["status"] == "drift"
+
+
+def _conflicted(lockfile: Path) -> bytes:
+    """The lockfile as a merge conflict leaves it: both sides between git's markers."""
+    text = lockfile.read_text()
+    broken = f"<<<<<<< HEAD\n{text}=======\n{text}>>>>>>> teammate\n".encode()
+    lockfile.write_bytes(broken)
+    return broken
+
+
+@pytest.mark.parametrize("args", [("skill", "sync", "--frozen"),
+                                  ("skill", "sync", "--frozen", "--json"),
+                                  ("skill", "sync", "--approve"),
+                                  ("skill", "outdated", "--json"),
+                                  ("skill", "update", "--approve")])
+def test_a_lockfile_that_cannot_be_read_fails_instead_of_passing_as_empty(
+        capsys, env, installed, args) -> None:
+    lockfile = env / "skills.lock.json"
+    broken = _conflicted(lockfile)
+    shutil.rmtree(env / "skill" / "demo")  # a difference that an empty reading would miss
+    code, out, err = run_cli(capsys, *args)
+    assert code == 1 and out == ""
+    assert f"cannot read the lockfile {lockfile}: not valid JSON" in err
+    assert "merge conflict" in err and "Traceback" not in err
+    assert lockfile.read_bytes() == broken and not (env / "skill" / "demo").exists()
+
+
+def test_one_record_this_lemon_cannot_read_fails_sync_and_outdated(capsys, env,
+                                                                   installed) -> None:
+    lockfile = env / "skills.lock.json"
+    document = json.loads(lockfile.read_text())
+    document["skills"]["other"] = {"source_kind": "local", "audit_status": "maybe"}
+    lockfile.write_text(json.dumps(document))
+    for args in (("skill", "sync", "--frozen"), ("skill", "outdated")):
+        code, _, err = run_cli(capsys, *args)
+        assert code == 1 and "the record of 'other' has audit_status 'maybe'" in err, err
+    # check reads what it can: the skill itself is still checked, the catalog names the file
+    code, out, err = run_cli(capsys, "skill", "check", "demo", "--offline")
+    assert code == 0 and "demo" in out, err
+
+
+@pytest.mark.parametrize("key", ["../../../victim", "esc\x1b]0;pwned\x07\x1b[2J", ".hidden"])
+def test_a_committed_record_whose_key_cannot_name_a_skill_folder_is_refused(
+        capsys, env, installed, tmp_path, key) -> None:
+    """A cloned project's lockfile is input: a record keyed ``../../../victim`` must not make
+    outdated hash, or sync reach, a folder outside the skills folder."""
+    lockfile = env / "skills.lock.json"
+    document = json.loads(lockfile.read_text())
+    document["skills"][key] = document["skills"]["demo"]
+    lockfile.write_text(json.dumps(document))
+    for args in (("skill", "sync", "--frozen"), ("skill", "sync", "--approve"),
+                 ("skill", "outdated", "--json"), ("skill", "update", "--approve")):
+        code, out, err = run_cli(capsys, *args)
+        assert code == 1 and out == "" and "cannot name a skill folder" in err, (args, err)
+        assert "\x1b" not in err
+    code, out, _ = run_cli(capsys, "skill", "check", "demo", "--offline")
+    assert code == 0 and "demo" in out

@@ -49,7 +49,22 @@ COMMANDS = {
     "skill-lint": ["skill", "lint", ".agents/skills"],
     "mcp-list": ["mcp", "list"],
     "mcp-list-all": ["mcp", "list", "--all"],
+    # the commands that came after issue 7, on the same tree
+    "skill-search": ["skill", "search", "alpha"],
+    "skill-prompt": ["skill", "prompt"],
+    "skill-read": ["skill", "read", "valid-alpha"],
+    "skill-audit": ["skill", "audit", ".agents/skills/valid-alpha"],
+    "skill-outdated": ["skill", "outdated"],
+    "skill-sync-frozen": ["skill", "sync", "--frozen"],
+    "mcp-tools": ["mcp", "tools"],
+    "mcp-status": ["mcp", "status"],
 }
+#: Commands that must name the hostile lockfile they cannot read (every variant plants one in
+#: the project) and fail, never pass it as "no records".
+LOCKFILE_COMMANDS = ("skill-outdated", "skill-sync-frozen")
+#: Commands that must name the unusable project ``.lemon/mcp.json`` (hostile in every variant)
+#: and fail, never report an empty project.
+MCP_FILE_COMMANDS = ("mcp-list", "mcp-tools", "mcp-status")
 CASES = [(variant, command, as_json) for variant in ht.VARIANTS for command in COMMANDS
          for as_json in (False, True)]
 
@@ -141,16 +156,29 @@ def check_listing(tree: ht.HostileTree, command: str, run: measured_run.Run, as_
             if outside:
                 problems.append(f"{len(outside)} skills live outside the project, the home "
                                 f"and the linked checkout, e.g. {outside[:3]}")
-    elif command in ("skill-inspect", "skill-check", "skill-check-verify", "skill-lint"):
+    elif command in ("skill-inspect", "skill-check", "skill-check-verify", "skill-lint",
+                     "skill-search", "skill-read", "skill-audit"):
         if "valid-alpha" not in run.stdout:
             problems.append(f"valid-alpha is not shown on stdout: {run.stdout[:200]!r}")
+    elif command == "skill-prompt":
+        prompt = json.loads(run.stdout)["prompt"] if as_json else run.stdout
+        missing = [key for key in ht.VALID_SKILLS if f'key="{key}"' not in prompt]
+        if missing:
+            problems.append(f"ordinary skills not offered in the prompt: {missing}")
+    elif command in LOCKFILE_COMMANDS:
+        lockfile = str(tree.slot_path("project_lock"))
+        if run.code != 1 or "cannot read the lockfile" not in run.stderr \
+                or lockfile not in run.stderr:
+            problems.append(f"the unreadable {lockfile} is not named as a failure "
+                            f"(exit {run.code})")
     elif command == "mcp-list-all":
         names = listed_servers(run, as_json) or []
         missing = sorted(set(ht.VALID_SERVERS) - set(names))
         if missing:
             problems.append(f"valid servers not listed: {missing}")
-    elif command == "mcp-list" and "mcp.json" not in output:
-        problems.append("the unusable .lemon/mcp.json is not named")
+    elif command in MCP_FILE_COMMANDS and (run.code != 1 or "mcp.json" not in output):
+        problems.append(f"the unusable .lemon/mcp.json is not named as a failure "
+                        f"(exit {run.code})")
     return problems
 
 

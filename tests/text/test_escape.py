@@ -72,3 +72,22 @@ def test_no_invisible_character_survives(text: str) -> None:
 def test_different_texts_stay_different(first: str, second: str) -> None:
     if first != second:
         assert escape(first) != escape(second)
+
+
+def test_defang_keeps_layout_and_backslashes_but_shows_what_hides() -> None:
+    from lemon_core.text import defang
+
+    assert defang("plain text") == "plain text"
+    assert defang("line one\n\tline two C:\\tmp") == "line one\n\tline two C:\\tmp"
+    assert defang("a\u202eb\u200bc\x1b[2J") == "a\\u202eb\\u200bc\\x1b[2J"
+    assert defang("dev \U0001f469\u200d\U0001f4bb") == "dev \U0001f469\u200d\U0001f4bb"
+
+
+@given(st.text())
+def test_defang_leaves_no_hiding_character_but_line_breaks_and_tabs(text: str) -> None:
+    from lemon_core.text import defang
+
+    shown = defang(text)
+    hiding = [c for c in shown if c not in "\n\t" and c != "\u200d"
+              and unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp", "Cs")]
+    assert hiding == []

@@ -92,6 +92,10 @@ class McpHost:
         self._by_name: dict[str, HostedTool] = {}
         self._discovered_at: float | None = None
         self.disabled = ctx.flag("LEMON_MCP_DISABLED") is True
+        #: The effective set's source errors at the last discovery
+        #: (:class:`lemon_core.mcp.effective.SourceError`): an unusable lemon file disables
+        #: its scope's servers, so a caller shows these to say why servers are missing.
+        self.config_errors: tuple[Any, ...] = ()
 
     # -- lifecycle -----------------------------------------------------------------------
     def __enter__(self) -> McpHost:  # noqa: PYI034 - the class is final in practice
@@ -221,6 +225,7 @@ class McpHost:
             # the read above cannot be cancelled; if the host was closed or cancelled
             # meanwhile, stop before starting connections on its ended task group
             await anyio.lowlevel.checkpoint_if_cancelled()
+            self.config_errors = effective.errors
             wanted: dict[str, Any] = {}
             self._skipped = {}
             if effective.mcp_enabled:

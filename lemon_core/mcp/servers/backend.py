@@ -16,6 +16,7 @@ import attrs
 
 from lemon_core.errors import NotFoundError
 from lemon_core.mcp.servers.lazy_rank import normalise
+from lemon_core.text import escape
 
 
 @attrs.frozen
@@ -43,7 +44,8 @@ class UnknownSkill(NotFoundError):
     def __init__(self, name: str, close_names: Sequence[str]) -> None:
         hint = (f"; close names: {', '.join(close_names)}" if close_names
                 else "; call find_skills to see the skills served")
-        super().__init__(f"unknown skill '{name}'{hint}")
+        # the name is the caller's: echoed escaped, as a client shows the error to a person
+        super().__init__(f"unknown skill '{escape(name[:200])}'{hint}")
         self.name = name
         self.close_names = tuple(close_names)
 

@@ -12,12 +12,13 @@ from collections.abc import Callable, Iterable, Sequence
 import attrs
 
 from lemon_core.fsio.inside import read_inside_bytes
+from lemon_core.fsio.listing import skill_files
 from lemon_core.fsio.read import MAX_FILE_BYTES, FileProblem, decode_utf8
 from lemon_core.mcp.servers.backend import Found, Loaded, UnknownSkill, close_names
 from lemon_core.mcp.servers.freshness import Freshness
 from lemon_core.mcp.servers.lazy_catalog import LazyScan, ServedSkill, scan_sources
 from lemon_core.mcp.servers.lazy_rank import LazyIndex
-from lemon_core.mcp.servers.skill_files import list_files
+from lemon_core.text import defang
 
 
 @attrs.frozen
@@ -83,7 +84,7 @@ class LazyBackend:
         state = self._fresh.current()
         skills = state.scan.skills
         limit = None if not (query or "").strip() else 10
-        return [Found(skills[i].name, skills[i].description)
+        return [Found(skills[i].name, defang(skills[i].description))
                 for i in state.index.search(query, limit)]
 
     def _skill(self, name: str) -> ServedSkill:
@@ -96,7 +97,7 @@ class LazyBackend:
     def load(self, name: str) -> Loaded:
         skill = self._skill(name)
         content, size = read_skill_text(skill.directory)
-        return Loaded(skill.name, content, skill.directory, tuple(list_files(skill.directory)),
+        return Loaded(skill.name, content, skill.directory, skill_files(skill.directory),
                       size)
 
     def read_file(self, name: str, relative: str) -> str:
@@ -104,7 +105,7 @@ class LazyBackend:
 
     def described(self) -> list[Found]:
         skills = self._fresh.current().by_name
-        return [Found(n, skills[n].description) for n in sorted(skills)]
+        return [Found(n, defang(skills[n].description)) for n in sorted(skills)]
 
     def close(self) -> None:
         self._fresh.close()

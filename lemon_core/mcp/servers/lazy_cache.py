@@ -28,7 +28,7 @@ from lemon_core.mcp.servers.lazy_catalog import (
     scan_sources,
 )
 
-FORMAT = 1
+FORMAT = 2  # 2: links to folders above a source are loops (a cached walk of / is stale)
 MAGIC = b"lemon-lazy-skills-scan"
 MAX_BYTES = 256 * 1024 * 1024
 

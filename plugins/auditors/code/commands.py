@@ -95,7 +95,11 @@ DECODE_EVAL = lazy_compile(
     r"|" + _then(r"FromBase64String") + r"\|\s*(?:iex|Invoke-Expression)\b"
     r"|" + _then(r"\b(?:powershell|pwsh)(?:\.exe)?\b")
     + r"\s-(?:e|ec|en|enc|encodedcommand)\s+[A-Za-z0-9+/=]{16,}"
-    r"|\bgetattr\s*\(\s*__import__\s*\(\s*[\"']os[\"']\s*\)\s*,\s*[\"']system[\"']", I)
+    r"|\bgetattr\s*\(\s*__import__\s*\(\s*[\"']os[\"']\s*\)\s*,\s*[\"']system[\"']"
+    r"|\b(?:os\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?)|subprocess\.(?:run|call|check_call|"
+    r"check_output|Popen|getoutput|getstatusoutput)|pty\.spawn)\s*\(\s*\[?\s*(?:[\w.]*\.)?"
+    r"(?:b64decode|a2b_base64|b32decode|b85decode|a85decode|decodebytes|unhexlify|fromhex|"
+    r"decompress)\s*\(|\b(?:os\.system|subprocess\.\w+)\s*\(\s*codecs\.decode\s*\(", I)
 
 _HOME = r"(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|\$env:USERPROFILE|/home/\w+|/Users/\w+)"
 _ROOTS = (rf"(?:/|/\*|{_HOME}/?\*?|/home/?\*?|/Users/?\*?|/etc/?|/usr/?|/var/?|/boot/?|/bin/?|"
@@ -296,7 +300,9 @@ LINE_DETECTORS = (
     (("/dev/tcp", "/dev/udp", "nc -", " nc ", "|nc", "ncat", "netcat", "socat", "sh -i",
       "pty.", "dup2", "fsockopen", "tcpclient", "mkfifo", "socket", "rsocket"), reverse_shell),
     (("base64", "xxd", "| rev", "|rev", "atob", "eval", "exec", "new function", "printf",
-      "frombase64", "-enc", "-e ", "getattr(", "uudecode", "zcat", "gunzip", "compile("),
+      "frombase64", "-enc", "-e ", "getattr(", "uudecode", "zcat", "gunzip", "compile(",
+      "b64decode", "b32decode", "85decode", "decodebytes", "unhexlify", "fromhex", "decompress",
+      "codecs.decode"),
      obfuscation),
     (("rm -", "mkfs", "of=/dev", "> /dev/", ">/dev/", ":()", "shred", "wipefs", "chmod -r",
       "find /", "find ~", "find $", "rmtree", "remove-item", "format c"), destructive),

@@ -1,5 +1,6 @@
 """Exfiltration: data that should stay on the machine (environment variables, credential files,
-SSH keys, shell and agent history) sent to a network destination — on one line, or read in one
+SSH keys and the whole ``~/.ssh`` or ``~/.aws`` folder, shell and agent history) sent to a
+network destination (``git push`` of such a folder included) — on one line, or read in one
 place and sent in another of the same script or fenced block — and the two side channels
 scanners forget: DNS lookups of names built from data, and image URLs carrying data.
 
@@ -10,7 +11,8 @@ Loopback is never exfiltration; a named credential sent to the API its name name
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Iterator, Sequence
 
 from lemon_core.auditor_kit import host_class, names_host, urls
 from lemon_core.auditor_kit.lazy import lazy_compile
@@ -21,6 +23,7 @@ I = re.IGNORECASE
 NET_TOOL = lazy_compile(
     r"\b(?:curl|wget|nc|ncat|netcat|socat|xh|scp|sftp|rsync|ftp|tftp|telnet|sendmail|mutt|"
     r"Invoke-WebRequest|Invoke-RestMethod|iwr|irm|openssl\s+s_client)\b"
+    r"|\bgit\s+(?:-C\s+\S+\s+)?push\b"
     r"|\bhttps?\s+(?:post|put|get|-f|--form)\b"
     r"|\brequests\.(?:post|put|patch|get|request)\s*\(|\bhttpx\.(?:post|put|patch|get|request|"
     r"AsyncClient|Client)\b|\burlopen\s*\(|\burllib\.request\.Request\s*\(|\bhttp\.client\."
@@ -57,6 +60,12 @@ _SENSITIVE = (
     r"|\bsecurity\s+dump-keychain\b"
 )
 SENSITIVE_FILE = lazy_compile(_SENSITIVE, I)
+#: The whole ``~/.ssh`` or ``~/.aws`` folder: read only by a command that packs or copies a tree
+#: (``tar czf - ~/.ssh``, ``zip -r - ~/.aws``, ``rsync -a ~/.ssh/ host:``, ``git -C ~/.ssh
+#: push``); ``cd ~/.ssh`` or a container mount (``-v ~/.aws:/root/.aws``) is not a read.
+SENSITIVE_DIR = lazy_compile(r"(?<![\w$])\.(?:ssh|aws)/?(?=[\s\"'`|;&)>,\]]|$)", I)
+_TREE_READER = lazy_compile(r"\s*(?:sudo\s+)?(?:tar|bsdtar|zip|7z|7za|rar|cpio|pax|rsync|rclone|"
+                            r"scp|sftp|cp|git|find|base64|gzip|xz|zstd|gpg|openssl)\s", I)
 #: A key file named as an identity, created or secured: not read to be sent.
 _IDENTITY = lazy_compile(r"(?:\s-i\s+|IdentityFile\s*=?\s*|-e\s+[\"']?ssh\s[^\n]*-i\s+)\S*\.ssh/|"
                        r"\b(?:ssh-keygen|ssh-add|chmod|chown|ls|mkdir|touch|stat|test)\b", I)
@@ -104,7 +113,7 @@ def _secret_name(match: re.Match[str]) -> str:
 NET_WORDS = ("curl", "wget", "nc ", "ncat", "netcat", "socat", "xh ", "scp", "sftp", "rsync",
              "ftp", "telnet", "sendmail", "mutt", "invoke-", "iwr", "irm", "openssl", "http",
              "urlopen", "request", "session.", "fetch", "axios", "sendbeacon", "smtplib",
-             "socket", "connect", "curl_exec", "upload", "webclient", "got.")
+             "socket", "connect", "curl_exec", "upload", "webclient", "got.", "push")
 
 
 def sends(text: str) -> re.Match[str] | None:
@@ -223,23 +232,94 @@ def sources_in(text: str) -> re.Match[str] | None:
     lower = text.lower()
     if not any(word in lower for word in SOURCE_WORDS):
         return None
+    commands = _Commands(text)
     for match in BULK_ENV.finditer(text):
-        if not _identity_use(text, match):
+        if not commands.identity_use(match):
             return match
     for match in SENSITIVE_FILE.finditer(text):
-        if not _EXCLUDED.search(text, 0, match.start()) and not _identity_use(text, match):
+        if not commands.excluded(match) and not commands.identity_use(match) \
+                and not commands.copied_into(match):
+            return match
+    for match in SENSITIVE_DIR.finditer(text):
+        if commands.reads_tree(match) and not commands.excluded(match) \
+                and not commands.identity_use(match) and not commands.copied_into(match):
             return match
     return None
 
 
-def _identity_use(text: str, match: re.Match[str]) -> bool:
-    """Whether the command that ``match`` sits in (up to the nearest ``;``, ``&`` or ``|``
-    each side) names a key file as an identity, or creates, lists or secures it: only that
-    command is excused, so ``cat ~/.ssh/id_rsa | curl … ; ls`` still reads the key."""
-    start, end = match.span()
-    begin = max(text.rfind(sep, 0, start) for sep in ";&|") + 1
-    stops = [at for at in (text.find(sep, end) for sep in ";&|") if at != -1]
-    return _IDENTITY.search(text, begin, min(stops) if stops else len(text)) is not None
+#: What separates two commands on a line, and two words of one.
+_SEPARATOR = re.compile(r"[;&|]")
+_SPACE = re.compile(r"\s")
+#: Copy commands whose last argument is where they write.
+_COPY = lazy_compile(r"\s*(?:sudo\s+)?(?:scp|rsync|cp|install|mv)\s", I)
+
+
+class _Commands:
+    """The commands of one line (split at ``;``, ``&`` and ``|``) and what each one does to
+    a match inside it. Each command is judged once however many matches it holds, and a
+    match finds its command by bisection, so a line packed with matches costs linear time."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.separators = [m.start() for m in _SEPARATOR.finditer(text)]
+        self.spaces: list[int] | None = None
+        self.judged: dict[tuple[str, int], bool] = {}
+
+    def span(self, match: re.Match[str]) -> tuple[int, int]:
+        """The command around ``match``: from after the separator before it to the next."""
+        seps = self.separators
+        before = bisect_left(seps, match.start())
+        after = bisect_left(seps, match.end())
+        return (seps[before - 1] + 1 if before else 0,
+                seps[after] if after < len(seps) else len(self.text))
+
+    def _once(self, what: str, begin: int, judge: Callable[[], bool]) -> bool:
+        key = (what, begin)
+        if key not in self.judged:
+            self.judged[key] = judge()
+        return self.judged[key]
+
+    def identity_use(self, match: re.Match[str]) -> bool:
+        """Whether ``match``'s command names a key file as an identity, or creates, lists or
+        secures it: only that command is excused, so ``cat ~/.ssh/id_rsa | curl … ; ls``
+        still reads the key."""
+        begin, stop = self.span(match)
+        return self._once("identity", begin,
+                          lambda: _IDENTITY.search(self.text, begin, stop) is not None)
+
+    def reads_tree(self, match: re.Match[str]) -> bool:
+        """Whether ``match``'s command packs or copies a whole tree (``tar``, ``zip``,
+        ``rsync``, ``git``...)."""
+        begin, _ = self.span(match)
+        return self._once("tree", begin,
+                          lambda: _TREE_READER.match(self.text, begin) is not None)
+
+    def copied_into(self, match: re.Match[str]) -> bool:
+        """Whether ``match`` is the destination of a copy (``scp host:key ~/.ssh/``,
+        ``rsync -a backup/ ~/.ssh/``): the last argument of ``scp``/``rsync``/``cp`` is
+        written, not read."""
+        begin, stop = self.span(match)
+        if not self._once("copy", begin, lambda: _COPY.match(self.text, begin) is not None):
+            return False
+        end = stop
+        while end > begin and self.text[end - 1].isspace():
+            end -= 1
+        return self._word_start(end - 1) <= match.start()
+
+    def excluded(self, match: re.Match[str]) -> bool:
+        """Whether ``match`` is named to be left out (``tar --exclude='.env'``): the option
+        is at most one word before it."""
+        start = self._word_start(self._word_start(match.start()) - 1)
+        return _EXCLUDED.search(self.text, start, match.start()) is not None
+
+    def _word_start(self, at: int) -> int:
+        """Where the word holding ``at`` begins (after the whitespace before it)."""
+        if at <= 0:
+            return 0
+        if self.spaces is None:
+            self.spaces = [m.start() for m in _SPACE.finditer(self.text)]
+        before = bisect_left(self.spaces, at)
+        return self.spaces[before - 1] + 1 if before else 0
 
 
 __all__ = ["BULK_ENV", "NAMED_SECRET", "NET_TOOL", "SENSITIVE_FILE", "destinations",

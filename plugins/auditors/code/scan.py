@@ -17,6 +17,7 @@ from lemon_core.auditor_kit import (
     decoded_payloads,
     document,
     normalise_shell,
+    table_cells,
 )
 from lemon_core.auditor_kit.lazy import lazy_compile
 from lemon_core.auditor_kit.lines import (
@@ -58,7 +59,7 @@ _DISGUISED = lazy_compile(r"''(?<=\w'')(?=\w)|\"\"(?<=\w\"\")(?=\w)"
                           r"|\"(?<=[A-Za-z]\")[A-Za-z]{1,3}['\"](?=[A-Za-z])")
 _CODE_CONTEXTS = ("code", "fence", "data", "comment")
 _DECODE_CALL = lazy_compile(
-    r"\b(?:b64decode|a2b_base64|b32decode|b85decode|unhexlify|fromhex|atob|decompress|"
+    r"\b(?:b64decode|a2b_base64|b32decode|b85decode|a85decode|unhexlify|fromhex|atob|decompress|"
     r"marshal\.loads)\s*\(|Buffer\.from\s*\([^)]*[\"'](?:base64|hex)[\"']|base64\s+(?:-d|"
     r"--decode)|FromBase64String|codecs\.decode\([^)]*rot", I)
 _DYNAMIC_EXEC = lazy_compile(
@@ -71,7 +72,14 @@ _HIGH_VALUE = lazy_compile(r"\.ssh|\.aws|env|printenv|environ|process\.env|\.cla
 _DECODE_WORDS = ("decode", "a2b_", "unhexlify", "fromhex", "atob", "decompress", "marshal",
                  "buffer.from", "base64")
 _EXEC_WORDS = ("exec", "eval", "new function", "| sh", "|sh", "| bash", "|bash", "| zsh",
-               "sh -c", "iex", "invoke-expression")
+               "sh -c", "iex", "invoke-expression", "system(", "popen", "subprocess", "spawn")
+#: ``name = <decode call>``: the variable a decoded payload is kept in.
+_DECODED_INTO = lazy_compile(r"^\s*(?:(?:const|let|var|my|local)\s+)?\$?([A-Za-z_]\w*)\s*"
+                             r"(?::[^=\n]*)?=(?!=)", I)
+#: A call that runs a command or a program, by its first argument.
+_RUN_CALL = (r"\b(?:os\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?)|subprocess\.(?:run|call|"
+             r"check_call|check_output|Popen|getoutput|getstatusoutput)|pty\.spawn|execSync|"
+             r"execFileSync|spawnSync|child_process\.(?:exec|spawn|execFile))\s*\(\s*\[?\s*")
 _NETWORK_DATA = ("code.pipe-to-shell", "code.download-exec", "code.reverse-shell",
                  "code.exfiltration", "code.collector-host", "code.dns-exfiltration",
                  "code.obfuscated-exec", "code.destructive", "code.privilege-escalation",
@@ -86,6 +94,21 @@ def _line_hits(text: str, script: bool, markdown: bool, names: frozenset[str] = 
     yield from installs.installs(text, script=script)
     if markdown:
         yield from exfil.image_exfiltration(text)
+
+
+def _row_hits(text: str, table: bool, script: bool, markdown: bool,
+              names: frozenset[str] = frozenset(),
+              only: frozenset[int] | None = None) -> Iterator[Hit]:
+    """:func:`_line_hits` of a line, or of each cell of a markdown table row (its ``|`` are
+    cell separators, not pipes: ``| HTTP | Ruby |`` pipes nothing into ``ruby``)."""
+    if not table:
+        yield from _line_hits(text, script, markdown, names, only)
+        return
+    for offset, cell in table_cells(text):
+        for rule, severity, message, start, end in _line_hits(cell, script, markdown, names,
+                                                              only):
+            yield rule, severity, message, start + offset, \
+                None if end is None else end + offset
 
 
 class _Words:
@@ -162,9 +185,11 @@ def _check_line(line: Line, doc: Document, variables: dict[str, str],
     plain = normalise_shell(raw)
     full = normalise_shell(raw, variables) if variables and "$" in raw else plain
     only = words.only(line.number) if full == raw == line.text else None
-    raw_rules = ({hit[0] for hit in _line_hits(raw, script, markdown, names)}
+    table = line.context == "table"
+    raw_rules = ({hit[0] for hit in _row_hits(raw, table, script, markdown, names)}
                  if full != raw else set())
-    for rule, severity, message, start, end in _line_hits(full, script, markdown, names, only):
+    for rule, severity, message, start, end in _row_hits(full, table, script, markdown, names,
+                                                          only):
         if full != raw or raw != line.text:
             start, end = 0, None
             if rule not in raw_rules and plain != raw and rule in _NETWORK_DATA:
@@ -231,10 +256,13 @@ def _flows(doc: Document, variables: dict[str, str], reported: set[int],
         if not unit or unit[0].warned:
             continue
         sources, sends, decodes, execs = [], [], [], []
+        decoded: dict[str, Line] = {}
         for line in unit:
             if line.number not in interesting:
                 continue
             text = normalise_shell(line.text, variables)
+            if decoded and _runs_decoded(text, decoded):
+                execs.append(line)
             match = None if _is_comment(line) else exfil.sources_in(text)
             if match is not None:  # a comment reads nothing
                 sources.append((line, match))
@@ -243,6 +271,9 @@ def _flows(doc: Document, variables: dict[str, str], reported: set[int],
             lower = text.lower()
             if any(w in lower for w in _DECODE_WORDS) and _DECODE_CALL.search(text):
                 decodes.append(line)
+                into = _DECODED_INTO.match(text)
+                if into is not None and len(decoded) < 32:
+                    decoded.setdefault(into.group(1), line)
             if any(w in lower for w in _EXEC_WORDS) and _DYNAMIC_EXEC.search(text):
                 execs.append(line)
         if sources and sends and not reported & {line.number for line, _ in sources + sends}:
@@ -262,6 +293,17 @@ def _flows(doc: Document, variables: dict[str, str], reported: set[int],
             yield ("code.obfuscated-exec", "block",
                    (f"decodes a payload (line {decodes[0].number}) and executes code built at "
                    f"run time (line {execs[0].number})"), execs[0], 0, None)
+
+
+def _runs_decoded(text: str, decoded: dict[str, Line]) -> bool:
+    """Whether ``text`` runs, as a command or a program, a variable that an earlier line of the
+    same script filled with a decoded payload (``cmd = b85decode(P).decode()`` ...
+    ``os.system(cmd)``)."""
+    lower = text.lower()
+    if not any(word in lower for word in ("system(", "popen", "subprocess", "spawn", "exec")):
+        return False
+    names = "|".join(re.escape(name) for name in decoded)
+    return re.search(rf"{_RUN_CALL}(?:{names})\b", text) is not None
 
 
 @functools.lru_cache(maxsize=1)

@@ -36,15 +36,16 @@ def working_dir(server: McpServer, ctx: LemonContext) -> str:
 
 
 class StatusRecorder:
-    """Remembers the last HTTP error status a server answered (the Streamable HTTP transport
-    turns it into a generic MCP error; ``lemon mcp test`` reports the status itself)."""
+    """The HTTP error status of the server's latest answer, if it was one (the Streamable HTTP
+    transport turns it into a generic MCP error; ``lemon mcp test`` reports the status
+    itself). A later success forgets it: the 401 that an OAuth flow then answered, or an
+    earlier refusal, does not explain a failure that came after."""
 
     def __init__(self) -> None:
         self.status: int | None = None
 
     async def __call__(self, response: Any) -> None:
-        if response.status_code >= 400:
-            self.status = response.status_code
+        self.status = response.status_code if response.status_code >= 400 else None
 
 
 def transport_for(server: McpServer, ctx: LemonContext, *, errlog: TextIO | None = None,

@@ -89,3 +89,19 @@ def test_only_marked_requests_are_bounded(rig: Rig) -> None:
         anyio.run(fetch, True)
     assert caught.value.kind == "auth_response_too_large"
     assert "metadata request (more than 100 bytes)" in str(caught.value)
+
+
+def test_a_failure_after_the_oauth_flow_is_not_reported_as_its_401(rig: Rig,
+                                                                   ctx: LemonContext) -> None:
+    """The flow began with the server's 401; what fails later is not that 401."""
+    from lemon_core.mcp.client.connection import connect
+
+    async def body() -> None:
+        async with connect(credentials(rig), ctx) as client:
+            # an answer past the SDK's own 1 MiB limit on one event of the MCP stream
+            await client.call_tool("echo", {"text": "e", "times": 2 * MAX_AUTH_RESPONSE_BYTES})
+
+    with pytest.raises(McpConnectionError) as caught:
+        anyio.run(body)
+    assert caught.value.kind != "http_status" and "401" not in str(caught.value)
+    _clean(rig, str(caught.value))

@@ -24,14 +24,16 @@ from contextlib import asynccontextmanager, suppress
 from typing import Any, TextIO
 
 from lemon_core.mcp.client.errors import McpConnectionError
+from lemon_core.mcp.lines import (
+    CHUNK_BYTES,
+    MAX_MESSAGE_BYTES,
+    LineSplitter,
+    Oversized,
+    line_parser,
+)
 
 logger = logging.getLogger(__name__)
 
-#: The largest JSON-RPC message (one stdout line, without its newline) lemon accepts from a
-#: stdio server; also the most of an unfinished line it holds.
-MAX_MESSAGE_BYTES = 8 * 1024 * 1024
-#: The most bytes read from the server's stdout at once.
-CHUNK_BYTES = 64 * 1024
 #: How long a server may take to exit by itself once its stdin is closed.
 GRACE_S = 2.0
 #: How long between SIGTERM to the server's process group and SIGKILL.
@@ -39,68 +41,6 @@ KILL_AFTER_S = 2.0
 #: How long to wait for the event loop to see a killed server's exit.
 REAP_S = 2.0
 _POLL_S = 0.01
-
-
-class Oversized(Exception):
-    """A line (or the unfinished rest of one) exceeded the limit."""
-
-
-class LineSplitter:
-    """Splits a byte stream into lines, holding at most ``limit`` bytes of an unfinished line.
-    ``high_water`` is the most it ever held."""
-
-    def __init__(self, limit: int = MAX_MESSAGE_BYTES) -> None:
-        self.limit = limit
-        self.high_water = 0
-        self._parts: list[bytes] = []
-        self._held = 0
-
-    @property
-    def held(self) -> int:
-        return self._held
-
-    def feed(self, chunk: bytes) -> list[bytes]:
-        """The lines ``chunk`` completes (without their newlines); raises :class:`Oversized`
-        before holding more than ``limit`` bytes or returning a longer line."""
-        lines: list[bytes] = []
-        start = 0
-        while (end := chunk.find(b"\n", start)) >= 0:
-            if self._held + end - start > self.limit:
-                raise Oversized
-            if self._parts:
-                self._parts.append(chunk[start:end])
-                lines.append(b"".join(self._parts))
-                self._parts, self._held = [], 0
-            else:
-                lines.append(chunk[start:end])
-            start = end + 1
-        rest = len(chunk) - start
-        if rest:
-            if self._held + rest > self.limit:
-                raise Oversized
-            self._parts.append(chunk[start:] if start else chunk)
-            self._held += rest
-            self.high_water = max(self.high_water, self._held)
-        return lines
-
-
-def line_parser() -> Any:
-    """``parse(line)``: one stdout line as the SDK's ``SessionMessage``, or the validation
-    error as a value (the session reports it; the line itself is never logged: it may hold
-    secrets)."""
-    from mcp.shared.message import SessionMessage
-    from mcp_types import jsonrpc_message_adapter
-
-    validate = jsonrpc_message_adapter.validate_json
-
-    def parse(line: bytes) -> Any:
-        try:
-            return SessionMessage(validate(line, by_name=False))
-        except ValueError as exc:
-            logger.debug("a stdio server sent a line that is not a JSON-RPC message")
-            return exc
-
-    return parse
 
 
 class StdioTransport:

@@ -36,15 +36,16 @@ def working_dir(server: McpServer, ctx: LemonContext) -> str:
 
 
 class StatusRecorder:
-    """Remembers the last HTTP error status a server answered (the Streamable HTTP transport
-    turns it into a generic MCP error; ``lemon mcp test`` reports the status itself)."""
+    """The HTTP error status of the server's latest answer, if it was one (the Streamable HTTP
+    transport turns it into a generic MCP error; ``lemon mcp test`` reports the status
+    itself). A later success forgets it: the 401 that an OAuth flow then answered, or an
+    earlier refusal, does not explain a failure that came after."""
 
     def __init__(self) -> None:
         self.status: int | None = None
 
     async def __call__(self, response: Any) -> None:
-        if response.status_code >= 400:
-            self.status = response.status_code
+        self.status = response.status_code if response.status_code >= 400 else None
 
 
 def transport_for(server: McpServer, ctx: LemonContext, *, errlog: TextIO | None = None,
@@ -74,10 +75,14 @@ def transport_for(server: McpServer, ctx: LemonContext, *, errlog: TextIO | None
     from mcp.client.streamable_http import streamable_http_client
 
     from lemon_core.mcp.client.oauth.build import auth_for
+    from lemon_core.mcp.client.oauth.limits import bounded_transport
 
+    auth = auth_for(server, ctx, request_timeout_s=timeout)  # None: no oauth block
+    # with OAuth, each metadata and token request gets its own deadline and size cap
+    bounded = None if auth is None else bounded_transport(server.name, timeout)
     client = httpx2.AsyncClient(headers=headers, trust_env=False, event_hooks=hooks,
                                 timeout=httpx2.Timeout(timeout, read=max(timeout, 30.0)),
-                                auth=auth_for(server, ctx))  # None: no oauth block
+                                auth=auth, transport=bounded)
     return _owning(client, streamable_http_client(server.url or "", http_client=client))
 
 

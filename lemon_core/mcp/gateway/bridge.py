@@ -5,15 +5,16 @@ utilities included); ``tools/call`` is :meth:`McpHost.call`, with approvals aske
 elicitation (:mod:`.elicit` on the handshake protocols, :mod:`.rounds`'s
 ``InputRequiredResult`` rounds on 2026-07-28) and every lemon failure a fixed tool error
 (:mod:`.results`).
-The host's blocking calls run in worker threads, so the gateway's loop keeps answering (an
-elicitation's answer arrives while its call waits). The first discovery starts with the
-gateway and every request waits for it; the inventory is then rediscovered every
+The host runs on the gateway's own event loop (:meth:`McpHost.on_current_loop`), so a call
+goes from the client's request to the server's pipe and back with no thread hand-off; only an
+approval runs in a worker thread, and the loop keeps answering meanwhile (an elicitation's
+answer arrives while its call waits). The first discovery starts with the gateway and every
+request waits for it; the inventory is then rediscovered every
 ``refresh_s``, and entries that run ``lemon mcp serve`` are skipped (:mod:`.selfref`).
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -55,7 +56,7 @@ class Gateway:
         import anyio
 
         self._ready = self._ready or anyio.Event()
-        async with anyio.create_task_group() as tg:
+        async with self.host.on_current_loop(), anyio.create_task_group() as tg:
             tg.start_soon(self.notifier.run)
             await self._discover()
             self._ready.set()
@@ -75,10 +76,8 @@ class Gateway:
         await self._ready.wait()
 
     async def _discover(self) -> Sequence[Any]:
-        import anyio
-
         try:
-            return await anyio.to_thread.run_sync(self.host.tools)
+            return await self.host.atools()
         except LemonError as exc:  # an unreadable configuration: say so, serve nothing
             self._say(str(exc))
             return ()
@@ -91,7 +90,7 @@ class Gateway:
             self.notice(message)
 
     def _report_skipped(self) -> None:
-        for item in self.host.status():
+        for item in self.host.last_status():
             if item.last_error:
                 self._say(f"MCP server \"{item.name}\": {item.last_error}")
 
@@ -139,9 +138,8 @@ class Gateway:
             def approver(request: Any) -> bool:
                 return anyio.from_thread.run(elicit.ask, session, request, request_id, wait_s)
 
-        call = functools.partial(self.host.call, name, arguments, approver=approver)
         try:
-            result = await anyio.to_thread.run_sync(call)
+            result = await self.host.acall(name, arguments, approver=approver)
         except NotFoundError:
             return results.unknown(name)
         except ApprovalRefused:

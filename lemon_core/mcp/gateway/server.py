@@ -56,7 +56,8 @@ async def serve_stdio(gateway: Gateway, server: Any) -> None:
     and change notices running beside it."""
     import anyio
     from mcp.server.lowlevel import NotificationOptions
-    from mcp.server.stdio import stdio_server
+
+    from lemon_core.mcp.servers.stdio import stdio_server
 
     options = server.create_initialization_options(NotificationOptions(tools_changed=True))
     async with anyio.create_task_group() as tg:

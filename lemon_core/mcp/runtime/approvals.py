@@ -52,12 +52,21 @@ def entry_requires(server: McpServer, kind: str, raw: str) -> bool:
     return server.approval == "always"
 
 
+def needed(tool: Any, policy: Policy | None) -> bool:
+    """Whether calling ``tool`` needs approval: its entry's requirement or the caller's."""
+    return bool(tool.approval) or (policy is not None and bool(policy(tool)))
+
+
 def check(tool: Any, arguments: dict[str, Any], *, policy: Policy | None,
           approver: Approver | None) -> None:
     """Raise :class:`ApprovalRefused` unless ``tool`` may be called now (asks at most once)."""
-    needed = tool.approval or (policy is not None and bool(policy(tool)))
-    if not needed:
-        return
+    if needed(tool, policy):
+        ask(tool, arguments, approver)
+
+
+def ask(tool: Any, arguments: dict[str, Any], approver: Approver | None) -> None:
+    """Ask ``approver`` once about a call that needs approval; raise
+    :class:`ApprovalRefused` unless it says yes (or when there is no approver)."""
     if approver is None:
         raise ApprovalRefused(f"{tool.name} needs approval and nothing can ask for it: "
                               "run it on a terminal, pass --approve, or set its "
@@ -69,4 +78,4 @@ def check(tool: Any, arguments: dict[str, Any], *, policy: Policy | None,
 
 
 __all__ = ["ApprovalRefused", "ApprovalRequest", "Approver", "Policy", "approval_key",
-           "check", "entry_requires"]
+           "ask", "check", "entry_requires", "needed"]

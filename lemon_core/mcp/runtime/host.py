@@ -25,7 +25,8 @@ callback (:mod:`lemon_core.mcp.runtime.approvals`).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any, TextIO
 
 from lemon_core.context import LemonContext
@@ -115,6 +116,30 @@ class McpHost:
             self._portal.start_task(self._main)
         return self._portal
 
+    @asynccontextmanager
+    async def on_current_loop(self) -> AsyncIterator[McpHost]:
+        """Run the host on the caller's event loop instead of a thread of its own, for an
+        async embedder (``lemon mcp serve``): :meth:`acall` and :meth:`atools` then run
+        inline, with no hand-off to another thread and back on every call. The synchronous
+        methods keep working from worker threads (they wait on this loop), never from the
+        loop's own thread. Leaving the block ends every connection."""
+        import anyio
+        from anyio.from_thread import BlockingPortal
+
+        from lemon_core.mcp.servers.sdk import require_sdk
+
+        require_sdk()
+        if self._portal is not None:
+            raise RuntimeError("this McpHost already runs on a loop of its own")
+        async with BlockingPortal() as portal, anyio.create_task_group() as tg:
+            await tg.start(self._main)
+            self._portal = portal
+            try:
+                yield self
+            finally:
+                self._portal = None
+                self._closing.set()
+
     async def _main(self, *, task_status: Any) -> None:
         import anyio
 
@@ -128,12 +153,15 @@ class McpHost:
                 conn.stop.set()
 
     def close(self) -> None:
-        """Stop every connection (stdio servers are ended by the SDK) and the loop."""
+        """Stop every connection (stdio servers are ended by the SDK) and the host's own loop
+        (on a caller's loop, :meth:`on_current_loop`, only the connections: the block ends
+        the rest)."""
         if self._portal is None:
             return
         self._portal.call(self._closing.set)
-        self._portal_cm.__exit__(None, None, None)
-        self._portal = self._portal_cm = None
+        if self._portal_cm is not None:
+            self._portal_cm.__exit__(None, None, None)
+            self._portal = self._portal_cm = None
 
     # -- discovery -----------------------------------------------------------------------
     def tools(self, *, refresh: bool = False) -> tuple[HostedTool, ...]:
@@ -141,20 +169,36 @@ class McpHost:
         ``refresh_s``, or when ``refresh``)."""
         if self.disabled:
             return ()
-        fresh = self._discovered_at is not None and \
-            time.monotonic() - self._discovered_at < self.refresh_s
-        if refresh or not fresh:
+        if refresh or not self._fresh():
             self._start().call(self._discover, refresh)
         return tuple(self._by_name.values())
 
+    async def atools(self, *, refresh: bool = False) -> tuple[HostedTool, ...]:
+        """:meth:`tools` on the host's own loop (:meth:`on_current_loop`)."""
+        if self.disabled:
+            return ()
+        if refresh or not self._fresh():
+            await self._discover(refresh)
+        return tuple(self._by_name.values())
+
+    def _fresh(self) -> bool:
+        return self._discovered_at is not None and \
+            time.monotonic() - self._discovered_at < self.refresh_s
+
     def status(self, *, refresh: bool = False) -> tuple[ServerStatus, ...]:
         self.tools(refresh=refresh)
+        return self.last_status()
+
+    def last_status(self) -> tuple[ServerStatus, ...]:
+        """:meth:`status` as of the last discovery (no discovery; from any thread)."""
         out = []
         for ident, conn in list(self._conns.items()):
             inv = self._inventories.get(ident)
             src = conn.server.source
             health = self._health.get(ident)
-            err = conn.error or (health.last_error if health else None)
+            # what ended an earlier connection, unless a new one is up (then it is history)
+            earlier = health.last_error if health is not None and not conn.connected else None
+            err = conn.error or earlier
             kind, message = (err.kind, str(err)) if err else (None, None)
             if health is not None and health.unavailable:
                 kind, message = "unavailable", Health.reason(conn.server.name,
@@ -178,6 +222,9 @@ class McpHost:
 
         async with self._lock:
             effective = await anyio.to_thread.run_sync(effective_servers, self.ctx)
+            # the read above cannot be cancelled; if the host was closed or cancelled
+            # meanwhile, stop before starting connections on its ended task group
+            await anyio.lowlevel.checkpoint_if_cancelled()
             self.config_errors = effective.errors
             wanted: dict[str, Any] = {}
             self._skipped = {}
@@ -265,8 +312,6 @@ class McpHost:
 
     async def _after_reconnect(self, conn: Connection) -> None:
         await self._refresh(conn)
-        if conn.connected:
-            self._health[conn.identity].succeeded()
         self._rebuild()
 
     def _retire(self, ident: str) -> None:
@@ -308,6 +353,9 @@ class McpHost:
                                                      resources, prompts, present,
                                                      time.monotonic())
             conn.error = None
+            health = self._health.get(conn.identity)
+            if health is not None and conn.connected:
+                health.succeeded()
 
     # -- calls ---------------------------------------------------------------------------
     def find(self, name: str) -> HostedTool:
@@ -329,6 +377,21 @@ class McpHost:
         args = dict(arguments or {})
         approvals.check(tool, args, policy=self.policy, approver=approver or self.approver)
         return self._start().call(self._call, tool, args)
+
+    async def acall(self, name: str, arguments: dict[str, Any] | None = None, *,
+                    approver: approvals.Approver | None = None) -> CallResult:
+        """:meth:`call` on the host's own loop (:meth:`on_current_loop`). The approver is
+        still a plain function: when the call needs approval it is asked in a worker thread,
+        so it may block (or wait on this loop through ``anyio.from_thread``)."""
+        import anyio
+
+        await self.atools()
+        tool = self.find(name)
+        args = dict(arguments or {})
+        approver = approver or self.approver
+        if approvals.needed(tool, self.policy):
+            await anyio.to_thread.run_sync(approvals.ask, tool, args, approver)
+        return await self._call(tool, args)
 
     async def _call(self, tool: HostedTool, args: dict[str, Any]) -> CallResult:
         conn = self._conns.get(tool.identity)

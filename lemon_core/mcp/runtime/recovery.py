@@ -30,7 +30,10 @@ class Health:
         self.last_error: McpConnectionError | None = None
 
     def succeeded(self) -> None:
+        """A connection is up and answered: the ladder starts again, and the error that
+        ended an earlier connection is no longer the server's state."""
         self.step = 0
+        self.last_error = None
 
     def crashed(self, now: float, error: McpConnectionError | None) -> float | None:
         """Record a crash; the delay before the next attempt, or None when the server is now

@@ -64,3 +64,22 @@ def test_many_messages_quickly_and_a_result_under_the_limit_work(ctx: LemonConte
         text = big.result["content"][0]["text"]
         assert len(text) == size
         assert host.call(names["echo"], {"text": "still here"}).ok
+
+
+def test_a_successful_reconnect_clears_the_oversized_error(ctx: LemonContext) -> None:
+    write_project(ctx.cwd, _flood_entry("flood"))
+    with McpHost(ctx, ladder_s=(0.2, 0.2, 0.2)) as host:
+        names = {t.raw: t.name for t in host.tools()}
+        assert not host.call(names["flood"]).ok  # a 9 MiB line: the connection ends
+        end = time.monotonic() + 60
+        seen: set[str | None] = set()
+        while True:  # it goes down as oversized, then the ladder brings it back
+            flood = host.last_status()[0]
+            seen.add(flood.error_kind)
+            if "oversized" in seen and flood.connected and flood.tools:
+                break
+            assert time.monotonic() < end, (seen, flood)
+            time.sleep(0.05)
+        assert flood.error_kind is None and flood.last_error is None, flood
+        assert host.status()[0].last_error is None
+        assert host.call(names["echo"], {"text": "back"}).ok

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -171,3 +172,43 @@ def test_sse_and_a_call_never_holds_the_discovery_lock(ctx: LemonContext,
             assert host.tools(refresh=True)  # discovery runs while the call is in flight
             assert hanging.is_alive() and time.monotonic() - started < 10
             hanging.join()
+
+
+def test_on_the_callers_loop_calls_run_inline_and_approvals_in_a_thread(
+        ctx: LemonContext, tmp_path: Path) -> None:
+    import threading
+
+    import anyio
+
+    marker = tmp_path / "marker"
+    write_project(ctx.cwd, stdio_entry("git", "full", tmp_path / "git.log", marker,
+                                       tool_approvals={"touch": "always"},
+                                       block_tools=["hang", "crash", "grow"]))
+    loop_thread: list[Any] = []
+
+    def approver(request: Any) -> bool:  # a plain function, asked off the loop
+        loop_thread.append(threading.get_ident())
+        return request.target == "touch"
+
+    async def body() -> None:
+        host = McpHost(ctx, approver=approver)
+        async with host.on_current_loop():
+            tools = {t.raw: t for t in await host.atools()}
+            read = await host.acall(tools["read_file"].name, {"path": "x"})
+            assert read.result["content"][0]["text"] == "full:x"
+            assert (await host.acall(tools["touch"].name)).ok
+            with pytest.raises(NotFoundError):
+                await host.acall("mcp_nothing_0123456789abcdef")
+            # the synchronous API still works from a worker thread (it waits on this loop)
+            names = await anyio.to_thread.run_sync(lambda: [t.name for t in host.tools()])
+            assert sorted(names) == sorted(t.name for t in tools.values())
+            assert [s.name for s in host.last_status()] == ["git"]
+            await anyio.to_thread.run_sync(host.close)  # ends the connections, not the block
+            with anyio.fail_after(20):
+                while any(s.connected for s in host.last_status()):
+                    await anyio.sleep(0.05)
+        assert loop_thread and loop_thread[0] != threading.get_ident()
+        host.close()  # nothing left to close: a no-op
+
+    anyio.run(body)
+    assert marker.read_text().split() == ["called"]

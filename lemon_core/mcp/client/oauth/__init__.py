@@ -2,10 +2,12 @@
 
 One job per module: :mod:`.settings` (the entry's ``oauth`` block resolved), :mod:`.store`
 (the private token cache file, or memory), :mod:`.storage` (the SDK's ``TokenStorage`` over a
-slot), :mod:`.providers` (the SDK providers with lemon's resume and fixed errors),
-:mod:`.receiver` (the localhost redirect receiver), :mod:`.interactive` (who gets an
-authorization URL), :mod:`.build` (the provider for an entry). ``login``/``logout`` live beside the package,
-in :mod:`lemon_core.mcp.client.oauth_login` (they open connections, which use this package).
+slot), :mod:`.refresh_lock` (one refresh of a slot at a time, across processes),
+:mod:`.providers` (the SDK providers with lemon's resume and fixed errors), :mod:`.limits`
+(a deadline and a size cap for each metadata and token request), :mod:`.receiver` (the
+localhost redirect receiver), :mod:`.interactive` (who gets an authorization URL),
+:mod:`.build` (the provider for an entry). ``login``/``logout`` live beside the package, in
+:mod:`lemon_core.mcp.client.oauth_login` (they open connections, which use this package).
 See docs/mcp-oauth.md.
 """
 

@@ -26,16 +26,21 @@ def _quiet_sdk_loggers() -> None:
         logger.propagate = False
 
 
-def auth_for(server: McpServer, ctx: LemonContext) -> Any | None:
-    """The OAuth provider for ``server``, or None when it has no ``oauth`` block. Raises
-    :class:`~.errors.OAuthError` for an unusable block or a refused cache file."""
+def auth_for(server: McpServer, ctx: LemonContext, *,
+             request_timeout_s: float = 10.0) -> Any | None:
+    """The OAuth provider for ``server``, or None when it has no ``oauth`` block
+    (``request_timeout_s``: how long the entry's MCP requests wait, which bounds how long a
+    refresh waits for another process's). Raises :class:`~.errors.OAuthError` for an
+    unusable block or a refused cache file."""
     settings = settings_for(server, ctx)
     if settings is None:
         return None
     from lemon_core.mcp.client.oauth.providers import CredentialsProvider, PkceProvider
 
+    from lemon_core.mcp.client.oauth.refresh_lock import wait_for
+
     _quiet_sdk_loggers()
-    storage = SlotStorage(CacheFile(settings, ctx))
+    storage = SlotStorage(CacheFile(settings, ctx), refresh_wait_s=wait_for(request_timeout_s))
     if settings.flow == PKCE:
         return PkceProvider(settings, storage)
     return CredentialsProvider(settings, storage)

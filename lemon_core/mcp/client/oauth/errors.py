@@ -20,6 +20,10 @@ MESSAGES = {
                     "(oauth.authorization_timeout_ms); run '{login}' again",
     "auth_config": "the oauth block cannot be used: {detail}",
     "auth_cache": "{detail}",
+    "auth_request_timeout": "the authorization server did not answer a {detail} (the "
+                            "entry's timeout_ms); check that it is reachable and try again",
+    "auth_response_too_large": "the authorization server's answer to a {detail} was too large "
+                               "to be an OAuth answer; lemon stopped reading it",
 }
 
 

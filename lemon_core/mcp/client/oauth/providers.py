@@ -9,7 +9,11 @@
 Both resume from the cache slot: the stored expiry makes an expired access token refresh
 (``grant_type=refresh_token``, storing a rotated refresh token, keeping the old one when none
 is returned) before the first MCP request, at the token endpoint discovered last time; a 401
-for a token the client still thought valid is answered by a refresh first, too. A
+for a token the client still thought valid is answered by a refresh first, too. A refresh holds
+the slot across processes (:mod:`.refresh_lock`) and first re-reads it: tokens another process
+stored meanwhile are used instead of refreshing again with a refresh token rotation has made
+useless. The flow's own requests (metadata, token) are marked for :mod:`.limits`, which gives
+each a deadline and a size cap. A
 refused refresh drops the tokens and the SDK acquires new ones once (client credentials) or asks
 for a login (PKCE). Every SDK OAuth failure becomes a fixed :class:`~.errors.OAuthError`; the
 SDK's own messages (which may quote the authorization server) are never shown.
@@ -27,6 +31,7 @@ from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuth
 from lemon_core.mcp.client.errors import McpConnectionError
 from lemon_core.mcp.client.oauth.errors import OAuthError
 from lemon_core.mcp.client.oauth.interactive import current_authorizer
+from lemon_core.mcp.client.oauth.limits import mark
 from lemon_core.mcp.client.oauth.receiver import RedirectReceiver
 from lemon_core.mcp.client.oauth.settings import OAuthSettings, loopback_redirect
 from lemon_core.mcp.client.oauth.storage import SlotStorage
@@ -81,6 +86,22 @@ class _LemonFlow:
             self.context.storage.drop_tokens()
         return ok
 
+    async def async_auth_flow(self, request: Any) -> AsyncGenerator[Any, Any]:
+        """The SDK's flow, every request of it other than the MCP request itself (metadata,
+        token, the redirects followed for them) marked for :mod:`.limits`' bounds."""
+        flow = super().async_auth_flow(request)  # type: ignore[misc]
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                if outgoing is not request:
+                    mark(outgoing)
+                response = yield outgoing
+                outgoing = await flow.asend(response)
+        except StopAsyncIteration:
+            return
+        finally:
+            await flow.aclose()
+
     async def _auth_flow(self, request: Any) -> AsyncGenerator[Any, Any]:
         from mcp.client.auth import (
             OAuthFlowError,
@@ -89,9 +110,20 @@ class _LemonFlow:
         )
         from pydantic import ValidationError
 
-        flow = super()._auth_flow(request)  # type: ignore[misc]
-        refreshed = False
+        flow = None
         try:
+            async with self.context.lock:  # expired: refresh before the SDK's flow runs
+                if not self._initialized:  # type: ignore[has-type]
+                    await self._initialize()
+                if not self.context.is_token_valid() and self.context.can_refresh_token():
+                    async with self.context.storage.refreshing():
+                        if not self._take_stored_tokens() and self.context.can_refresh_token():
+                            refresh = await self._refresh_token()  # type: ignore[attr-defined]
+                            answer = yield refresh
+                            if not await self._handle_refresh_response(answer):
+                                self._initialized = False  # as the SDK: start again
+            flow = super()._auth_flow(request)  # type: ignore[misc]
+            refreshed = False
             outgoing = await flow.__anext__()
             while True:
                 response = yield outgoing
@@ -100,8 +132,14 @@ class _LemonFlow:
                     # the server rejected the access token: refresh first, and only when that
                     # fails let the SDK run its full flow (re-acquire, or ask for a login)
                     refreshed = True
-                    answer = yield await self._refresh_token()  # type: ignore[attr-defined]
-                    if await self._handle_refresh_response(answer):
+                    rejected = self.context.current_tokens.access_token
+                    async with self.context.storage.refreshing():
+                        fresh = self._take_stored_tokens(rejected)
+                        if not fresh and self.context.can_refresh_token():
+                            refresh = await self._refresh_token()  # type: ignore[attr-defined]
+                            answer = yield refresh
+                            fresh = await self._handle_refresh_response(answer)
+                    if fresh:
                         self._add_auth_header(request)  # type: ignore[attr-defined]
                         response = yield request
                 outgoing = await flow.asend(response)
@@ -113,7 +151,22 @@ class _LemonFlow:
                 ValueError):
             raise OAuthError(self.settings.server, "auth_failed") from None
         finally:
-            await flow.aclose()
+            if flow is not None:
+                await flow.aclose()
+
+    def _take_stored_tokens(self, rejected: str | None = None) -> bool:
+        """With the slot held for a refresh: adopt the tokens another process stored since
+        this one read them (the newest refresh token is the only one still good after a
+        rotation). True when they hold an access token to use now instead of refreshing."""
+        tokens, expires = self.context.storage.reread()
+        current = self.context.current_tokens
+        if tokens is None or current is not None and \
+                (tokens.access_token, tokens.refresh_token) == \
+                (current.access_token, current.refresh_token):
+            return False  # nothing newer: this process refreshes
+        self.context.current_tokens = tokens
+        self.context.token_expiry_time = expires
+        return self.context.is_token_valid() and tokens.access_token != rejected
 
 
 class CredentialsProvider(_LemonFlow, ClientCredentialsOAuthProvider):

@@ -18,14 +18,20 @@ def _dump(model: Any) -> Any:
 
 
 class SlotStorage:
-    def __init__(self, cache: CacheFile, client_info: Any = None) -> None:
+    def __init__(self, cache: CacheFile, client_info: Any = None, *,
+                 refresh_wait_s: float = 10.0) -> None:
         self.cache = cache
         self.record: dict[str, Any] = cache.load() or {}
         self.client_info = client_info
+        #: how long a refresh waits for another process refreshing this slot
+        self.refresh_wait_s = refresh_wait_s
         #: The provider's ``OAuthContext`` (set by the provider).
         self.context: Any = None
 
     async def get_tokens(self) -> Any:
+        return self._tokens()
+
+    def _tokens(self) -> Any:
         from mcp.shared.auth import OAuthToken
         from pydantic import ValidationError
 
@@ -36,6 +42,13 @@ class SlotStorage:
             return OAuthToken.model_validate(raw)
         except ValidationError:
             return None
+
+    def reread(self) -> tuple[Any, float | None]:
+        """The slot as it is now (another process may have stored newer tokens): its tokens
+        (or None) and their absolute expiry."""
+        self.record = self.cache.load() or {}
+        expires = self.record.get("expires_at")
+        return self._tokens(), expires if isinstance(expires, int | float) else None
 
     async def set_tokens(self, tokens: Any) -> None:
         context = self.context
@@ -54,6 +67,12 @@ class SlotStorage:
             self.record = {k: v for k, v in self.record.items()
                            if k not in ("tokens", "expires_at")}
             self.cache.save(self.record)
+
+    def refreshing(self) -> Any:
+        """Hold the slot for one refresh, across processes (:mod:`.refresh_lock`)."""
+        from lemon_core.mcp.client.oauth.refresh_lock import refresh_lock
+
+        return refresh_lock(self.cache, self.refresh_wait_s)
 
     async def get_client_info(self) -> Any:
         return self.client_info

@@ -88,6 +88,13 @@ class CacheFile:
             return
         from lemon_core.fsio.write import atomic_write_bytes
 
+        self.make_folder()
+        atomic_write_bytes(self.path, json.dumps(record).encode("utf-8"), mode=0o600)
+
+    def make_folder(self) -> None:
+        """Create the cache folder, private (0700)."""
+        if self.path is None:
+            return
         folder = self.path.parent
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         info = os.lstat(folder)
@@ -95,7 +102,6 @@ class CacheFile:
             raise self._refuse("has a parent that is not a folder")
         if info.st_mode & 0o077:
             os.chmod(folder, 0o700)
-        atomic_write_bytes(self.path, json.dumps(record).encode("utf-8"), mode=0o600)
 
     def delete(self) -> bool:
         """Forget the slot's record; True when there was one."""

@@ -4,7 +4,8 @@ It serves RFC 8414 metadata, a token endpoint (client credentials with ``client_
 or ``client_secret_basic``, refresh tokens with or without rotation, authorization code with
 PKCE S256), an authorization endpoint that redirects straight back with a code (the test plays
 the user who consents) and an introspection endpoint the resource server asks. Every request is
-recorded (path, headers, form) so a test can check what the client sent.
+recorded (path, headers, form) so a test can check what the client sent; knobs make it slow
+or its metadata oversized.
 """
 
 from __future__ import annotations
@@ -49,6 +50,12 @@ class AuthServerState:
     rotate: bool = True
     #: Expected client authentication at the token endpoint ("client_secret_post"/"_basic").
     auth_method: str = "client_secret_post"
+    #: Seconds to wait before answering a request to a path (a slow or stuck server).
+    delays: dict[str, float] = attrs.Factory(dict)
+    #: Bytes of padding added to the metadata document (an oversized answer).
+    metadata_padding: int = 0
+    #: Send the metadata gzip-compressed (with the padding: a small body that expands).
+    metadata_gzip: bool = False
     seen: list[Seen] = attrs.Factory(list)
     access: dict[str, float] = attrs.Factory(dict)  # token -> expiry (time.time())
     refresh: set[str] = attrs.Factory(set)
@@ -91,9 +98,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
         pass
 
-    def _json(self, status: int, body: dict[str, Any]) -> None:
+    def _json(self, status: int, body: dict[str, Any], *, gzip: bool = False) -> None:
         data = json.dumps(body).encode()
         self.send_response(status)
+        if gzip:
+            import gzip as gz
+
+            data = gz.compress(data)
+            self.send_header("Content-Encoding", "gzip")
         self.send_header("Content-Type", "application/json")
         self.send_header("Cache-Control", "no-store")
         self.send_header("Content-Length", str(len(data)))
@@ -104,6 +116,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         path = urlsplit(self.path).path
         headers = {k.lower(): v for k, v in self.headers.items()}
         self.state.seen.append(Seen(self.command, path, headers, form))
+        time.sleep(self.state.delays.get(path, 0.0))
         return path
 
     def do_GET(self) -> None:
@@ -112,7 +125,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         path = self._record(query)
         state = self.state
         if path == "/.well-known/oauth-authorization-server":
-            self._json(200, {
+            metadata = {
                 "issuer": state.url,
                 "authorization_endpoint": f"{state.url}/authorize",
                 "token_endpoint": f"{state.url}/token",
@@ -123,7 +136,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 "token_endpoint_auth_methods_supported": ["client_secret_post",
                                                           "client_secret_basic", "none"],
                 "code_challenge_methods_supported": ["S256"],
-            })
+            }
+            if state.metadata_padding:
+                metadata["padding"] = "0" * state.metadata_padding
+            self._json(200, metadata, gzip=state.metadata_gzip)
         elif path == "/authorize":
             if query.get("client_id") != PUBLIC_CLIENT or \
                     query.get("code_challenge_method") != "S256":

@@ -36,9 +36,9 @@ server = MCPServer("lemon-oauth-server", version="1.0", token_verifier=Introspec
 
 
 @server.tool()
-def echo(text: str) -> str:
-    """Say it back."""
-    return text
+def echo(text: str, times: int = 1) -> str:
+    """Say it back (``times`` over: a large answer from a small request)."""
+    return text * times
 
 
 app = server.streamable_http_app()

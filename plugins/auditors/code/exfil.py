@@ -261,12 +261,14 @@ class _Commands:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.separators = [m.start() for m in _SEPARATOR.finditer(text)]
+        self.separators: list[int] | None = None
         self.spaces: list[int] | None = None
         self.judged: dict[tuple[str, int], bool] = {}
 
     def span(self, match: re.Match[str]) -> tuple[int, int]:
         """The command around ``match``: from after the separator before it to the next."""
+        if self.separators is None:
+            self.separators = [m.start() for m in _SEPARATOR.finditer(self.text)]
         seps = self.separators
         before = bisect_left(seps, match.start())
         after = bisect_left(seps, match.end())

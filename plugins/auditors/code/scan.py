@@ -120,8 +120,9 @@ class LineHits:
         """The hits of a line, or of each cell of a markdown table row (its ``|`` are cell
         separators, not pipes: ``| HTTP | Ruby |`` pipes nothing into ``ruby``), with the
         offsets of the whole row."""
-        if not table:
-            yield from self(text, script, markdown, only)
+        whole = self(text, script, markdown, only)
+        if not table or not whole:  # a cell's hit is a hit of the row too: none, no cells
+            yield from whole
             return
         for offset, cell in table_cells(text):
             for rule, severity, message, start, end in self(cell, script, markdown, only):

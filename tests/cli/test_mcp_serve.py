@@ -82,3 +82,23 @@ def test_a_self_entry_is_named_on_stderr_without_its_command(tmp_path: Path) -> 
     err = (tmp_path / "serve.err").read_text(encoding="utf-8")
     assert 'MCP server "lemon": skipped: this entry runs' in err
     assert SECRET not in err and json.dumps(secret_path)[1:-1] not in err
+
+
+def test_an_unusable_lemon_file_is_named_on_stderr_once(tmp_path: Path) -> None:
+    """An unusable ``.lemon/mcp.json`` disables the project's servers (fail closed): the client
+    sees no tools, and stderr (the client's server log) says why."""
+    project = tmp_path / "project"
+    project.mkdir()
+    lemon_file = write_project(project, stdio_entry("beta", "tools-only", tmp_path / "b.log"))
+    lemon_file.write_text('{"servers": [\n<<<<<<< HEAD\n')
+
+    async def body() -> int:
+        async with gateway(project, tmp_path) as client:
+            first = len((await client.list_tools()).tools)
+            await client.list_tools()
+            return first
+
+    assert anyio.run(body) == 0
+    err = (tmp_path / "serve.err").read_text(encoding="utf-8")
+    assert err.count(f"MCP configuration (lemon:project): {lemon_file}: invalid JSON") == 1
+    assert "every MCP server is disabled until this file is fixed" in err

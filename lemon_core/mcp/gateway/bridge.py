@@ -48,6 +48,7 @@ class Gateway:
         self.host = McpHost(ctx, on_change=self.notifier.changed, skip=self_reason,
                             **host_options)
         self._ready: Any = None
+        self._config_said: tuple[Any, ...] = ()
 
     # -- lifecycle -----------------------------------------------------------------------
     async def run(self) -> None:
@@ -77,10 +78,12 @@ class Gateway:
 
     async def _discover(self) -> Sequence[Any]:
         try:
-            return await self.host.atools()
+            found = await self.host.atools()
         except LemonError as exc:  # an unreadable configuration: say so, serve nothing
             self._say(str(exc))
             return ()
+        self._report_config()
+        return found
 
     async def tools(self) -> Sequence[Any]:
         return await self._discover()
@@ -88,6 +91,17 @@ class Gateway:
     def _say(self, message: str) -> None:
         if self.notice is not None:
             self.notice(message)
+
+    def _report_config(self) -> None:
+        """Say once what is wrong with the configuration (an unusable lemon file disables its
+        scope's servers: the client would otherwise see no tools and no reason), and again
+        only when that changes."""
+        errors = self.host.config_errors
+        if errors != self._config_said:
+            self._config_said = errors
+            for error in errors:
+                self._say(f"MCP configuration ({error.provider}:{error.scope}): "
+                          f"{error.message}")
 
     def _report_skipped(self) -> None:
         for item in self.host.last_status():

@@ -11,9 +11,6 @@ from collections.abc import Iterator
 
 from lemon_core.text import escape
 
-#: Past this many characters (256 Ki) a file is searched for the core words of a rule family
-#: only.
-FULL_SEARCH_CHARS = 1 << 18
 #: The longest excerpt a finding carries (characters, before escaping).
 EXCERPT_CHARS = 160
 
@@ -57,18 +54,10 @@ class LineIndex:
     def count(self) -> int:
         return len(self._starts)
 
-    def lines_containing(self, lower: str, words: tuple[str, ...], *,
-                         core: tuple[str, ...] | None = None) -> set[int]:
+    def lines_containing(self, lower: str, words: tuple[str, ...]) -> set[int]:
         """The numbers of the lines of ``lower`` (the text, lower-cased) holding any of
         ``words``: one substring search per word and hit, in C, instead of a test per line.
-
-        A text over :data:`FULL_SEARCH_CHARS` is searched for every word in its first part
-        and, past it, for the ``core`` words only (all of ``words`` when not given): the cost
-        of a search is the text's length times the number of words."""
-        if core is not None and len(lower) > FULL_SEARCH_CHARS:
-            found = self.lines_containing(lower[:FULL_SEARCH_CHARS], words)
-            found |= self.lines_past_head(lower, core)
-            return found
+        The whole text is searched, however long: padding a file does not hide a word."""
         found = set()
         end = len(lower)
         for word in words:
@@ -77,20 +66,6 @@ class LineIndex:
                 number = self.line_of(at)
                 found.add(number)
                 at = lower.find(word, self._starts[number] if number < len(self._starts) else end)
-        return found
-
-    def lines_past_head(self, lower: str, words: tuple[str, ...]) -> set[int]:
-        """The lines holding any of ``words`` where it reaches the end of the first
-        :data:`FULL_SEARCH_CHARS` characters of ``lower`` or lies past it: what a text over
-        that size is searched for beyond what :func:`word_lines` searches."""
-        found: set[int] = set()
-        for word in words:
-            at = lower.find(word, FULL_SEARCH_CHARS - len(word))
-            while at != -1:
-                number = self.line_of(at)
-                found.add(number)
-                at = lower.find(word, self._starts[number] if number < len(self._starts)
-                                else len(lower))
         return found
 
 
@@ -236,11 +211,11 @@ def register_words(words: frozenset[str]) -> None:
 
 def word_lines(index: LineIndex, lower: str,
                words: frozenset[str]) -> dict[str, frozenset[int]]:
-    """For each of ``words`` found in the first :data:`FULL_SEARCH_CHARS` characters of
-    ``lower`` (the text, lower-cased; all of it when shorter), the numbers of the lines
-    holding it: what :meth:`LineIndex.lines_containing` finds word by word in that part. The
-    words of every caller are searched together, once per text (:class:`_Searched`)."""
-    found = _SEARCHED.table(index, lower[:FULL_SEARCH_CHARS], words)
+    """For each of ``words`` found in ``lower`` (the text, lower-cased, all of it: padding a
+    file past any size does not hide a word), the numbers of the lines holding it: what
+    :meth:`LineIndex.lines_containing` finds word by word. The words of every caller are
+    searched together, once per text (:class:`_Searched`)."""
+    found = _SEARCHED.table(index, lower, words)
     return {word: lines for word, lines in found.items() if word in words}
 
 
@@ -270,5 +245,5 @@ def excerpt(text: str, start: int = 0, end: int | None = None, *,
     return escape(piece)
 
 
-__all__ = ["EXCERPT_CHARS", "FULL_SEARCH_CHARS", "LineIndex", "excerpt", "forget", "indexed",
+__all__ = ["EXCERPT_CHARS", "LineIndex", "excerpt", "forget", "indexed",
            "lower_same_length", "register_words", "word_lines"]

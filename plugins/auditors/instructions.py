@@ -22,7 +22,6 @@ from lemon_core import hookimpl
 from lemon_core.auditor_kit import Line, LineIndex, document, host_class, urls
 from lemon_core.auditor_kit.lazy import lazy_compile
 from lemon_core.auditor_kit.lines import (
-    FULL_SEARCH_CHARS,
     indexed,
     register_words,
     word_lines,
@@ -31,7 +30,7 @@ from lemon_core.auditor_kit.rules import finding, texts_of, unique
 from lemon_core.protocols import AuditBundle, Finding
 
 FAMILY = "instructions"
-RULES_VERSION = "instructions-1"
+RULES_VERSION = "instructions-2"
 I = re.IGNORECASE
 
 RULES: Mapping[str, tuple[str, str]] = {
@@ -249,11 +248,6 @@ _REMOTE_WORDS = (("http",), ("follow", "execute", "obey", "apply", "carry out", 
                              "comply", "run"))
 
 
-#: Past the first 256 Ki characters of a file, only these words are searched for (FULL_SEARCH_CHARS).
-_CORE = ("ignor", "disregard", "instruction", "<important>", "you are now", "reviewer",
-         "scanner", "secretly", "bcc", "http", "send", "<system")
-
-
 @functools.lru_cache(maxsize=64)
 def _as_set(words: tuple[str, ...]) -> frozenset[str]:
     return frozenset(words)
@@ -262,10 +256,8 @@ def _as_set(words: tuple[str, ...]) -> frozenset[str]:
 def _candidates(index: LineIndex, lower: str, groups: tuple[tuple[str, ...], ...],
                 found_words: Mapping[str, frozenset[int]]) -> set[int]:
     """The lines holding a word of every group; ``found_words`` the lines of each word
-    present in the first FULL_SEARCH_CHARS characters (:func:`_all_words`, found at once:
-    the few present are gone through, not every word of a group). Past those, a group's
-    core words only are looked for."""
-    big = len(lower) > FULL_SEARCH_CHARS
+    present in the text (:func:`_all_words`, found at once: the few present are gone through,
+    not every word of a group)."""
     found: set[int] = set()
     for position, group in enumerate(groups):
         if position and not found:
@@ -275,8 +267,6 @@ def _candidates(index: LineIndex, lower: str, groups: tuple[tuple[str, ...], ...
         for word, held in found_words.items():
             if word in wanted:
                 lines |= held
-        if big:
-            lines |= index.lines_past_head(lower, _core(group))
         found = lines if not position else found & lines
     return found
 
@@ -290,11 +280,6 @@ def _all_words() -> frozenset[str]:
 
 
 register_words(_all_words())  # searched with the other auditors' words, once per text
-
-
-def _core(words: tuple[str, ...]) -> tuple[str, ...]:
-    kept = tuple(word for word in words if word in _CORE)
-    return kept or words[:1]
 
 
 _FULL = frozenset({"prose", "heading", "frontmatter", "quote", "table", "comment",

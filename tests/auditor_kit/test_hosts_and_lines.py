@@ -87,17 +87,13 @@ def test_word_lines_is_exact_across_texts_and_word_sets_and_after_clear_caches()
         clear_caches()
 
 
-def test_word_lines_searches_the_first_part_of_a_big_text_for_every_callers_words() -> None:
-    # The words of every caller are searched together once per text; a text over
-    # FULL_SEARCH_CHARS is searched in its first part (callers look past it for core words).
+def test_word_lines_searches_every_callers_words_in_the_whole_text() -> None:
+    # The words of every caller are searched together once per text, all of it however
+    # long: a file padded past any size still shows the words at its end.
     import random
 
     from lemon_core.auditor_kit import clear_caches
-    from lemon_core.auditor_kit.lines import (
-        FULL_SEARCH_CHARS,
-        lower_same_length,
-        word_lines,
-    )
+    from lemon_core.auditor_kit.lines import lower_same_length, word_lines
 
     first = frozenset({"curl", "pip install", "nc -", "env", "a b"})
     second = frozenset({"ignore", "env", "send it", "gn"})
@@ -105,18 +101,17 @@ def test_word_lines_searches_the_first_part_of_a_big_text_for_every_callers_word
     pieces = ["curl ", "pip install x", "nc -e", "env", "ignore", "send it", "a b", "\n", "zz "]
     for repetitive in (False, True):  # lines repeated (searched once each) or not
         clear_caches()
-        for size in (5_000, FULL_SEARCH_CHARS + 3_000):
+        for size in (5_000, 300_000):
             if repetitive:
                 text = "".join(rng.choice(pieces) for _ in range(size // 5))
             else:
                 text = "".join(rng.choice(pieces) + str(rng.random()) for _ in range(size // 20))
             index, lower = LineIndex(text), lower_same_length(text)
-            head = lower[:FULL_SEARCH_CHARS]
             for words in (first, second, first):
                 found = word_lines(index, lower, words)
                 assert set(found) <= words
                 for word in words:
-                    assert found.get(word, set()) == index.lines_containing(head, (word,)), word
+                    assert found.get(word, set()) == index.lines_containing(lower, (word,)), word
 
 
 def test_host_tables_are_looked_up_as_the_entry_by_entry_comparison_does() -> None:

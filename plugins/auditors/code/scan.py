@@ -21,7 +21,6 @@ from lemon_core.auditor_kit import (
 )
 from lemon_core.auditor_kit.lazy import lazy_compile
 from lemon_core.auditor_kit.lines import (
-    FULL_SEARCH_CHARS,
     indexed,
     register_words,
     word_lines,
@@ -45,10 +44,6 @@ TRIGGER_WORDS = tuple(sorted({word for words, _ in commands.LINE_DETECTORS for w
     "mamba install", "npm i", "npm add", "pnpm", "yarn add", "yarn global", "bun add",
     "bun i", "npx", "bunx", "![", "<img", "${ifs", "$ifs", "$'", "--dangerously", "--yolo",
     "--full-auto"}))
-#: Past the first 256 Ki characters of a file, only these words are searched for (see FULL_SEARCH_CHARS).
-CORE_WORDS = frozenset({"curl", "wget", "iwr", "/dev/tcp", "/dev/udp", "nc -", "socat", "base64",
-                        "eval", "exec", "rm -", "nopasswd", "authorized_keys", "crontab", ".ssh",
-                        "![", "nslookup", "pip install", "npm i"})
 #: A variable holding one of these is followed to where it is used.
 _HELD_WORDS = ("curl", "wget", "sh", "base64", "nc", "ssh", "aws", "env", "eval", "exec",
                "http", "/dev/", "rm ", "crontab", ".bashrc", ".zshrc", "authorized_keys")
@@ -146,11 +141,6 @@ class _Words:
         #: The fixed words present in the file, with their lines (absent ones are left out).
         self._present: dict[str, frozenset[int]] = dict(
             word_lines(self.index, self.lower, _scan_words()))  # all at once
-        if len(self.lower) > FULL_SEARCH_CHARS:  # past the first part, the core words only
-            for word in CORE_WORDS & _scan_words():
-                past = self.index.lines_past_head(self.lower, (word,))
-                if past:
-                    self._present[word] = self._present.get(word, frozenset()) | past
         self._other: dict[str, set[int]] = {}
         self.detectors = [self.lines(words) for words, _ in commands.LINE_DETECTORS]
 
@@ -165,13 +155,10 @@ class _Words:
         for word, hits in self._present.items():
             if word in fixed:
                 found |= hits
-        big = len(self.lower) > FULL_SEARCH_CHARS
         for word in other:
             hits = self._other.get(word)
             if hits is None:
-                core = (word,) if word in CORE_WORDS else ()
-                hits = self._other[word] = self.index.lines_containing(
-                    self.lower, (word,), core=core if big else None)
+                hits = self._other[word] = self.index.lines_containing(self.lower, (word,))
             found |= hits
         return found
 

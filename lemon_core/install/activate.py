@@ -88,4 +88,4 @@ class Activation:
                     remove_tree(backup)
 
 
-__all__ = ["Activation", "fsync_dir", "recover"]
+__all__ = ["Activation", "recover"]

@@ -20,9 +20,8 @@ from lemon_core.catalog.roots import is_project_dir
 from lemon_core.errors import NotFoundError
 from lemon_core.fsio.write import file_lock
 from lemon_core.install import approval, backups, targets
-from lemon_core.install.activate import fsync_dir
 from lemon_core.install.owner import this_process
-from lemon_core.install.staging import remove_tree
+from lemon_core.install.staging import fsync_dir, remove_tree
 from lemon_core.protocols import SkillWriteEvent
 from lemon_core.state.lockfile import editable_records, write_records
 from lemon_core.state.records import LockRecord

@@ -59,6 +59,16 @@ def _records(data: bytes) -> tuple[dict[str, LockRecord], str | None]:
     return records, first_problem
 
 
+def _read(path: Path) -> tuple[dict[str, LockRecord], FileProblem | str | None]:
+    """The readable records of the lockfile at ``path`` (none when it is missing) and what
+    kept it from being read whole: the file's problem, or the first bad record's reason."""
+    try:
+        data = read_bytes(path, MAX_LOCK_BYTES)
+        return _records(data) if data is not None else ({}, None)
+    except FileProblem as problem:
+        return {}, problem
+
+
 def read_lock_records(path: Path) -> tuple[dict[str, LockRecord], Diagnostic | None]:
     """The records by key; a missing file has none, a broken one none plus a diagnostic.
 
@@ -69,18 +79,14 @@ def read_lock_records(path: Path) -> tuple[dict[str, LockRecord], Diagnostic | N
     left out with an ``invalid_lockfile`` diagnostic naming it; the others are kept. The
     message never repeats the path: the diagnostic carries it.
     """
-    try:
-        data = read_bytes(path, MAX_LOCK_BYTES)
-        if data is None:
-            return {}, None
-        records, problem = _records(data)
-    except FileProblem as problem:
+    records, problem = _read(path)
+    if problem is None:
+        return records, None
+    if isinstance(problem, FileProblem):
         code = "unreadable_lockfile" if problem.kind == "read" else "invalid_lockfile"
         return {}, Diagnostic(str(path), "error", code,
                               f"{problem.message}; its records are ignored until it is fixed "
                               "or removed")
-    if problem is None:
-        return records, None
     return records, Diagnostic(str(path), "error", "invalid_lockfile",
                                f"{problem}; that record is ignored until it is fixed or "
                                "removed")
@@ -94,15 +100,10 @@ def whole_lock_records(path: Path) -> dict[str, LockRecord]:
 
     :raises ConfigError: naming the file, the reason and what to do.
     """
-    try:
-        data = read_bytes(path, MAX_LOCK_BYTES)
-        if data is None:
-            return {}
-        records, problem = _records(data)
-    except FileProblem as exc:
-        problem = exc.message
+    records, problem = _read(path)
     if problem is not None:
-        raise ConfigError(f"cannot read the lockfile {path}: {problem}; fix it (after a merge "
+        reason = problem.message if isinstance(problem, FileProblem) else problem
+        raise ConfigError(f"cannot read the lockfile {path}: {reason}; fix it (after a merge "
                           f"conflict, keep the records of both sides) or remove it, then run "
                           f"the command again")
     return records

@@ -40,6 +40,7 @@ from lemon_core.mcp.runtime.inventory import (
     ServerInventory,
     build,
     display_name,
+    listed,
 )
 from lemon_core.mcp.runtime.names import server_identity
 from lemon_core.mcp.runtime.recovery import (
@@ -48,11 +49,10 @@ from lemon_core.mcp.runtime.recovery import (
     LADDER_S,
     Health,
 )
-from lemon_core.mcp.runtime.status import ServerStatus
+from lemon_core.mcp.runtime.status import ServerStatus, server_statuses
 
 REFRESH_S = 60.0
 TTL_S = 300.0
-MAX_PAGES = 100
 
 
 class McpHost:
@@ -191,29 +191,7 @@ class McpHost:
 
     def last_status(self) -> tuple[ServerStatus, ...]:
         """:meth:`status` as of the last discovery (no discovery; from any thread)."""
-        out = []
-        for ident, conn in list(self._conns.items()):
-            inv = self._inventories.get(ident)
-            src = conn.server.source
-            health = self._health.get(ident)
-            # what ended an earlier connection, unless a new one is up (then it is history)
-            earlier = health.last_error if health is not None and not conn.connected else None
-            err = conn.error or earlier
-            kind, message = (err.kind, str(err)) if err else (None, None)
-            if health is not None and health.unavailable:
-                kind, message = "unavailable", Health.reason(conn.server.name,
-                                                             conn.server.transport)
-            out.append(ServerStatus(
-                display_name(conn.server, ident), conn.server.transport,
-                f"{src.provider}:{src.scope}", conn.connected,
-                len(inv.tools) if inv else 0, len(inv.resources) if inv else 0,
-                len(inv.prompts) if inv else 0, inv.capabilities if inv else (),
-                kind, message))
-        for ident, (server, reason) in list(self._skipped.items()):
-            out.append(ServerStatus(display_name(server, ident), server.transport,
-                                    f"{server.source.provider}:{server.source.scope}", False,
-                                    error_kind="skipped", last_error=reason))
-        return tuple(out)
+        return server_statuses(self._conns, self._inventories, self._health, self._skipped)
 
     async def _discover(self, explicit: bool = False) -> None:
         import anyio
@@ -333,14 +311,7 @@ class McpHost:
             return
         try:
             with anyio.fail_after(request_timeout(conn.server) * 3):
-                caps = client.server_capabilities
-                present = tuple(f for f in ("tools", "resources", "prompts")
-                                if getattr(caps, f, None) is not None)
-                remote = await _paged(client.list_tools, "tools") if "tools" in present else []
-                resources = await _paged(client.list_resources, "resources") \
-                    if "resources" in present else []
-                prompts = await _paged(client.list_prompts, "prompts") \
-                    if "prompts" in present else []
+                present, remote, resources, prompts = await listed(client)
         except TimeoutError:
             conn.lost(McpConnectionError(conn.server.name, conn.server.transport, "timeout",
                                          phase="discovery"))
@@ -407,18 +378,6 @@ class McpHost:
             conn.lost(McpConnectionError(conn.server.name, conn.server.transport, "closed",
                                          phase="call"))
         return result
-
-
-async def _paged(method: Any, field: str) -> list[Any]:
-    items: list[Any] = []
-    cursor = None
-    for _ in range(MAX_PAGES):
-        page = await method(cursor=cursor)
-        items.extend(getattr(page, field))
-        cursor = page.next_cursor
-        if not cursor:
-            break
-    return items
 
 
 __all__ = ["REFRESH_S", "TTL_S", "McpHost"]

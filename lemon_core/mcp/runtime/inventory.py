@@ -85,4 +85,35 @@ def build(server: McpServer, identity: str, remote: list[Any], resources: list[A
     return ServerInventory(tuple(tools), tuple(str(u) for u in uris), names, capabilities, now)
 
 
-__all__ = ["UTILITY_TOOLS", "HostedTool", "ServerInventory", "build", "display_name"]
+#: Pages of one listing read at most (a server that keeps handing out cursors stops there).
+MAX_PAGES = 100
+
+
+async def listed(client: Any) -> tuple[tuple[str, ...], list[Any], list[Any], list[Any]]:
+    """``(capabilities present, tools, resources, prompts)`` of a connected client, each list
+    read page by page, and only what the server advertises (a tools-only server gets no
+    resource or prompt request)."""
+    caps = client.server_capabilities
+    present = tuple(f for f in ("tools", "resources", "prompts")
+                    if getattr(caps, f, None) is not None)
+    tools = await _paged(client.list_tools, "tools") if "tools" in present else []
+    resources = await _paged(client.list_resources, "resources") \
+        if "resources" in present else []
+    prompts = await _paged(client.list_prompts, "prompts") if "prompts" in present else []
+    return present, tools, resources, prompts
+
+
+async def _paged(method: Any, field: str) -> list[Any]:
+    items: list[Any] = []
+    cursor = None
+    for _ in range(MAX_PAGES):
+        page = await method(cursor=cursor)
+        items.extend(getattr(page, field))
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return items
+
+
+__all__ = ["MAX_PAGES", "UTILITY_TOOLS", "HostedTool", "ServerInventory", "build", "display_name",
+           "listed"]

@@ -3,6 +3,9 @@ redacted message: never the configuration or a transport's own text)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import attrs
 
 
@@ -27,4 +30,37 @@ class ServerStatus:
                 {"kind": self.error_kind, "message": self.last_error}}
 
 
-__all__ = ["ServerStatus"]
+def server_statuses(conns: Mapping[str, Any], inventories: Mapping[str, Any],
+                    health: Mapping[str, Any],
+                    skipped: Mapping[str, tuple[Any, str]]) -> tuple[ServerStatus, ...]:
+    """The status of every connection (by identity) and of every entry left out on purpose,
+    from a host's state as it stands."""
+    from lemon_core.mcp.runtime.inventory import display_name
+    from lemon_core.mcp.runtime.recovery import Health
+
+    out = []
+    for ident, conn in list(conns.items()):
+        inv = inventories.get(ident)
+        src = conn.server.source
+        state = health.get(ident)
+        # what ended an earlier connection, unless a new one is up (then it is history)
+        earlier = state.last_error if state is not None and not conn.connected else None
+        err = conn.error or earlier
+        kind, message = (err.kind, str(err)) if err else (None, None)
+        if state is not None and state.unavailable:
+            kind, message = "unavailable", Health.reason(conn.server.name,
+                                                         conn.server.transport)
+        out.append(ServerStatus(
+            display_name(conn.server, ident), conn.server.transport,
+            f"{src.provider}:{src.scope}", conn.connected,
+            len(inv.tools) if inv else 0, len(inv.resources) if inv else 0,
+            len(inv.prompts) if inv else 0, inv.capabilities if inv else (),
+            kind, message))
+    for ident, (server, reason) in list(skipped.items()):
+        out.append(ServerStatus(display_name(server, ident), server.transport,
+                                f"{server.source.provider}:{server.source.scope}", False,
+                                error_kind="skipped", last_error=reason))
+    return tuple(out)
+
+
+__all__ = ["ServerStatus", "server_statuses"]

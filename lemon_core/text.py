@@ -131,7 +131,7 @@ def defang(value: str) -> str:
     line breaks and tabs (kept) and backslashes (not doubled): text that keeps its layout for a
     model or a client to read (a skill's description served to an agent) but can no longer
     hide, reorder or forge what is shown."""
-    if value.isprintable() or not _ESCAPED.search(value.replace("\n", "").replace("\t", "")):
+    if value.isprintable():
         return value
     return _ESCAPED.sub(lambda m: m.group() if m.group() in "\n\t" else _escape_char(m), value)
 

@@ -187,15 +187,16 @@ class _Searched:
             self.words |= words
             self.texts.clear()
 
-    def table(self, index: LineIndex, head: str, words: frozenset[str]) -> dict[str, frozenset[int]]:
+    def table(self, index: LineIndex, lower: str,
+              words: frozenset[str]) -> dict[str, frozenset[int]]:
         self.add(words)
-        found = self.texts.get(head)
+        found = self.texts.get(lower)
         if found is None:
             found = {word: frozenset(lines)
-                     for word, lines in _search_words(index, head, self.words).items()}
+                     for word, lines in _search_words(index, lower, self.words).items()}
             if len(self.texts) >= 64:
                 self.texts.pop(next(iter(self.texts)))
-            self.texts[head] = found
+            self.texts[lower] = found
         return found
 
 

@@ -301,7 +301,7 @@ def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
                include_status: bool = False, include_manifest: bool = False,
                max_chars: int | None = None, tool_call_id: str | None = None,
                cwd: str | Path | None = None, persistent: bool = False,
-               plugins: Any = None) -> SkillRead:
+               plugins: Any = None, check: Any = None) -> SkillRead:
     """Load skill ``key`` in one view:
 
     - ``full`` (default): the whole SKILL.md;
@@ -312,7 +312,10 @@ def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
 
     ``max_chars`` cuts the content (saying so); ``include_status`` / ``include_manifest`` add
     the readiness and the parsed manifest. ``plugins`` receives the ``lemon_skill_loaded``
-    event (default: this process's plugins). Raises :class:`UnknownSkillError` (with
+    event (default: this process's plugins). ``check``, when given, is called with the entry
+    and its lockfile record (None when lemon did not install it) before anything is read, and
+    may raise to withhold the skill (``lemon skill serve``'s first-load audit:
+    :class:`lemon_core.skills.load_audit.FirstLoadAudit`). Raises :class:`UnknownSkillError` (with
     ``close_names``), :class:`SkillUnavailableError` (disabled or blocked), an
     ``InvalidSkillError`` (its SKILL.md failed to load), :class:`SkillFileError` or a
     ``UsageError`` for bad arguments.
@@ -339,6 +342,8 @@ def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
             raise api.invalid_skill_error(failed)
         raise _unknown(key, ctx, snapshot, state)
     try:
+        if check is not None:
+            check(entry, state.lock_record(entry))
         read = _load(entry, status, state, view, section, file, include_status,
                      include_manifest, max_chars)
     except LemonError:

@@ -8,7 +8,10 @@
     text = skills.read_skill("bun-file-io").content  # when the model asks for it
 
 Relevance and the listing leave out disabled, platform-incompatible and audit-blocked skills
-and hidden ones (``hide: true``); a hidden skill stays loadable by name. Every
+and hidden ones (``hide: true``); a hidden skill stays loadable by name. What these return
+for a model (descriptions, a skill's text in every view) is defanged
+(:func:`lemon_core.text.defang`): a control, bidi, zero-width, tag or other invisible
+character is shown as an escape, and a text that had any ends with a one-line note. Every
 :func:`read_skill` (and :func:`resolve_skill_uri`), found or not, sends the
 ``lemon_skill_loaded`` observer event, which never carries the body.
 """
@@ -31,6 +34,7 @@ from lemon_core.fsio.inside import read_inside_text
 from lemon_core.fsio.read import FileProblem
 from lemon_core.models import SkillEntry
 from lemon_core.skills import api
+from lemon_core.text import defang
 
 _log = logging.getLogger(__name__)
 
@@ -73,8 +77,9 @@ class RelevantSkill:
 
 @attrs.frozen
 class SkillRead:
-    """One load of a skill. ``content`` is the view's text (cut to ``max_chars`` when asked:
-    ``truncated``), ``size`` the UTF-8 size in bytes of the whole view before any cut.
+    """One load of a skill. ``content`` is the view's text, defanged (hidden characters shown
+    as escapes, with a note) and cut to ``max_chars`` when asked (``truncated``); ``size`` the
+    UTF-8 size in bytes of the whole view as it is on disk, before either.
     ``source`` and ``trust_level`` come from the lockfile record when lemon installed the
     skill (``source`` is then ``<kind>:<id>``), else ``source`` is ``"<scope> folder"`` and
     ``trust_level`` None. ``status`` and ``manifest`` are plain data, present when asked."""
@@ -120,8 +125,9 @@ def find_relevant(query: str, ctx: LemonContext | None = None, *, max_results: i
     index = index_for(catalog, snapshot)
     suggestable = _suggestable(ctx, snapshot, catalog.derived)
     hits = index.search(query, max_results, suggestable.__contains__)
-    return [RelevantSkill(key, suggestable[key].name, suggestable[key].description,
-                          round(score, 4)) for key, score in hits]
+    return [RelevantSkill(key, suggestable[key].name,
+                          defang(suggestable[key].description, note=True), round(score, 4))
+            for key, score in hits]
 
 
 _recent: dict[bool, tuple[LemonContext, float, Any]] = {}
@@ -382,7 +388,8 @@ def _load(entry: SkillEntry, status: Any, state: Any, view: str, section: str | 
         else:
             content = text
     size = len(content.encode("utf-8", "surrogatepass"))
-    content, truncated = views.clamp(content, max_chars)
+    # what an agent reads: every hidden character shown as an escape, with defang's note
+    content, truncated = views.clamp(defang(content, note=True), max_chars)
     source, trust = _provenance(state.lock_record(entry), entry)
     return SkillRead(
         entry.key, entry.name, view, content, entry.path, size, source, trust,

@@ -307,7 +307,7 @@ def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
                include_status: bool = False, include_manifest: bool = False,
                max_chars: int | None = None, tool_call_id: str | None = None,
                cwd: str | Path | None = None, persistent: bool = False,
-               plugins: Any = None, check: Any = None) -> SkillRead:
+               plugins: Any = None, check: Any = None, defanged: bool = True) -> SkillRead:
     """Load skill ``key`` in one view:
 
     - ``full`` (default): the whole SKILL.md;
@@ -321,7 +321,9 @@ def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
     event (default: this process's plugins). ``check``, when given, is called with the entry
     and its lockfile record (None when lemon did not install it) before anything is read, and
     may raise to withhold the skill (``lemon skill serve``'s first-load audit:
-    :class:`lemon_core.skills.load_audit.FirstLoadAudit`). Raises :class:`UnknownSkillError` (with
+    :class:`lemon_core.skills.load_audit.FirstLoadAudit`). The content is defanged for a model
+    (:func:`lemon_core.text.defang`, with its note); ``defanged=False`` returns it exact (for
+    a person's terminal, which escapes it itself, or exact JSON). Raises :class:`UnknownSkillError` (with
     ``close_names``), :class:`SkillUnavailableError` (disabled or blocked), an
     ``InvalidSkillError`` (its SKILL.md failed to load), :class:`SkillFileError` or a
     ``UsageError`` for bad arguments.
@@ -351,7 +353,7 @@ def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
         if check is not None:
             check(entry, state.lock_record(entry))
         read = _load(entry, status, state, view, section, file, include_status,
-                     include_manifest, max_chars)
+                     include_manifest, max_chars, defanged)
     except LemonError:
         _emit(ctx, plugins, key, False, view, entry, tool_call_id, file)
         raise
@@ -369,7 +371,7 @@ def _by_key(snapshot: Any, derived: dict[str, Any]) -> Mapping[str, SkillEntry]:
 
 def _load(entry: SkillEntry, status: Any, state: Any, view: str, section: str | None,
           file: str | None, include_status: bool, include_manifest: bool,
-          max_chars: int | None) -> SkillRead:
+          max_chars: int | None, defanged: bool = True) -> SkillRead:
     from lemon_core.catalog.serialize import manifest_view, status_view
     from lemon_core.fsio.listing import skill_files
     from lemon_core.search import views
@@ -389,7 +391,8 @@ def _load(entry: SkillEntry, status: Any, state: Any, view: str, section: str | 
             content = text
     size = len(content.encode("utf-8", "surrogatepass"))
     # what an agent reads: every hidden character shown as an escape, with defang's note
-    content, truncated = views.clamp(defang(content, note=True), max_chars)
+    content, truncated = views.clamp(defang(content, note=True) if defanged else content,
+                                     max_chars)
     source, trust = _provenance(state.lock_record(entry), entry)
     return SkillRead(
         entry.key, entry.name, view, content, entry.path, size, source, trust,

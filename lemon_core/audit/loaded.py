@@ -69,8 +69,8 @@ def signature(scan: TreeScan) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _name(folder: str) -> str:
-    digest = hashlib.sha256(os.path.realpath(folder).encode("utf-8", "surrogatepass"))
+def _name(real: str) -> str:
+    digest = hashlib.sha256(real.encode("utf-8", "surrogatepass"))
     return f"{PREFIX}{digest.hexdigest()}.json"
 
 
@@ -91,13 +91,20 @@ class LoadedVerdicts:
     def recall(self, folder: str) -> LoadedVerdict | None:
         """The record of ``folder`` (None when there is none or it is not ours). Never
         raises."""
+        return self.recall_many([folder])[0]
+
+    def recall_many(self, folders: Sequence[str]) -> list[LoadedVerdict | None]:
+        """:meth:`recall` of each of ``folders`` (the key read once)."""
         if not (private_dir(self.cache_dir) and private_dir(self.folder)):
-            return None
+            return [None] * len(folders)
         secret = read_key(self.cache_dir)
         if secret is None:
-            return None
+            return [None] * len(folders)
+        return [self._recall(secret, os.path.realpath(folder)) for folder in folders]
+
+    def _recall(self, secret: bytes, real: str) -> LoadedVerdict | None:
         try:
-            data = read_bytes(self.folder / _name(folder), MAX_ENTRY_BYTES, nofollow=True)
+            data = read_bytes(self.folder / _name(real), MAX_ENTRY_BYTES, nofollow=True)
         except FileProblem:
             return None
         payload = None if data is None else unseal(secret, MAGIC, data)
@@ -105,7 +112,7 @@ class LoadedVerdicts:
             return None
         try:
             doc = json.loads(payload)
-            if doc.get("format") != FORMAT or doc.get("folder") != os.path.realpath(folder):
+            if doc.get("format") != FORMAT or doc.get("folder") != real:
                 return None
             rules = doc["rules"]
             if not (isinstance(doc["verdict"], str) and isinstance(doc["signature"], str)
@@ -128,11 +135,12 @@ class LoadedVerdicts:
         secret = ensure_key(self.cache_dir)
         if secret is None:
             return
-        doc = {"format": FORMAT, "folder": os.path.realpath(folder), "verdict": verdict,
+        real = os.path.realpath(folder)
+        doc = {"format": FORMAT, "folder": real, "verdict": verdict,
                "rules": list(rules), "bundle_hash": bundle_hash, "signature": folder_signature}
         try:
             payload = json.dumps(doc, ensure_ascii=False).encode("utf-8", "surrogatepass")
-            atomic_write_bytes(self.folder / _name(folder), seal(secret, MAGIC, payload))
+            atomic_write_bytes(self.folder / _name(real), seal(secret, MAGIC, payload))
         except (OSError, TypeError, ValueError):
             pass
 

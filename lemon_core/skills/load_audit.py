@@ -144,9 +144,10 @@ def load_audit_states(ctx: LemonContext, items: Sequence[Any], locks: Any = None
     if not wanted:
         return {}
     store = LoadedVerdicts.for_context(ctx)
+    records = store.recall_many([item.entry.dir for item in wanted]) if store is not None \
+        else [None] * len(wanted)
     shown = {}
-    for item in wanted:
-        record = store.recall(item.entry.dir) if store is not None else None
+    for item, record in zip(wanted, records):
         if record is None:
             shown[item.entry.key] = LoadAuditState(UNAUDITED)
         elif record.signature != signature(scan_tree(item.entry.dir)):

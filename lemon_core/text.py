@@ -126,15 +126,80 @@ def escape(value: object) -> str:
     return _ESCAPED.sub(_escape_char, text)
 
 
-def defang(value: str) -> str:
-    """``value`` with every character :func:`escape` would escape shown the same way, except
-    line breaks and tabs (kept) and backslashes (not doubled): text that keeps its layout for a
-    model or a client to read (a skill's description served to an agent) but can no longer
-    hide, reorder or forge what is shown."""
-    if value.isprintable():
+#: What :func:`defang` shows as escapes: what :func:`escape` escapes but line feeds and tabs
+#: (a carriage return is kept before a line feed), and the default-ignorable code points that
+#: ``isprintable`` lets through though they render as nothing: combining grapheme joiner,
+#: Hangul fillers, Khmer and Mongolian invisible vowels and selectors, variation selectors
+#: (runs of them smuggle bytes behind an emoji; one after a visible character is kept).
+_DEFANGED = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890"
+    "\u0891\u08e2\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e"
+    "\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb"
+    "\ud800-\udfff\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef]"
+)
+#: The printable (``isprintable``) members of :data:`_DEFANGED`, searched only in non-ASCII
+#: text that passed ``isprintable``.
+_PRINTABLE_HIDDEN = re.compile(
+    "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180d\u180f\u3164\ufe00-\ufe0f\uffa0"
+    "\U000e0100-\U000e01ef]"
+)
+#: The one-line note :func:`defang` adds (``note=True``) when it escaped anything.
+NOTE = ("[lemon: {count} invisible or control character{s} in this text {are} shown as "
+        "escapes such as \\u202e; the original hides {them}]")
+
+
+def _kept(match: re.Match[str]) -> bool:
+    """Whether a defanged character is kept as it is: a carriage return before a line feed,
+    a zero-width joiner inside an emoji sequence, one presentation selector (U+FE0E/U+FE0F)
+    right after a visible character."""
+    char, text, start = match.group(), match.string, match.start()
+    if char == "\r":
+        return text[start + 1:start + 2] == "\n"
+    if char == "\u200d":
+        return _joins_emoji(match)
+    if char in "\ufe0e\ufe0f" and start > 0:
+        before = text[start - 1]
+        return before.isprintable() and not _DEFANGED.match(before) and before != " "
+    return False
+
+
+def defang(value: str, *, note: bool = False) -> str:
+    """``value`` as text to serve to an agent (a model or the client showing it): every
+    control, bidi, zero-width, tag, variation-selector run or other invisible character is
+    shown as ``\\x..`` / ``\\u....`` / ``\\U........``; line breaks and tabs are kept, and
+    backslashes are not doubled, so the text keeps its layout but can no longer hide, reorder
+    or forge what is shown. With ``note`` and anything escaped, one line saying how many
+    (:data:`NOTE`) is added at the end: after a blank line for text of several lines, after a
+    space for one line (a description). The note itself is plain ASCII, so defanging defanged
+    text again changes nothing and adds no second note.
+
+    This is the one function for every text lemon serves to an agent (skills servers, the
+    gateway, the agent API). Fast path: text with nothing to show is returned as it is after
+    two C-level scans (``isprintable`` on the text without its line feeds and tabs, and for
+    non-ASCII text one search for the few printable invisible characters).
+    """
+    plain = value.replace("\n", "").replace("\t", "") if "\n" in value or "\t" in value \
+        else value
+    if plain.isprintable() and (plain.isascii() or not _PRINTABLE_HIDDEN.search(plain)):
         return value
-    return _ESCAPED.sub(lambda m: m.group() if m.group() in "\n\t" else _escape_char(m), value)
+    count = 0
+
+    def shown(match: re.Match[str]) -> str:
+        nonlocal count
+        if _kept(match):
+            return match.group()
+        count += 1
+        return _escape_char(match)
+
+    text = _DEFANGED.sub(shown, value)
+    if note and count:
+        one = count == 1
+        line = NOTE.format(count=count, s="" if one else "s", are="is" if one else "are",
+                           them="it" if one else "them")
+        text += ("\n" if text.endswith("\n") else "\n\n" if "\n" in text else " ") + line
+    return text
 
 
-__all__ = ["SURROGATE", "defang", "escape", "identifier_reason", "lookalike_form",
+__all__ = ["NOTE", "SURROGATE", "defang", "escape", "identifier_reason", "lookalike_form",
            "unsafe_reason"]

@@ -33,6 +33,12 @@ def _warn_diagnostics(diagnostics: Any) -> None:
         diagnostic(d)
 
 
+def _audit_mark(audits: dict[str, Any], key: str) -> str:
+    """`` (load audit: block)`` when the first-load audit of ``key`` warned or blocked."""
+    found = audits.get(key)
+    return f" (load audit: {found.state})" if found and found.state in ("warn", "block") else ""
+
+
 @app.command("list", short_help="List every skill and its state.")
 def list_command(
     cwd: Optional[Path] = CWD,
@@ -44,12 +50,17 @@ def list_command(
     from lemon_core.catalog.serialize import entry_view
     from lemon_core.cli.output import emit_json, one_line, say, table
     from lemon_core.skills.api import list_skills
+    from lemon_core.skills.load_audit import load_audit_states
 
-    listing = list_skills(_ctx(cwd), scope="global" if global_only else "all", persistent=True)
+    ctx = _ctx(cwd)
+    listing = list_skills(ctx, scope="global" if global_only else "all", persistent=True)
+    audits = load_audit_states(ctx, listing.skills)  # recorded verdicts: no audit runs here
     if as_json:
         key_of = listing.key_of
         emit_json({
-            "skills": [entry_view(i.entry, i.status, i.scope) for i in listing.skills],
+            "skills": [entry_view(i.entry, i.status, i.scope) | {"load_audit": (
+                audits[i.entry.key].to_json() if i.entry.key in audits else None)}
+                for i in listing.skills],
             "diagnostics": [
                 {"path": d.path, "severity": d.severity, "code": d.code, "message": d.message,
                  "key": key_of(d)}
@@ -57,7 +68,7 @@ def list_command(
             ],
         })
         return
-    rows = [(i.entry.key, 0, [i.entry.key, i.status.state,
+    rows = [(i.entry.key, 0, [i.entry.key, i.status.state + _audit_mark(audits, i.entry.key),
                               i.scope + (" (hidden)" if i.entry.hidden else ""),
                               one_line(i.entry.description, 60)]) for i in listing.skills]
     rows += [(i.key, 1, [i.key, "invalid", i.scope, one_line(i.reason, 60)])

@@ -167,8 +167,8 @@ def read_command(
             view, file = "file", path
     read = read_skill(key, _ctx(cwd), view=view, section=section, file=file,
                       include_status=include_status, include_manifest=include_manifest,
-                      max_chars=max_chars, persistent=True)
-    if as_json:
+                      max_chars=max_chars, persistent=True, defanged=False)
+    if as_json:  # exact, as every --json; the terminal output below is escaped
         emit_json(read.to_json())
         return
     say_lines(read.content.splitlines())

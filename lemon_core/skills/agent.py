@@ -8,7 +8,10 @@
     text = skills.read_skill("bun-file-io").content  # when the model asks for it
 
 Relevance and the listing leave out disabled, platform-incompatible and audit-blocked skills
-and hidden ones (``hide: true``); a hidden skill stays loadable by name. Every
+and hidden ones (``hide: true``); a hidden skill stays loadable by name. What these return
+for a model (descriptions, a skill's text in every view) is defanged
+(:func:`lemon_core.text.defang`): a control, bidi, zero-width, tag or other invisible
+character is shown as an escape, and a text that had any ends with a one-line note. Every
 :func:`read_skill` (and :func:`resolve_skill_uri`), found or not, sends the
 ``lemon_skill_loaded`` observer event, which never carries the body.
 """
@@ -31,6 +34,7 @@ from lemon_core.fsio.inside import read_inside_text
 from lemon_core.fsio.read import FileProblem
 from lemon_core.models import SkillEntry
 from lemon_core.skills import api
+from lemon_core.text import defang
 
 _log = logging.getLogger(__name__)
 
@@ -73,8 +77,9 @@ class RelevantSkill:
 
 @attrs.frozen
 class SkillRead:
-    """One load of a skill. ``content`` is the view's text (cut to ``max_chars`` when asked:
-    ``truncated``), ``size`` the UTF-8 size in bytes of the whole view before any cut.
+    """One load of a skill. ``content`` is the view's text, defanged (hidden characters shown
+    as escapes, with a note) and cut to ``max_chars`` when asked (``truncated``); ``size`` the
+    UTF-8 size in bytes of the whole view as it is on disk, before either.
     ``source`` and ``trust_level`` come from the lockfile record when lemon installed the
     skill (``source`` is then ``<kind>:<id>``), else ``source`` is ``"<scope> folder"`` and
     ``trust_level`` None. ``status`` and ``manifest`` are plain data, present when asked."""
@@ -120,8 +125,9 @@ def find_relevant(query: str, ctx: LemonContext | None = None, *, max_results: i
     index = index_for(catalog, snapshot)
     suggestable = _suggestable(ctx, snapshot, catalog.derived)
     hits = index.search(query, max_results, suggestable.__contains__)
-    return [RelevantSkill(key, suggestable[key].name, suggestable[key].description,
-                          round(score, 4)) for key, score in hits]
+    return [RelevantSkill(key, suggestable[key].name,
+                          defang(suggestable[key].description, note=True), round(score, 4))
+            for key, score in hits]
 
 
 _recent: dict[bool, tuple[LemonContext, float, Any]] = {}
@@ -301,7 +307,7 @@ def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
                include_status: bool = False, include_manifest: bool = False,
                max_chars: int | None = None, tool_call_id: str | None = None,
                cwd: str | Path | None = None, persistent: bool = False,
-               plugins: Any = None) -> SkillRead:
+               plugins: Any = None, check: Any = None, defanged: bool = True) -> SkillRead:
     """Load skill ``key`` in one view:
 
     - ``full`` (default): the whole SKILL.md;
@@ -312,7 +318,12 @@ def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
 
     ``max_chars`` cuts the content (saying so); ``include_status`` / ``include_manifest`` add
     the readiness and the parsed manifest. ``plugins`` receives the ``lemon_skill_loaded``
-    event (default: this process's plugins). Raises :class:`UnknownSkillError` (with
+    event (default: this process's plugins). ``check``, when given, is called with the entry
+    and its lockfile record (None when lemon did not install it) before anything is read, and
+    may raise to withhold the skill (``lemon skill serve``'s first-load audit:
+    :class:`lemon_core.skills.load_audit.FirstLoadAudit`). The content is defanged for a model
+    (:func:`lemon_core.text.defang`, with its note); ``defanged=False`` returns it exact (for
+    a person's terminal, which escapes it itself, or exact JSON). Raises :class:`UnknownSkillError` (with
     ``close_names``), :class:`SkillUnavailableError` (disabled or blocked), an
     ``InvalidSkillError`` (its SKILL.md failed to load), :class:`SkillFileError` or a
     ``UsageError`` for bad arguments.
@@ -339,8 +350,10 @@ def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
             raise api.invalid_skill_error(failed)
         raise _unknown(key, ctx, snapshot, state)
     try:
+        if check is not None:
+            check(entry, state.lock_record(entry))
         read = _load(entry, status, state, view, section, file, include_status,
-                     include_manifest, max_chars)
+                     include_manifest, max_chars, defanged)
     except LemonError:
         _emit(ctx, plugins, key, False, view, entry, tool_call_id, file)
         raise
@@ -358,7 +371,7 @@ def _by_key(snapshot: Any, derived: dict[str, Any]) -> Mapping[str, SkillEntry]:
 
 def _load(entry: SkillEntry, status: Any, state: Any, view: str, section: str | None,
           file: str | None, include_status: bool, include_manifest: bool,
-          max_chars: int | None) -> SkillRead:
+          max_chars: int | None, defanged: bool = True) -> SkillRead:
     from lemon_core.catalog.serialize import manifest_view, status_view
     from lemon_core.fsio.listing import skill_files
     from lemon_core.search import views
@@ -377,7 +390,9 @@ def _load(entry: SkillEntry, status: Any, state: Any, view: str, section: str | 
         else:
             content = text
     size = len(content.encode("utf-8", "surrogatepass"))
-    content, truncated = views.clamp(content, max_chars)
+    # what an agent reads: every hidden character shown as an escape, with defang's note
+    content, truncated = views.clamp(defang(content, note=True) if defanged else content,
+                                     max_chars)
     source, trust = _provenance(state.lock_record(entry), entry)
     return SkillRead(
         entry.key, entry.name, view, content, entry.path, size, source, trust,

@@ -2,7 +2,8 @@
 serve`` and ``lazy-skills-mcp`` driven by the SDK's real client over stdio.
 
 What an agent receives must hold what the CLI's output holds (``test_hostile_project.py``):
-every ordinary skill found and loadable; nothing from outside the project (the planted outside
+every ordinary skill found and loadable (but one that holds a file named with terminal escapes,
+which ``lemon skill serve``'s first-load audit withholds with a one-line reason); nothing from outside the project (the planted outside
 SKILL.md, /etc/passwd, a forged cache row); no secret; no raw control, bidi or invisible
 character in a tool result (a client shows them to a person, and a model reads them); a name
 that walks out of the catalog (``valid-alpha/../../etc/passwd``) a tool error; and the server
@@ -29,6 +30,8 @@ SERVERS = {"lemon skill serve": (("lemon", "skill", "serve"), None),
            "lazy-skills-mcp": (("lazy-skills-mcp",), ".agents/skills")}
 #: The ordinary skills of .agents/skills, all lazy-skills-mcp is shown.
 AGENTS_SKILLS = ("valid-alpha", "valid-beta", "deploy", "linked-ok")
+#: Ordinary-looking skills the first-load audit of ``lemon skill serve`` withholds (issue 17 §5).
+WITHHELD = ("valid-alpha",)
 ESCAPES = ("valid-alpha/../../../../etc/passwd", "../outside/secret-skill", "leak", "passwd",
            "fifo-skill", "huge-skill", ht.ESC_SKILL)
 
@@ -69,8 +72,15 @@ def test_the_skills_servers_on_a_hostile_tree(tree: ht.HostileTree, server: str)
                 assert not missing, f"ordinary skills not found: {sorted(missing)}"
                 for name in valid:
                     loaded = await client.call_tool("load_skill", {"name": name})
-                    assert not loaded.is_error, (name, loaded.content[0].text)
                     seen.append(json.dumps(loaded.model_dump(), ensure_ascii=False))
+                    if name in WITHHELD and folder is None:
+                        # a hand-placed project skill holding a file named with terminal
+                        # escapes: lemon skill serve's first-load audit withholds it
+                        assert loaded.is_error, name
+                        assert "blocked it on first load" in loaded.content[0].text
+                        assert f"lemon skill audit {name}" in loaded.content[0].text
+                        continue
+                    assert not loaded.is_error, (name, loaded.content[0].text)
                 for name in ESCAPES:
                     refused = await client.call_tool("load_skill", {"name": name})
                     assert refused.is_error, name

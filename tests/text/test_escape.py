@@ -87,7 +87,7 @@ def test_defang_keeps_layout_and_backslashes_but_shows_what_hides() -> None:
 def test_defang_leaves_no_hiding_character_but_line_breaks_and_tabs(text: str) -> None:
     from lemon_core.text import defang
 
-    shown = defang(text)
+    shown = defang(text).replace("\r\n", "\n")  # a carriage return before a line feed stays
     hiding = [c for c in shown if c not in "\n\t" and c != "\u200d"
               and unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp", "Cs")]
     assert hiding == []

@@ -1,7 +1,7 @@
 """The gateway's requests, routed to one :class:`~lemon_core.mcp.runtime.host.McpHost`.
 
 ``tools/list`` is the host's inventory (model-facing names, descriptions, input schemas,
-utilities included); ``tools/call`` is :meth:`McpHost.call`, with approvals asked through MCP
+utilities included; the backends' words defanged by :mod:`.shown`); ``tools/call`` is :meth:`McpHost.call`, with approvals asked through MCP
 elicitation (:mod:`.elicit` on the handshake protocols, :mod:`.rounds`'s
 ``InputRequiredResult`` rounds on 2026-07-28) and every lemon failure a fixed tool error
 (:mod:`.results`).
@@ -20,7 +20,7 @@ from typing import Any
 
 from lemon_core.context import LemonContext
 from lemon_core.errors import LemonError, NotFoundError
-from lemon_core.mcp.gateway import elicit, results, rounds
+from lemon_core.mcp.gateway import elicit, results, rounds, shown
 from lemon_core.mcp.gateway.notify import ChangeNotifier
 from lemon_core.mcp.gateway.selfref import self_reason
 from lemon_core.mcp.runtime.approvals import ApprovalRefused, approval_key
@@ -115,8 +115,8 @@ class Gateway:
         await self.ready()
         hosted = await self.tools()
         self.notifier.listed_now(session, hosted)
-        return [types.Tool(name=t.name, description=t.description,
-                           input_schema=dict(t.input_schema) or {"type": "object"})
+        return [types.Tool(name=t.name, description=shown.description(t.description),
+                           input_schema=shown.schema(dict(t.input_schema)) or {"type": "object"})
                 for t in hosted]
 
     async def call_tool(self, session: Any, request_id: Any, name: str,

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from lemon_core.text import escape
+from lemon_core.mcp.gateway import shown
+from lemon_core.text import defang, escape
 
 PREFIX = "lemon: "
 
@@ -15,7 +16,7 @@ PREFIX = "lemon: "
 def tool_error(message: str) -> Any:
     import mcp_types as types
 
-    return types.CallToolResult(content=[types.TextContent(text=PREFIX + message)],
+    return types.CallToolResult(content=[types.TextContent(text=PREFIX + defang(message))],
                                 is_error=True)
 
 
@@ -27,16 +28,17 @@ def unknown(name: str) -> Any:
 
 def from_host(tool: Any, result: Any) -> Any:
     """``result`` (a :class:`~lemon_core.mcp.runtime.calls.CallResult`) for ``tool``: a remote
-    tool's own result as it came (``is_error`` kept); a utility's MCP result as JSON text and
-    structured content; a failed call as a tool error naming its kind."""
+    tool's own result (``is_error`` kept) with its text defanged (:mod:`.shown`); a utility's
+    MCP result, defanged, as JSON text and structured content; a failed call as a tool error
+    naming its kind."""
     import mcp_types as types
 
     if not result.ok:
         return tool_error(f"{result.error_kind}: {result.error}")
     data = result.result or {}
     if tool.kind == "tool":
-        return types.CallToolResult.model_validate(data)
-    data = {k: v for k, v in data.items() if k not in ("_meta", "resultType")}
+        return types.CallToolResult.model_validate(shown.result(data))
+    data = shown.data({k: v for k, v in data.items() if k not in ("_meta", "resultType")})
     return types.CallToolResult(
         content=[types.TextContent(text=json.dumps(data, ensure_ascii=False))],
         structured_content=data)

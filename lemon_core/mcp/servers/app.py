@@ -13,6 +13,12 @@ Resources, as SEP-2640 describes them (capability ``io.modelcontextprotocol/skil
 for each skill, and ``skill://<name>/<relative path>`` (a template) for its other files,
 read only when inside the skill folder.
 
+Every text served (names, descriptions, a skill's text and files, directories, file lists,
+error messages) passes :func:`lemon_core.text.defang` here, the one place both servers build
+their answers: control, bidi, zero-width, tag and other invisible characters reach the agent
+as visible escapes, with a one-line note in a skill's text, a file or a description that had
+any.
+
 The SDK is imported by :func:`build_server` only.
 """
 
@@ -24,12 +30,13 @@ from urllib.parse import quote, unquote
 
 from lemon_core.errors import LemonError
 from lemon_core.fsio.read import FileProblem
-from lemon_core.mcp.servers.backend import Loaded, SkillBackend
+from lemon_core.mcp.servers.backend import Found, Loaded, SkillBackend
 from lemon_core.mcp.servers.descriptions import (
     INSTRUCTIONS,
     LOAD_DESCRIPTION,
     find_description,
 )
+from lemon_core.text import defang
 
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 INDEX_URI = "skill://index.json"
@@ -55,8 +62,20 @@ def find_result(backend: SkillBackend, arguments: dict[str, Any]) -> dict[str, A
     query = arguments.get("query")
     if query is not None and not isinstance(query, str):
         raise ValueError("query must be a string")
-    return {"skills": [{"name": f.name, "description": f.description}
-                       for f in backend.find(query)]}
+    return {"skills": [_described(f) for f in backend.find(query)]}
+
+
+def _described(found: Found, **extra: str) -> dict[str, str]:
+    """One skill as the agent sees it: its name and description defanged."""
+    return {"name": defang(found.name), "description": defang(found.description, note=True),
+            **extra}
+
+
+def loaded_result(loaded: Loaded) -> dict[str, Any]:
+    """``load_skill``'s structured result: the text defanged (with its note), the directory
+    and the file names too."""
+    return {"content": defang(loaded.content, note=True), "directory": defang(loaded.directory),
+            "files": [defang(f) for f in loaded.files]}
 
 
 def load_result(backend: SkillBackend, arguments: dict[str, Any]) -> Loaded:
@@ -86,7 +105,8 @@ def build_server(backend: SkillBackend, *, name: str, version: str,
     schemas = {"find_skills": FIND_SCHEMA, "load_skill": LOAD_SCHEMA}
 
     def _error(message: str) -> Any:
-        return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
+        return types.CallToolResult(content=[types.TextContent(text=defang(message))],
+                                    is_error=True)
 
     def _ok(data: dict[str, Any], extra: list[str] = (), meta: dict[str, Any] | None = None
             ) -> Any:
@@ -107,8 +127,7 @@ def build_server(backend: SkillBackend, *, name: str, version: str,
                 notes = []
                 if loaded.size > LARGE_BYTES:
                     notes.append(f"This SKILL.md is {loaded.size} bytes, returned whole.")
-                return _ok({"content": loaded.content, "directory": loaded.directory,
-                            "files": list(loaded.files)}, notes, {"size_bytes": loaded.size})
+                return _ok(loaded_result(loaded), notes, {"size_bytes": loaded.size})
             return _error(f"unknown tool '{params.name}'; the tools are find_skills and "
                           "load_skill")
         except (LemonError, ValueError, FileProblem) as exc:  # UnknownSkill is a LemonError
@@ -122,7 +141,7 @@ def build_server(backend: SkillBackend, *, name: str, version: str,
                                     "application/json",
                                     description="Every skill's name, description and URI.")
                      ] if start == 0 else []
-        resources += [types.Resource(uri=skill_uri(n), name=n, mime_type="text/markdown")
+        resources += [types.Resource(uri=skill_uri(n), name=defang(n), mime_type="text/markdown")
                       for n in page]
         following = start + RESOURCE_PAGE
         return types.ListResourcesResult(
@@ -136,8 +155,8 @@ def build_server(backend: SkillBackend, *, name: str, version: str,
     async def read_resource(ctx: Any, params: Any) -> Any:
         uri = str(params.uri)
         if uri == INDEX_URI:
-            index = {"skills": [{"name": f.name, "description": f.description,
-                                 "uri": skill_uri(f.name)} for f in backend.described()]}
+            index = {"skills": [_described(f, uri=skill_uri(f.name))
+                                for f in backend.described()]}
             text, mime = json.dumps(index, ensure_ascii=False), "application/json"
         else:
             parsed = parse_skill_uri(uri)
@@ -149,6 +168,7 @@ def build_server(backend: SkillBackend, *, name: str, version: str,
                 raise _mcp_error(str(exc)) from None
             except FileProblem as exc:
                 raise _mcp_error(f"{parsed[1]}: {_problem(exc)}") from None
+            text = defang(text, note=True)
             mime = "text/markdown" if parsed[1].endswith(".md") else "text/plain"
         return types.ReadResourceResult(contents=[types.TextResourceContents(
             uri=uri, mime_type=mime, text=text)])
@@ -203,7 +223,7 @@ def _mcp_error(message: str) -> Exception:
     from mcp.shared.exceptions import MCPError
     from mcp_types import INVALID_PARAMS
 
-    return MCPError(code=INVALID_PARAMS, message=message)
+    return MCPError(code=INVALID_PARAMS, message=defang(message))
 
 
 async def serve_stdio(server: Any) -> None:

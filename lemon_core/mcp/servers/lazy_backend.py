@@ -2,7 +2,7 @@
 
 It serves the skills of :mod:`.lazy_catalog` and ranks them with :mod:`.lazy_rank`. A change on
 disk is seen at the next tool call without a restart and without rescanning on every call
-(:mod:`.freshness`). Warnings are passed to ``log`` once each (stderr in the console script).
+(:mod:`.freshness`). What it returns is raw; :mod:`.app` defangs every text it serves. Warnings are passed to ``log`` once each (stderr in the console script).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from lemon_core.mcp.servers.backend import Found, Loaded, UnknownSkill, close_na
 from lemon_core.mcp.servers.freshness import Freshness
 from lemon_core.mcp.servers.lazy_catalog import LazyScan, ServedSkill, scan_sources
 from lemon_core.mcp.servers.lazy_rank import LazyIndex
-from lemon_core.text import defang
 
 
 @attrs.frozen
@@ -84,7 +83,7 @@ class LazyBackend:
         state = self._fresh.current()
         skills = state.scan.skills
         limit = None if not (query or "").strip() else 10
-        return [Found(skills[i].name, defang(skills[i].description))
+        return [Found(skills[i].name, skills[i].description)
                 for i in state.index.search(query, limit)]
 
     def _skill(self, name: str) -> ServedSkill:
@@ -105,7 +104,7 @@ class LazyBackend:
 
     def described(self) -> list[Found]:
         skills = self._fresh.current().by_name
-        return [Found(n, defang(skills[n].description)) for n in sorted(skills)]
+        return [Found(n, skills[n].description) for n in sorted(skills)]
 
     def close(self) -> None:
         self._fresh.close()

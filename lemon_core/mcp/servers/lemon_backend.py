@@ -5,6 +5,9 @@ rules, the persistent cache) through the agent API: ``find_skills`` is
 :func:`lemon_core.skills.agent.find_relevant` (disabled, platform-incompatible, blocked and
 hidden skills never suggested), ``load_skill`` is :func:`~lemon_core.skills.agent.read_skill`
 (the full view; a disabled or blocked skill is refused, a hidden one stays loadable by name).
+A project's skill that lemon did not install is audited when it is first loaded, never at
+start-up (:class:`~lemon_core.skills.load_audit.FirstLoadAudit`): a blocked one is withheld
+with a one-line reason and left out of ``find_skills`` from then on.
 The names in the tool description and ``skill://index.json`` are the prompt listing's skills
 (active or not ready, not hidden).
 
@@ -18,6 +21,7 @@ After a change (or without inotify) the identity check runs and rescans what cha
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from lemon_core.catalog.watch import FolderWatcher, open_watcher, snapshot_folders
 from lemon_core.context import LemonContext
@@ -29,10 +33,13 @@ VOUCH_SECONDS = 2.0
 
 
 class LemonBackend:
-    def __init__(self, ctx: LemonContext, *, watch: bool = True) -> None:
+    def __init__(self, ctx: LemonContext, *, watch: bool = True,
+                 load_audit: Any = None) -> None:
         from lemon_core.skills import api
+        from lemon_core.skills.load_audit import FirstLoadAudit
 
         self.ctx = ctx
+        self.load_audit = load_audit if load_audit is not None else FirstLoadAudit(ctx)
         self._api = api
         self._catalog = api.catalog_for(ctx, persistent=True)
         self._watch = watch
@@ -89,8 +96,10 @@ class LemonBackend:
 
     def _listed(self) -> list[Found]:
         listing = self._api.list_skills(self.ctx, persistent=True)
+        withheld = self.load_audit.blocked
         return [Found(item.entry.key, item.entry.description) for item in listing.skills
-                if item.status.state in _LISTED_STATES and not item.entry.hidden]
+                if item.status.state in _LISTED_STATES and not item.entry.hidden
+                and item.entry.key not in withheld]
 
     def names(self) -> list[str]:
         self._fresh()
@@ -106,9 +115,10 @@ class LemonBackend:
         self._fresh()
         if not (query or "").strip():
             return self._listed()
+        withheld = self.load_audit.blocked
         return [Found(hit.key, hit.description)
-                for hit in find_relevant(query or "", self.ctx, max_results=10,
-                                         persistent=True)]
+                for hit in find_relevant(query or "", self.ctx, max_results=10 + len(withheld),
+                                         persistent=True) if hit.key not in withheld][:10]
 
     def _read(self, name: str, **view: str) -> object:
         from lemon_core.skills.agent import (
@@ -119,7 +129,8 @@ class LemonBackend:
 
         self._fresh()
         try:
-            return read_skill(name, self.ctx, persistent=True, **view)
+            return read_skill(name, self.ctx, persistent=True, check=self.load_audit.check,
+                              **view)
         except SkillUnavailableError:
             raise
         except UnknownSkillError as exc:

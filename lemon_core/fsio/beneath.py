@@ -71,7 +71,7 @@ def _refuse(root: Path, parts: tuple[str, ...], upto: int) -> PlantedLinkError:
     return PlantedLinkError(
         f"refused: {escape(str(link))} is a symbolic link (to {target}), and lemon never "
         f"follows a link it did not make when it writes, renames or deletes inside "
-        f"{escape(str(root))}; remove the link (or replace it with a real folder) and run the "
+        f"{escape(str(root))}; remove the link (or put a real folder or file in its place) and run the "
         f"command again", path=str(link))
 
 

@@ -22,6 +22,7 @@ serving bytes from outside the folder.
 from __future__ import annotations
 
 import os
+
 from lemon_core.fsio.read import (
     MAX_FILE_BYTES,
     FileProblem,

@@ -76,7 +76,14 @@ def _refuse(root: Path, parts: tuple[str, ...], upto: int) -> PlantedLinkError:
 
 
 def _open_root(root: Path, nofollow: bool) -> int:
-    return os.open(root, (_DIR_FLAGS | _NOFOLLOW) if nofollow else _DIR_FLAGS)
+    try:
+        return os.open(root, (_DIR_FLAGS | _NOFOLLOW) if nofollow else _DIR_FLAGS)
+    except OSError as exc:
+        if nofollow and exc.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(root):
+            raise PlantedLinkError(
+                f"refused: {escape(str(root))} is now a symbolic link; lemon reads beneath it "
+                f"only as the real folder it was", path=str(root)) from None
+        raise
 
 
 def _step(fd: int, root: Path, parts: tuple[str, ...], index: int, create: bool,

@@ -144,11 +144,6 @@ def open_beneath(root: Path | str, relative: Path | str) -> tuple[int, os.stat_r
     except PlantedLinkError:
         raise FileProblem("read", "a folder on its path is a symbolic link; not followed",
                           "symlink") from None
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:  # the root itself was swapped for a link
-            raise FileProblem("read", "its folder is a symbolic link; not followed",
-                              "symlink") from None
-        raise
     try:
         fd = os.open(parts[-1], _OPEN_FLAGS | _NOFOLLOW, dir_fd=folder)
     finally:

@@ -28,12 +28,16 @@ from a repository) is built with ``layout="grouped"``.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import attrs
 
 from lemon_core.context import GLOBAL_SKILL_ROOTS, LemonContext
+
+if TYPE_CHECKING:
+    from lemon_core.models import Diagnostic
 
 #: Per-directory project roots, in precedence order: (root id, path below the directory).
 PROJECT_SKILL_DIRS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -122,6 +126,24 @@ def project_roots(ctx: LemonContext) -> list[SkillRoot]:
     return roots
 
 
+def world_writable_warning(ctx: LemonContext) -> Diagnostic | None:
+    """A warning when the project's ``.lemon`` is a folder every user may write (without the
+    sticky bit): anyone on the machine could plant skills or links in it. Checked on every
+    listing (one ``lstat``), so a ``chmod`` clears it at once."""
+    lemon_dir = ctx.project_lemon_dir
+    try:
+        info = os.lstat(lemon_dir)
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISDIR(info.st_mode) or not info.st_mode & 0o002 or info.st_mode & stat.S_ISVTX:
+        return None
+    from lemon_core.models import Diagnostic
+
+    return Diagnostic(str(lemon_dir), "warning", "world_writable",
+                      "every user of this machine can write this folder, so anyone could "
+                      "plant skills or links in it; run 'chmod o-w' on it")
+
+
 def global_roots(ctx: LemonContext) -> list[SkillRoot]:
     isolated = ctx.is_isolated
     agent_dir_set = ctx.getenv("LEMON_AGENT_DIR") is not None
@@ -187,4 +209,5 @@ __all__ = [
     "project_dirs",
     "project_roots",
     "skill_roots",
+    "world_writable_warning",
 ]

@@ -34,7 +34,7 @@ on; so do a dangling link, a loop and a walk past the depth.
 A project root reached through a symbolic link whose real path leaves the project
 (``SkillRoot.within``) is not walked: a ``root_outside_project`` warning names the link, so a
 cloned repository's ``.lemon/skill -> ~/.claude/skills`` never lists the user's own skills as
-the project's. A ``.lemon`` folder that every user may write is a ``world_writable`` warning.
+the project's.
 
 Across all roots, two different keys that would look alike (they differ only by letter case,
 invisible characters or Unicode compatibility forms) get a ``lookalike_keys`` warning.
@@ -460,7 +460,7 @@ def _link_out_of(root: SkillRoot) -> tuple[str, str] | None:
 def _project_root_ok(root: SkillRoot, diagnostics: list[Diagnostic],
                      watched: list[tuple[str, int | None]]) -> bool:
     """Whether a project root may be walked; reports one reached through a link out of the
-    project, and a world-writable ``.lemon``."""
+    project."""
     escape = _link_out_of(root)
     if escape is not None:
         link, real = escape
@@ -475,18 +475,6 @@ def _project_root_ok(root: SkillRoot, diagnostics: list[Diagnostic],
             f"{real}); its skills are not listed as the project's. Remove the link, or link "
             f"single skill folders into the root instead"))
         return False
-    if root.id == "lemon":
-        lemon_dir = root.path.parent
-        try:
-            info = os.lstat(lemon_dir)
-        except OSError:
-            return True
-        if stat_module.S_ISDIR(info.st_mode) and info.st_mode & 0o002 \
-                and not info.st_mode & stat_module.S_ISVTX:
-            diagnostics.append(Diagnostic(
-                str(lemon_dir), "warning", "world_writable",
-                "every user of this machine can write this folder, so anyone could plant "
-                "skills or links in it; run 'chmod o-w' on it"))
     return True
 
 

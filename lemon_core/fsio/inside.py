@@ -27,6 +27,7 @@ from lemon_core.fsio.read import (
     MAX_FILE_BYTES,
     FileProblem,
     NotRegular,
+    open_beneath,
     read_bytes,
     read_text,
 )
@@ -95,6 +96,19 @@ def read_inside_text(
     return read_text(rest, max_bytes, beneath=root)
 
 
+def open_inside(folder: PathLike, relative: PathLike) -> tuple[int, os.stat_result]:
+    """A descriptor (and ``fstat``) of the regular file ``folder/relative`` when it resolves
+    inside ``folder``, opened beneath the folder's real path (see the module docstring); for a
+    reader that reads a head in steps. The caller closes it.
+
+    :raises OutsideFolder: when it resolves outside the folder (nothing is opened).
+    :raises FileProblem: code "symlink" for a link swapped in meanwhile, and as
+        :func:`lemon_core.fsio.read.open_beneath`; ``OSError`` as ``os.open``.
+    """
+    root, rest = _split(folder, relative)
+    return open_beneath(root, rest)
+
+
 def _split(folder: PathLike, relative: PathLike) -> tuple[str, str]:
     """The folder's real path and the resolved file's path relative to it (checked inside)."""
     target = resolve_inside(folder, relative)
@@ -109,5 +123,5 @@ def _split(folder: PathLike, relative: PathLike) -> tuple[str, str]:
     return root, target[len(root.rstrip(os.sep)) + 1:]
 
 
-__all__ = ["OutsideFolder", "is_inside", "read_inside_bytes", "read_inside_text",
+__all__ = ["OutsideFolder", "is_inside", "open_inside", "read_inside_bytes", "read_inside_text",
            "resolve_inside"]

@@ -205,3 +205,42 @@ def test_read_beneath_is_bounded(tree: tuple[Path, Path]) -> None:
     (root / "big").write_bytes(b"x" * 100)
     with pytest.raises(FileProblem, match="too large"):
         read_bytes("big", 10, beneath=root)
+
+
+# -- the writers of fsio.write with a project root ---------------------------------------------
+
+
+def test_update_file_in_a_project_refuses_every_planted_link(tree: tuple[Path, Path]) -> None:
+    from lemon_core.fsio.write import update_file
+
+    root, outside = tree
+    theirs = outside / "mcp.json"
+    theirs.write_text("{}")
+    (root / ".lemon").mkdir()
+    planted = root / ".lemon" / "mcp.json"
+    planted.symlink_to(theirs)  # same file name: the old write-through rule let it pass
+    with pytest.raises(PlantedLinkError):
+        update_file(planted, lambda snap: b'{"servers": []}', root=root)
+    planted.unlink()
+    (root / ".lemon" / "mcp.json.lock").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(PlantedLinkError, match=r"mcp\.json\.lock is a symbolic link"):
+        update_file(planted, lambda snap: b'{"servers": []}', root=root)
+    (root / ".lemon" / "mcp.json.lock").unlink()
+    update_file(planted, lambda snap: b'{"servers": []}', root=root)
+    assert planted.read_bytes() == b'{"servers": []}' and theirs.read_text() == "{}"
+    assert sorted(p.name for p in outside.iterdir()) == ["a", "mcp.json"]
+    assert sorted(p.name for p in (root / ".lemon").iterdir()) == ["mcp.json"]
+
+
+def test_update_file_outside_a_project_still_writes_through_a_dotfile_link(
+    tree: tuple[Path, Path]
+) -> None:
+    from lemon_core.fsio.write import update_file
+
+    root, outside = tree
+    target = outside / "mcp.json"
+    target.write_text("{}")
+    link = root / "mcp.json"
+    link.symlink_to(target)
+    update_file(link, lambda snap: b'{"x": 1}')  # no root: the user's own file
+    assert link.is_symlink() and target.read_bytes() == b'{"x": 1}'

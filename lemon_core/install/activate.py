@@ -22,32 +22,10 @@ import contextlib
 import os
 from pathlib import Path
 
-from lemon_core.fsio import beneath
 from lemon_core.install.backups import backup_path
+from lemon_core.install.moves import delete, exists, move
 from lemon_core.install.owner import Owner, this_process
-from lemon_core.install.staging import fsync_dir, remove_tree
-
-
-def exists(path: Path, root: Path | None = None) -> bool:
-    """Whether anything (a link too) is at ``path``; in a project, reached beneath ``root``."""
-    return beneath.lexists(root, path) if root is not None else os.path.lexists(path)
-
-
-def move(source: Path, target: Path, root: Path | None = None) -> None:
-    """Rename ``source`` to ``target``; in a project, beneath ``root`` without following links."""
-    if root is not None:
-        beneath.rename(root, source, target)
-    else:
-        os.rename(source, target)
-
-
-def delete(path: Path, root: Path | None = None) -> None:
-    """Remove the folder, file or link at ``path`` (nothing followed); in a project, the
-    folders on the way are reached beneath ``root``."""
-    if root is not None:
-        beneath.remove_tree(root, path)
-    else:
-        remove_tree(path)
+from lemon_core.install.staging import fsync_dir
 
 
 def recover(target: Path, root: Path | None = None) -> bool:
@@ -114,4 +92,4 @@ class Activation:
                     delete(backup, self.root)
 
 
-__all__ = ["Activation", "delete", "exists", "move", "recover"]
+__all__ = ["Activation", "recover"]

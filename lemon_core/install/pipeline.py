@@ -364,7 +364,7 @@ def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[st
          existing: Mapping[str, LockRecord]) -> InstallResult:
     fresh = staging.missing_folders(job.scope.skills_dir)
     swept = (*staging.sweep_stale(job.scope.skills_dir),
-             *backups.sweep(job.scope.skills_dir, existing))
+             *backups.sweep(job.scope.skills_dir, existing, job.scope.root))
     folder = staging.make_staging(job.scope.skills_dir, job.ref.name or "skill")
     done = False
     try:

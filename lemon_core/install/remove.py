@@ -20,7 +20,7 @@ from lemon_core.catalog.roots import is_project_dir
 from lemon_core.errors import NotFoundError
 from lemon_core.fsio.write import file_lock
 from lemon_core.install import approval, backups, targets
-from lemon_core.install.activate import delete, exists, move
+from lemon_core.install.moves import delete, exists, move
 from lemon_core.install.owner import this_process
 from lemon_core.install.staging import fsync_dir
 from lemon_core.protocols import SkillWriteEvent
@@ -80,7 +80,8 @@ def remove(key: str, ctx: LemonContext, *, plugins: Plugins, local: bool | None 
                 trust=(record.trust_level or "unknown") if record else "unknown",
                 scope=scope.name, keys=(key,), targets=(str(target),),
                 canonical_id=record.source_id if record else None))
-        notes = tuple(backups.sweep(scope.skills_dir, editable_records(scope.lockfile)))
+        notes = tuple(backups.sweep(scope.skills_dir, editable_records(scope.lockfile),
+                                    scope.root))
         with file_lock(scope.skills_dir / f".{key}", root=scope.root):
             _remove(scope, key, target, record, refresh)
     except Exception as exc:

@@ -365,7 +365,7 @@ def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[st
     fresh = staging.missing_folders(job.scope.skills_dir)
     swept = (*staging.sweep_stale(job.scope.skills_dir),
              *backups.sweep(job.scope.skills_dir, existing, job.scope.root))
-    folder = staging.make_staging(job.scope.skills_dir, job.ref.name or "skill")
+    folder = staging.make_staging(job.scope.skills_dir, job.ref.name or "skill", job.scope.root)
     done = False
     try:
         tree = folder / staging.TREE

@@ -464,11 +464,13 @@ def _project_root_ok(root: SkillRoot, diagnostics: list[Diagnostic],
     escape = _link_out_of(root)
     if escape is not None:
         link, real = escape
-        parent = os.path.dirname(link)
-        try:
-            watched.append((parent, os.stat(parent).st_mtime_ns))  # notice the link removed
-        except OSError:
-            watched.append((parent, None))
+        # the root itself (every root is watched: the persistent cache checks that), and the
+        # link's folder, whose time changes when the link is removed or replaced
+        for folder in (str(root.path), os.path.dirname(link)):
+            try:
+                watched.append((folder, os.stat(folder).st_mtime_ns))
+            except OSError:
+                watched.append((folder, None))
         diagnostics.append(Diagnostic(
             link, "warning", "root_outside_project",
             f"this project skills root is a symbolic link leading out of the project (to "

@@ -312,3 +312,38 @@ def test_links_inside_the_project_and_single_linked_skills_stay_listed(
     assert {("shared", "project"), ("linked-ok", "project")} <= skills
     assert "root_outside_project" not in diagnostics
 
+
+
+def test_a_linked_out_root_keeps_the_persistent_cache_usable_and_fresh(
+    make_ctx, project: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The skipped root is watched like a walked one: the cache is reused while nothing changes,
+    and replacing the link with a real folder lists the project's own skills at once."""
+    from lemon_core.catalog.cache import CacheStore
+    from lemon_core.skills import api
+
+    mine = home / ".claude" / "skills"
+    _skill_at(mine, "precious")
+    (project / ".lemon").mkdir()
+    (project / ".lemon" / "skill").symlink_to(mine, target_is_directory=True)
+    first = api.list_skills(make_ctx(), persistent=True)
+    api._catalogs.clear()  # a new process
+    loaded = []
+    real_load = CacheStore.load
+
+    def load(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        found = real_load(self, *args, **kwargs)
+        loaded.append(found is not None)
+        return found
+
+    monkeypatch.setattr(CacheStore, "load", load)
+    second = api.list_skills(make_ctx(), persistent=True)
+    monkeypatch.undo()
+    assert loaded == [True]
+    assert {d.code for d in second.diagnostics} == {d.code for d in first.diagnostics}
+    (project / ".lemon" / "skill").unlink()
+    _skill_at(project / ".lemon" / "skill", "ours")
+    api._catalogs.clear()
+    third = api.list_skills(make_ctx(), persistent=True)
+    assert ("ours", "project") in {(s.entry.key, s.scope) for s in third.skills}
+    assert "root_outside_project" not in {d.code for d in third.diagnostics}

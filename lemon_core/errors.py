@@ -55,6 +55,16 @@ class BusyError(LemonError):
     """Another writer holds the lock on a file, or changed it since it was read."""
 
 
+class PlantedLinkError(LemonError):
+    """A path lemon would write, rename or delete inside a project passes through a symbolic
+    link lemon did not make (a cloned repository may plant one to steer the write); nothing was
+    changed. ``path`` is the link."""
+
+    def __init__(self, message: str, *, path: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
 __all__ = [
     "BusyError",
     "ConfigError",
@@ -62,6 +72,7 @@ __all__ = [
     "LemonError",
     "ManifestError",
     "NotFoundError",
+    "PlantedLinkError",
     "PluginError",
     "UsageError",
 ]

@@ -11,6 +11,14 @@ that are not named are not read (isolation). The skills shipped inside lemon
 (:mod:`lemon_core.builtin_skills`) are a last global root, below every other, unless
 ``LEMON_BUILTIN_SKILLS=0`` (they are lemon's own files, so the isolation above leaves them in).
 
+A project root is the project's only while it is reached without a link leading out of the
+project: each project root carries ``within`` (the topmost project directory searched), and the
+walk reports a root reached through a link whose real path leaves it (``.lemon/skill ->
+~/.claude/skills``) as ``root_outside_project`` instead of listing the user's own skills as
+project skills (:mod:`lemon_core.catalog.walk`). A link inside a root to one skill folder
+elsewhere (``.agents/skills/tool -> ~/checkouts/tool``) is the user linking a skill in, and
+stays listed.
+
 Every one of these is an agent root and has the ``flat`` layout, as the agents read them: a
 skill is a direct child folder holding ``SKILL.md`` (see :mod:`lemon_core.catalog.walk`). A root
 made for a checkout (``lint`` of a folder; later the lazy server's ``--skills-dir`` and install
@@ -20,12 +28,16 @@ from a repository) is built with ``layout="grouped"``.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import attrs
 
 from lemon_core.context import GLOBAL_SKILL_ROOTS, LemonContext
+
+if TYPE_CHECKING:
+    from lemon_core.models import Diagnostic
 
 #: Per-directory project roots, in precedence order: (root id, path below the directory).
 PROJECT_SKILL_DIRS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -56,6 +68,9 @@ class SkillRoot:
     scope: Literal["project", "global"]
     id: str
     layout: Layout = FLAT
+    #: For a project root, the project directory it must be reached within (no link on the
+    #: way leads out of it); None: not checked.
+    within: Path | None = None
 
 
 def find_repo_root(start: Path) -> Path | None:
@@ -101,13 +116,32 @@ def _identity(path: Path) -> tuple[int, int] | None:
 def project_roots(ctx: LemonContext) -> list[SkillRoot]:
     dirs = project_dirs(ctx)
     roots: list[SkillRoot] = []
+    top = dirs[-1] if dirs else None  # the repository root (or cwd): what "the project" is
     if ctx.cwd in dirs:
         root_id, parts = LEMON_PROJECT_DIR
-        roots.append(SkillRoot(ctx.cwd.joinpath(*parts), "project", root_id))
+        roots.append(SkillRoot(ctx.cwd.joinpath(*parts), "project", root_id, within=top))
     for directory in dirs:
         for root_id, parts in PROJECT_SKILL_DIRS:
-            roots.append(SkillRoot(directory.joinpath(*parts), "project", root_id))
+            roots.append(SkillRoot(directory.joinpath(*parts), "project", root_id, within=top))
     return roots
+
+
+def world_writable_warning(ctx: LemonContext) -> Diagnostic | None:
+    """A warning when the project's ``.lemon`` is a folder every user may write (without the
+    sticky bit): anyone on the machine could plant skills or links in it. Checked on every
+    listing (one ``lstat``), so a ``chmod`` clears it at once."""
+    lemon_dir = ctx.project_lemon_dir
+    try:
+        info = os.lstat(lemon_dir)
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISDIR(info.st_mode) or not info.st_mode & 0o002 or info.st_mode & stat.S_ISVTX:
+        return None
+    from lemon_core.models import Diagnostic
+
+    return Diagnostic(str(lemon_dir), "warning", "world_writable",
+                      "every user of this machine can write this folder, so anyone could "
+                      "plant skills or links in it; run 'chmod o-w' on it")
 
 
 def global_roots(ctx: LemonContext) -> list[SkillRoot]:
@@ -175,4 +209,5 @@ __all__ = [
     "project_dirs",
     "project_roots",
     "skill_roots",
+    "world_writable_warning",
 ]

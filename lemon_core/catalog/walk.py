@@ -31,6 +31,11 @@ folder's own real path (:func:`lemon_core.fsio.inside.resolve_inside`), else it 
 for its owner, or the open denied) is an ``unreadable_directory`` warning, and the walk goes
 on; so do a dangling link, a loop and a walk past the depth.
 
+A project root reached through a symbolic link whose real path leaves the project
+(``SkillRoot.within``) is not walked: a ``root_outside_project`` warning names the link, so a
+cloned repository's ``.lemon/skill -> ~/.claude/skills`` never lists the user's own skills as
+the project's.
+
 Across all roots, two different keys that would look alike (they differ only by letter case,
 invisible characters or Unicode compatibility forms) get a ``lookalike_keys`` warning.
 """
@@ -416,6 +421,8 @@ def walk_roots(roots: list[SkillRoot], *, contained: bool = False) -> WalkResult
     diagnostics: list[Diagnostic] = []
     watched: list[tuple[str, int | None]] = []
     for root in roots:
+        if root.within is not None and not _project_root_ok(root, diagnostics, watched):
+            continue
         walker = _Walker(root)
         if contained:
             walker.contained_in = os.path.realpath(root.path)
@@ -425,6 +432,52 @@ def walk_roots(roots: list[SkillRoot], *, contained: bool = False) -> WalkResult
         watched.extend(walker.watched)
     diagnostics.extend(lookalike_warnings(found))
     return WalkResult(tuple(found), tuple(diagnostics), tuple(watched))
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _link_out_of(root: SkillRoot) -> tuple[str, str] | None:
+    """The first link on the way from ``root.within`` to ``root.path`` whose real path leaves
+    ``root.within``, and that real path; None when there is none."""
+    assert root.within is not None
+    try:
+        parts = root.path.relative_to(root.within).parts
+        top = os.path.realpath(root.within)
+    except (ValueError, OSError):
+        return None
+    current = root.within
+    for part in parts:
+        current = current / part
+        if os.path.islink(current):
+            real = os.path.realpath(current)
+            if not _inside(real, top):
+                return str(current), real
+    return None
+
+
+def _project_root_ok(root: SkillRoot, diagnostics: list[Diagnostic],
+                     watched: list[tuple[str, int | None]]) -> bool:
+    """Whether a project root may be walked; reports one reached through a link out of the
+    project."""
+    escape = _link_out_of(root)
+    if escape is not None:
+        link, real = escape
+        # the root itself (every root is watched: the persistent cache checks that), and the
+        # link's folder, whose time changes when the link is removed or replaced
+        for folder in (str(root.path), os.path.dirname(link)):
+            try:
+                watched.append((folder, os.stat(folder).st_mtime_ns))
+            except OSError:
+                watched.append((folder, None))
+        diagnostics.append(Diagnostic(
+            link, "warning", "root_outside_project",
+            f"this project skills root is a symbolic link leading out of the project (to "
+            f"{real}); its skills are not listed as the project's. Remove the link, or link "
+            f"single skill folders into the root instead"))
+        return False
+    return True
 
 
 def walk_checkout(

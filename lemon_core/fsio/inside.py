@@ -7,20 +7,30 @@ path: a ``SKILL.md`` that links to ``/etc/passwd``, or ``references/x.md`` that 
 ``~/.ssh/id_rsa``, is refused as :class:`OutsideFolder`, never read.
 
 - :func:`resolve_inside` resolves and checks, without reading.
-- :func:`read_inside_bytes` / :func:`read_inside_text` resolve, check, then read the resolved
-  path through the bounded safe reader (:mod:`lemon_core.fsio.read`).
+- :func:`read_inside_bytes` / :func:`read_inside_text` resolve, check, then open the resolved
+  path *beneath the folder's real path* through the bounded safe reader
+  (:func:`lemon_core.fsio.read.open_beneath`): from the real root's descriptor, one component
+  at a time, with ``O_NOFOLLOW`` on each.
 
-The check and the read are two steps: someone who can rewrite the skill folder while lemon reads
-it could swap a link in between. That is outside what this guards against (a cloned repository,
-a skill linked in from elsewhere); an attacker with live write access has the files anyway.
+The check and the read are two steps, and someone who can rewrite the skill folder while lemon
+reads it (a process flipping ``references/`` between a folder and a link to ``~/.ssh``) could
+swap a link in between. The open closes that gap: the resolved path holds no link, so a link
+found on the way at open time is a swap, and the read fails closed (code "symlink") instead of
+serving bytes from outside the folder.
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
-from lemon_core.fsio.read import MAX_FILE_BYTES, FileProblem, read_bytes, read_text
+from lemon_core.fsio.read import (
+    MAX_FILE_BYTES,
+    FileProblem,
+    NotRegular,
+    open_beneath,
+    read_bytes,
+    read_text,
+)
 
 PathLike = str | os.PathLike[str]
 
@@ -74,15 +84,44 @@ def read_inside_bytes(
     :raises OutsideFolder: when it resolves outside the folder (nothing is read).
     :raises FileProblem: as :func:`lemon_core.fsio.read.read_bytes`.
     """
-    return read_bytes(Path(resolve_inside(folder, relative)), max_bytes)
+    root, rest = _split(folder, relative)
+    return read_bytes(rest, max_bytes, beneath=root)
 
 
 def read_inside_text(
     folder: PathLike, relative: PathLike, max_bytes: int = MAX_FILE_BYTES
 ) -> str | None:
     """:func:`read_inside_bytes` decoded as :func:`lemon_core.fsio.read.read_text` does."""
-    return read_text(Path(resolve_inside(folder, relative)), max_bytes)
+    root, rest = _split(folder, relative)
+    return read_text(rest, max_bytes, beneath=root)
 
 
-__all__ = ["OutsideFolder", "is_inside", "read_inside_bytes", "read_inside_text",
+def open_inside(folder: PathLike, relative: PathLike) -> tuple[int, os.stat_result]:
+    """A descriptor (and ``fstat``) of the regular file ``folder/relative`` when it resolves
+    inside ``folder``, opened beneath the folder's real path (see the module docstring); for a
+    reader that reads a head in steps. The caller closes it.
+
+    :raises OutsideFolder: when it resolves outside the folder (nothing is opened).
+    :raises FileProblem: code "symlink" for a link swapped in meanwhile, and as
+        :func:`lemon_core.fsio.read.open_beneath`; ``OSError`` as ``os.open``.
+    """
+    root, rest = _split(folder, relative)
+    return open_beneath(root, rest)
+
+
+def _split(folder: PathLike, relative: PathLike) -> tuple[str, str]:
+    """The folder's real path and the resolved file's path relative to it (checked inside)."""
+    target = resolve_inside(folder, relative)
+    try:
+        root = os.path.realpath(folder)
+    except (OSError, ValueError) as exc:
+        raise FileProblem("read", f"cannot resolve the path: {exc}") from None
+    if target == root:
+        raise NotRegular("a folder, not a regular file")
+    if not target.startswith(root.rstrip(os.sep) + os.sep):  # the folder moved meanwhile
+        raise OutsideFolder(target)
+    return root, target[len(root.rstrip(os.sep)) + 1:]
+
+
+__all__ = ["OutsideFolder", "is_inside", "open_inside", "read_inside_bytes", "read_inside_text",
            "resolve_inside"]

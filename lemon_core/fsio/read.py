@@ -17,6 +17,14 @@ or not UTF-8. Every read here:
 the first bytes of a file that may be longer; :func:`open_regular` and :func:`read_up_to` are
 the two steps beneath them, for a hot path that reads a file's head in steps (the manifest
 loader).
+
+Reading beneath a root: given ``beneath=<folder>``, the path is relative to that folder and is
+opened by walking from the folder's descriptor, one component at a time, with ``O_NOFOLLOW``
+on each (:func:`open_beneath`, built on :mod:`lemon_core.fsio.beneath`). A folder or file on
+the way that is (or was just swapped for) a symbolic link is refused with code "symlink"; a
+``..`` or absolute path with code "outside". Nothing is looked up by path again, so a swap
+while lemon reads fails closed: never bytes from outside the folder. The server read path
+(:mod:`lemon_core.fsio.inside`) reads every served skill file this way.
 """
 
 from __future__ import annotations
@@ -101,6 +109,55 @@ def open_regular(path: Path | str, *, nofollow: bool = False) -> tuple[int, os.s
     return fd, info
 
 
+def open_beneath(root: Path | str, relative: Path | str) -> tuple[int, os.stat_result]:
+    """:func:`open_regular` for ``root/relative``, reached from ``root`` without following any
+    link: ``root``'s own last component and every component of ``relative`` are opened with
+    ``O_NOFOLLOW`` relative to the folder before. The caller closes the descriptor.
+
+    :raises FileProblem: code "symlink" for a link on the way, "outside" for ``..``, ``.`` or
+        an absolute ``relative``, "missing", "not_a_folder"; :class:`NotRegular` otherwise.
+    """
+    from lemon_core.errors import PlantedLinkError
+    from lemon_core.fsio import beneath
+
+    root = Path(root)
+    if os.path.isabs(relative):
+        raise FileProblem("read", "an absolute path; a file is read only beneath its folder",
+                          "outside")
+    try:
+        parts = beneath.parts_below(root, Path(relative))
+    except beneath.OutsideRootError:
+        raise FileProblem("read", "a path with '..' or '.' in it; a file is read only beneath "
+                          "its folder by plain names", "outside") from None
+    if not parts:
+        raise NotRegular(_kind_of(stat.S_IFDIR))
+    if not beneath.HAVE_DIR_FD:  # no openat here: check each folder, then open the last one
+        try:
+            with beneath.parent_of(root, root.joinpath(*parts)):
+                pass
+        except PlantedLinkError:
+            raise FileProblem("read", "a folder on its path is a symbolic link; not followed",
+                              "symlink") from None
+        return open_regular(root.joinpath(*parts), nofollow=True)
+    try:
+        folder = beneath.open_dir(root, root.joinpath(*parts[:-1]), root_nofollow=True)
+    except PlantedLinkError:
+        raise FileProblem("read", "a folder on its path is a symbolic link; not followed",
+                          "symlink") from None
+    try:
+        fd = os.open(parts[-1], _OPEN_FLAGS | _NOFOLLOW, dir_fd=folder)
+    finally:
+        os.close(folder)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegular(_kind_of(info.st_mode))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info
+
+
 def read_up_to(fd: int, size: int, end: int = -1) -> bytes:
     """Up to ``size`` bytes from ``fd``; fewer only at the end of the file. ``end``: the file's
     size when reading from its start, so that a file read whole needs no second read."""
@@ -118,9 +175,11 @@ def read_up_to(fd: int, size: int, end: int = -1) -> bytes:
     return b"".join(parts)
 
 
-def _open(path: Path | str, missing_ok: bool,
-          nofollow: bool) -> tuple[int, os.stat_result] | None:
+def _open(path: Path | str, missing_ok: bool, nofollow: bool,
+          beneath: Path | str | None = None) -> tuple[int, os.stat_result] | None:
     try:
+        if beneath is not None:
+            return open_beneath(beneath, path)
         return open_regular(path, nofollow=nofollow)
     except FileNotFoundError:
         if missing_ok:
@@ -134,7 +193,7 @@ def _open(path: Path | str, missing_ok: bool,
     except OSError as exc:
         if exc.errno == errno.ENXIO:  # a socket (or a device with nothing behind it)
             raise NotRegular("a socket or a device, not a regular file") from None
-        if nofollow and exc.errno == errno.ELOOP:
+        if (nofollow or beneath is not None) and exc.errno == errno.ELOOP:
             raise FileProblem("read", "a symbolic link; not followed", "symlink") from None
         raise FileProblem("read", f"cannot open the file: {describe(exc)}") from None
     except ValueError:  # a NUL in the path (an OpenCode {file:} reference, say)
@@ -142,14 +201,14 @@ def _open(path: Path | str, missing_ok: bool,
 
 
 def read_head(path: Path | str, size: int, *, missing_ok: bool = True,
-              nofollow: bool = False) -> bytes | None:
+              nofollow: bool = False, beneath: Path | str | None = None) -> bytes | None:
     """The first ``size`` bytes of the regular file at ``path`` (all of it when shorter), or
     None when it does not exist (``missing_ok``). Ask for one byte more than you accept to
-    tell that a file is larger.
+    tell that a file is larger. ``beneath``: see :func:`read_bytes`.
 
     :raises FileProblem: (kind "read") when it is not a regular file or cannot be read.
     """
-    opened = _open(path, missing_ok, nofollow)
+    opened = _open(path, missing_ok, nofollow, beneath)
     if opened is None:
         return None
     fd, info = opened
@@ -162,14 +221,15 @@ def read_head(path: Path | str, size: int, *, missing_ok: bool = True,
 
 
 def read_bytes(path: Path | str, max_bytes: int = MAX_FILE_BYTES, *, missing_ok: bool = True,
-               nofollow: bool = False) -> bytes | None:
+               nofollow: bool = False, beneath: Path | str | None = None) -> bytes | None:
     """The file's bytes, or None when it does not exist (with ``missing_ok``; otherwise a
-    missing file is a problem with code "missing").
+    missing file is a problem with code "missing"). With ``beneath``, ``path`` is relative to
+    that folder and reached without following any link (:func:`open_beneath`).
 
     :raises FileProblem: (kind "read") when it is not a regular file, is larger than
         ``max_bytes`` (:class:`TooLarge`) or cannot be read.
     """
-    opened = _open(path, missing_ok, nofollow)
+    opened = _open(path, missing_ok, nofollow, beneath)
     if opened is None:
         return None
     fd, info = opened
@@ -196,12 +256,13 @@ def decode_utf8(data: bytes) -> str:
 
 
 def read_text(path: Path | str, max_bytes: int = MAX_FILE_BYTES, *, missing_ok: bool = True,
-              nofollow: bool = False) -> str | None:
+              nofollow: bool = False, beneath: Path | str | None = None) -> str | None:
     """The file decoded as UTF-8 (a leading BOM dropped), or None when it does not exist.
 
     :raises FileProblem: as :func:`read_bytes`; kind "parse" when it is not valid UTF-8.
     """
-    data = read_bytes(path, max_bytes, missing_ok=missing_ok, nofollow=nofollow)
+    data = read_bytes(path, max_bytes, missing_ok=missing_ok, nofollow=nofollow,
+                      beneath=beneath)
     return None if data is None else decode_utf8(data)
 
 
@@ -212,6 +273,7 @@ __all__ = [
     "TooLarge",
     "decode_utf8",
     "describe",
+    "open_beneath",
     "open_regular",
     "read_bytes",
     "read_head",

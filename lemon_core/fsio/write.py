@@ -11,12 +11,24 @@ host and a random token, written atomically). A waiter judges a lock stale only 
 token is read before and after it finds the recorded process gone, so a process id read from one
 holder is never held against the next one. Stale locks are reported, never removed.
 
-Symbolic links: :func:`update_file` writes *through* a link (dotfile managers link lemon's
-files): the temporary file is made in the target's directory and renamed over the target, and
-the lock sits next to the target, so the link is kept and the target updated. Only a link whose
-final target is an existing regular file of the same name is followed; a dangling link, a link
-to something else, or a target lemon cannot write is an :class:`UnwritableError` saying so.
-:func:`atomic_write_bytes` alone replaces whatever is at ``path``.
+Symbolic links, and where a write may follow one:
+
+- *Inside a project* (every file lemon writes below the working directory: ``.lemon/mcp.json``,
+  ``.lemon/skills.json``, ``.lemon/skills.lock.json``, the skill folders of ``.lemon/skill``):
+  callers pass ``root=<project root>`` and the write never follows a link lemon did not make.
+  Each folder from the root down and the file itself are reached through
+  :mod:`lemon_core.fsio.beneath` (``O_NOFOLLOW`` per component, relative to the folder's
+  descriptor); a link anywhere on the way is refused with
+  :class:`~lemon_core.errors.PlantedLinkError` naming it. A cloned repository could otherwise
+  plant ``.lemon/mcp.json -> ~/.cursor/mcp.json`` and have lemon edit another tool's file.
+- *The user's own files* (lemon's agent folder and home, ``root=None``): :func:`update_file`
+  writes *through* a link, because dotfile managers link lemon's files and a project cannot
+  plant links there: the temporary file is made in the target's directory and renamed over the
+  target, and the lock sits next to the target, so the link is kept and the target updated.
+  Only a link whose final target is an existing regular file of the same name is followed; a
+  dangling link, a link to something else, or a target lemon cannot write is an
+  :class:`UnwritableError` saying so. :func:`atomic_write_bytes` alone replaces whatever is at
+  ``path``.
 """
 
 from __future__ import annotations
@@ -33,6 +45,7 @@ from typing import Any
 import attrs
 
 from lemon_core.errors import BusyError, LemonError
+from lemon_core.fsio import beneath as beneath_root
 from lemon_core.fsio import read as reading
 
 LOCK_SUFFIX = ".lock"
@@ -84,8 +97,21 @@ def _fsync_dir(directory: Path) -> None:
             os.close(fd)
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o600) -> None:
-    """Replace ``path`` with ``data`` atomically; the parent directory is created if needed."""
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o600,
+                       root: Path | None = None) -> None:
+    """Replace ``path`` with ``data`` atomically; the parent directory is created if needed.
+
+    With ``root`` (a project), ``path`` is reached beneath it without following a link
+    (:func:`lemon_core.fsio.beneath.write_bytes`): a link on the way is a
+    :class:`~lemon_core.errors.PlantedLinkError`; a link at ``path`` itself is replaced.
+    """
+    if root is not None:
+        try:
+            beneath_root.write_bytes(root, path, data, mode=mode)
+        except NotADirectoryError:
+            check_parent(path)
+            raise
+        return
     import tempfile  # deferred: reading commands never pay for it
 
     make_parent(path)
@@ -109,8 +135,9 @@ def dump_json(data: Any) -> bytes:
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def atomic_write_json(path: Path, data: Any, *, mode: int = 0o600) -> None:
-    atomic_write_bytes(path, dump_json(data), mode=mode)
+def atomic_write_json(path: Path, data: Any, *, mode: int = 0o600,
+                      root: Path | None = None) -> None:
+    atomic_write_bytes(path, dump_json(data), mode=mode, root=root)
 
 
 @attrs.frozen
@@ -121,10 +148,12 @@ class Snapshot:
     content: bytes | None  # None: the file did not exist
 
     @classmethod
-    def read(cls, path: Path, max_bytes: int = reading.MAX_FILE_BYTES) -> Snapshot:
-        """Through the safe reader (regular files only, bounded, never blocking)."""
+    def read(cls, path: Path, max_bytes: int = reading.MAX_FILE_BYTES, *,
+             nofollow: bool = False) -> Snapshot:
+        """Through the safe reader (regular files only, bounded, never blocking); with
+        ``nofollow``, a link at ``path`` is refused rather than read."""
         try:
-            return cls(path, reading.read_bytes(path, max_bytes))
+            return cls(path, reading.read_bytes(path, max_bytes, nofollow=nofollow))
         except reading.FileProblem as problem:
             raise UnwritableError(f"cannot edit {path}: {problem.message}") from None
 
@@ -215,15 +244,17 @@ def break_lock(path: Path, holder: LockOwner) -> bool:
 
 
 @contextlib.contextmanager
-def file_lock(path: Path, *, timeout: float = 10.0) -> Iterator[None]:
-    """Hold the sibling lock directory of ``path`` (``<name>.lock``) for the block.
+def file_lock(path: Path, *, timeout: float = 10.0, root: Path | None = None) -> Iterator[None]:
+    """Hold the sibling lock directory of ``path`` (``<name>.lock``) for the block. With
+    ``root`` (a project), the lock's folder is reached (and made) beneath it without following
+    a link (:class:`~lemon_core.errors.PlantedLinkError`).
 
     Waits up to ``timeout`` seconds for another holder, then raises :class:`BusyError`; a lock
     left by a process of this host that no longer runs is reported at once as stale, with how
     to clear it (it is never removed automatically: the user decides).
     """
     lock_dir = lock_path(path)
-    make_parent(path)  # the lock's folder is the file's: a file in the way is named for it
+    _make_lock_parent(path, root)  # the lock's folder is the file's: a file in the way is named
     token = os.urandom(16).hex()  # secrets.token_hex(16), without importing secrets
     deadline = time.monotonic() + timeout
     delay = 0.005
@@ -246,6 +277,18 @@ def file_lock(path: Path, *, timeout: float = 10.0) -> Iterator[None]:
         yield
     finally:
         _release(lock_dir, token)
+
+
+def _make_lock_parent(path: Path, root: Path | None) -> None:
+    if root is None:
+        make_parent(path)
+        return
+    try:
+        beneath_root.make_dirs(root, path.parent)
+        beneath_root.check(root, lock_path(path))  # a planted link named like the lock
+    except NotADirectoryError:
+        check_parent(path)
+        raise
 
 
 #: A lock directory that records no owner this long after it was last changed was left by a
@@ -330,8 +373,13 @@ def update_file(
     *,
     expected: Snapshot | None = None,
     timeout: float = 10.0,
+    root: Path | None = None,
 ) -> bytes:
     """Rewrite ``path`` under its lock with ``transform(current snapshot)``; returns the bytes.
+
+    ``root``: the project ``path`` lies in. Then no link is followed on the way to ``path`` or
+    at ``path`` (a :class:`~lemon_core.errors.PlantedLinkError` names it); without it (the
+    user's own files), a link at ``path`` is written through as the module docstring says.
 
     With ``expected`` (a snapshot the caller read and reasoned about), the write is refused with
     :class:`BusyError` when the file changed in the meantime. ``transform`` may raise to abort;
@@ -339,18 +387,23 @@ def update_file(
     that ignores the lock and saves while ``transform`` runs is noticed too. When ``transform``
     returns the bytes the file already holds, nothing is written.
     """
-    target = write_target(path)
+    if root is not None:
+        beneath_root.check(root, path)
+        target = path
+    else:
+        target = write_target(path)
+    nofollow = root is not None
     try:
-        with file_lock(target, timeout=timeout):
-            current = Snapshot.read(target)
+        with file_lock(target, timeout=timeout, root=root):
+            current = Snapshot.read(target, nofollow=nofollow)
             if expected is not None and current.content != expected.content:
                 raise _changed(path)
             data = transform(current)
             if data == current.content:
                 return data
-            if Snapshot.read(target).content != current.content:
+            if Snapshot.read(target, nofollow=nofollow).content != current.content:
                 raise _changed(path)
-            atomic_write_bytes(target, data)
+            atomic_write_bytes(target, data, root=root)
             return data
     except OSError as exc:
         if target == path:

@@ -9,6 +9,11 @@ lockfile record and the catalog refresh succeeded, and rolls back on any failure
 :func:`recover` puts back what a killed install (``kill -9`` mid-activation) left aside, for
 the skill being installed; :func:`lemon_core.install.backups.sweep` settles the backups of the
 whole skills folder.
+
+In a project (``root`` given), every rename and delete is made relative to the descriptor of
+the skills folder reached beneath the project root without following a link
+(:mod:`lemon_core.fsio.beneath`), so a ``.lemon/skill`` swapped for a link to
+``~/.claude/skills`` is refused, not written through.
 """
 
 from __future__ import annotations
@@ -18,19 +23,16 @@ import os
 from pathlib import Path
 
 from lemon_core.install.backups import backup_path
+from lemon_core.install.moves import delete, exists, move
 from lemon_core.install.owner import Owner, this_process
-from lemon_core.install.staging import fsync_dir, remove_tree
+from lemon_core.install.staging import fsync_dir
 
 
-def _exists(path: Path) -> bool:
-    return os.path.lexists(path)
-
-
-def recover(target: Path) -> bool:
+def recover(target: Path, root: Path | None = None) -> bool:
     """Put back the copy an install killed mid-activation left aside: when ``target`` is
     missing and exactly one hidden backup of it exists, rename it back. Call it holding the
     skill's lock. Returns whether it did."""
-    if _exists(target):
+    if exists(target, root):
         return False
     prefix = f".{target.name}.backup-"
     try:
@@ -39,7 +41,7 @@ def recover(target: Path) -> bool:
         return False
     if len(backups) != 1:
         return False
-    os.rename(target.parent / backups[0], target)
+    move(target.parent / backups[0], target, root)
     fsync_dir(target.parent)
     return True
 
@@ -47,23 +49,25 @@ def recover(target: Path) -> bool:
 class Activation:
     """The folders activated so far in one install, and how to undo them."""
 
-    def __init__(self) -> None:
+    def __init__(self, root: Path | None = None) -> None:
+        """``root``: the project root the skills folder lies beneath (None: global)."""
         self.done: list[tuple[Path, Path | None]] = []
         self._owner: Owner | None = None
+        self.root = root
 
     def activate(self, staged: Path, target: Path) -> None:
         backup = None
         os.chmod(staged, 0o755)  # the staging folder was private (0700); a skill is not
-        if _exists(target):
+        if exists(target, self.root):
             if self._owner is None:
                 self._owner = this_process()
             backup = backup_path(target, self._owner)
-            os.rename(target, backup)
+            move(target, backup, self.root)
         try:
-            os.rename(staged, target)
+            move(staged, target, self.root)
         except BaseException:
             if backup is not None:
-                os.rename(backup, target)
+                move(backup, target, self.root)
             raise
         self.done.append((target, backup))
         fsync_dir(target.parent)
@@ -72,11 +76,11 @@ class Activation:
         """Undo every activation, newest first (best effort: every step is tried)."""
         while self.done:
             target, backup = self.done.pop()
-            with contextlib.suppress(OSError):
-                remove_tree(target)
+            with contextlib.suppress(Exception):
+                delete(target, self.root)
             if backup is not None:
-                with contextlib.suppress(OSError):
-                    os.rename(backup, target)
+                with contextlib.suppress(Exception):
+                    move(backup, target, self.root)
             fsync_dir(target.parent)
 
     def commit(self) -> None:
@@ -84,8 +88,8 @@ class Activation:
         done, self.done = self.done, []
         for _, backup in done:
             if backup is not None:
-                with contextlib.suppress(OSError):
-                    remove_tree(backup)
+                with contextlib.suppress(Exception):
+                    delete(backup, self.root)
 
 
 __all__ = ["Activation", "recover"]

@@ -42,8 +42,9 @@ import attrs
 
 from lemon_core.errors import BusyError, LemonError
 from lemon_core.fsio.write import break_lock, file_lock, lock_holder
+from lemon_core.install.moves import delete, exists, move
 from lemon_core.install.owner import Owner, hostname, owner_gone
-from lemon_core.install.staging import fsync_dir, remove_tree, stat_is_dir
+from lemon_core.install.staging import fsync_dir, stat_is_dir
 from lemon_core.state.records import LockRecord
 
 MARK = ".backup-"
@@ -106,29 +107,32 @@ def find(skills_dir: Path) -> list[Backup]:
     return [b for b in found if b is not None and stat_is_dir(b.path)]
 
 
-def sweep(skills_dir: Path, records: Mapping[str, LockRecord]) -> list[str]:
+def sweep(skills_dir: Path, records: Mapping[str, LockRecord],
+          root: Path | None = None) -> list[str]:
     """Settle the backups of killed installs in ``skills_dir`` (see the module) against the
-    scope's lockfile ``records``; returns one note for each backup restored, removed or left."""
+    scope's lockfile ``records``; returns one note for each backup restored, removed or left.
+    ``root``: a project's root, beneath which every rename and delete is made without
+    following a link (:mod:`lemon_core.install.moves`)."""
     notes = []
     for backup in find(skills_dir):
         owner = backup.owner
         if owner is None or not owner_gone(owner):
             continue
-        with _claimed(backup.target, owner) as claimed:
-            if claimed and os.path.lexists(backup.path):
+        with _claimed(backup.target, owner, root) as claimed:
+            if claimed and exists(backup.path, root):
                 settle = _settle if backup.mark == MARK else _settle_removal
-                notes.append(settle(backup, owner, records.get(backup.target.name)))
+                notes.append(settle(backup, owner, records.get(backup.target.name), root))
     return notes
 
 
 @contextlib.contextmanager
-def _claimed(target: Path, owner: Owner) -> Iterator[bool]:
+def _claimed(target: Path, owner: Owner, root: Path | None = None) -> Iterator[bool]:
     """Hold the skill's lock for the block (yields True); take over the lock when the dead
     ``owner`` still holds it (removed after the block); yields False when anyone else does."""
     skill = target.with_name(f".{target.name}")
     with contextlib.ExitStack() as stack:
         try:
-            stack.enter_context(file_lock(skill, timeout=0))
+            stack.enter_context(file_lock(skill, timeout=0, root=root))
         except BusyError:
             holder = lock_holder(skill)
             if holder is None or holder.pid != owner.pid or holder.host != owner.host:
@@ -138,22 +142,23 @@ def _claimed(target: Path, owner: Owner) -> Iterator[bool]:
         yield True
 
 
-def _settle(backup: Backup, owner: Owner, record: LockRecord | None) -> str:
+def _settle(backup: Backup, owner: Owner, record: LockRecord | None,
+            root: Path | None = None) -> str:
     who = f"process {owner.pid} on {owner.host}"
     name = backup.target.name
-    if not os.path.lexists(backup.target):
+    if not exists(backup.target, root):
         others = [b for b in find(backup.path.parent)
                   if b.target == backup.target and b.mark == MARK]
         if len(others) != 1:
             return (f"{name} is missing and {len(others)} backups of it are left "
                     f"({', '.join(b.path.name for b in others)}): rename the one to keep to "
                     f"{name}, delete the others")
-        os.rename(backup.path, backup.target)
+        move(backup.path, backup.target, root)
         fsync_dir(backup.target.parent)
         return (f"restored {backup.target} from {backup.path.name}, where an interrupted "
                 f"install ({who}) had moved it")
     if record is not None and record.bundle_hash == _bundle_hash(backup.target):
-        remove_tree(backup.path)
+        delete(backup.path, root)
         fsync_dir(backup.path.parent)
         return (f"removed {backup.path}, the old copy of {name} an interrupted install ({who}) "
                 f"left after recording the new one")
@@ -162,23 +167,24 @@ def _settle(backup: Backup, owner: Owner, record: LockRecord | None) -> str:
             f"or put the old one back by renaming it to {name}")
 
 
-def _settle_removal(backup: Backup, owner: Owner, record: LockRecord | None) -> str:
+def _settle_removal(backup: Backup, owner: Owner, record: LockRecord | None,
+                    root: Path | None = None) -> str:
     """A removal killed after it moved the skill aside: undone when the record is still there
     and the skill's folder is missing (the removal never took effect), finished otherwise."""
     who = f"process {owner.pid} on {owner.host}"
     name = backup.target.name
     others = [b for b in find(backup.path.parent)
               if b.target == backup.target and b.mark == REMOVING]
-    if record is not None and not os.path.lexists(backup.target):
+    if record is not None and not exists(backup.target, root):
         if len(others) != 1:
             return (f"{name} is recorded but missing and {len(others)} copies an interrupted "
                     f"removal moved aside are left ({', '.join(b.path.name for b in others)}): "
                     f"rename the one to keep to {name}, delete the others")
-        os.rename(backup.path, backup.target)
+        move(backup.path, backup.target, root)
         fsync_dir(backup.target.parent)
         return (f"restored {backup.target}: a removal ({who}) was interrupted before it "
                 f"deleted the skill's record")
-    remove_tree(backup.path)
+    delete(backup.path, root)
     fsync_dir(backup.path.parent)
     return f"removed {backup.path}, what an interrupted removal of {name} ({who}) left"
 

@@ -106,7 +106,9 @@ def resolve_source(identifier: str, ctx: LemonContext,
 
 
 def pick_scope(ctx: LemonContext, local: bool) -> targets.Scope:
-    return targets.scope_for(ctx, local=local)
+    scope = targets.scope_for(ctx, local=local)
+    scope.guard()  # a planted .lemon/skill link is refused before anything is fetched
+    return scope
 
 
 def refuse_existing(target: Path, force: bool) -> bool:
@@ -142,8 +144,8 @@ def activate(activation: Activation, staged: Staged) -> None:
     activation.activate(staged.folder, staged.target)
 
 
-def record(lockfile: Path, changes: dict[str, Any]) -> dict[str, Any]:
-    return write_records(lockfile, changes)
+def record(lockfile: Path, changes: dict[str, Any], root: Path | None = None) -> dict[str, Any]:
+    return write_records(lockfile, changes, root=root)
 
 
 def refresh_catalog(refresh: Callable[[], None] | None) -> None:
@@ -282,25 +284,26 @@ def _activate_all(job: _Job, staged: list[Staged], fetched: FetchResult, force: 
     """Activate every staged skill, record them and refresh the catalog, or undo it all."""
     with contextlib.ExitStack() as locks:
         for item in sorted(staged, key=lambda s: s.key):
-            locks.enter_context(file_lock(job.scope.skills_dir / f".{item.key}"))
+            locks.enter_context(file_lock(job.scope.skills_dir / f".{item.key}",
+                                          root=job.scope.root))
         for item in staged:
-            recover(item.target)
+            recover(item.target, job.scope.root)
         replaced = [refuse_existing(item.target, force) for item in staged]
         existing = editable_records(job.scope.lockfile)
         for item in staged:
             checks.rehash(item.folder, item.bundle_hash, item.key)
-        activation = Activation()
+        activation = Activation(job.scope.root)
         previous: dict[str, Any] | None = None
         try:
             for item in staged:
                 activate(activation, item)
             changes = {s.key: _record_of(job, s, fetched, existing.get(s.key)) for s in staged}
-            previous = record(job.scope.lockfile, changes)
+            previous = record(job.scope.lockfile, changes, job.scope.root)
             refresh_catalog(refresh)
         except BaseException:
             with contextlib.suppress(Exception):
                 if previous is not None:
-                    write_records(job.scope.lockfile, previous)
+                    write_records(job.scope.lockfile, previous, root=job.scope.root)
             activation.rollback()
             raise
         activation.commit()
@@ -361,8 +364,8 @@ def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[st
          existing: Mapping[str, LockRecord]) -> InstallResult:
     fresh = staging.missing_folders(job.scope.skills_dir)
     swept = (*staging.sweep_stale(job.scope.skills_dir),
-             *backups.sweep(job.scope.skills_dir, existing))
-    folder = staging.make_staging(job.scope.skills_dir, job.ref.name or "skill")
+             *backups.sweep(job.scope.skills_dir, existing, job.scope.root))
+    folder = staging.make_staging(job.scope.skills_dir, job.ref.name or "skill", job.scope.root)
     done = False
     try:
         tree = folder / staging.TREE

@@ -20,8 +20,9 @@ from lemon_core.catalog.roots import is_project_dir
 from lemon_core.errors import NotFoundError
 from lemon_core.fsio.write import file_lock
 from lemon_core.install import approval, backups, targets
+from lemon_core.install.moves import delete, exists, move
 from lemon_core.install.owner import this_process
-from lemon_core.install.staging import fsync_dir, remove_tree
+from lemon_core.install.staging import fsync_dir
 from lemon_core.protocols import SkillWriteEvent
 from lemon_core.state.lockfile import editable_records, write_records
 from lemon_core.state.records import LockRecord
@@ -71,6 +72,7 @@ def remove(key: str, ctx: LemonContext, *, plugins: Plugins, local: bool | None 
     try:
         scope, record = find_installed(ctx, key, local)
         scope_name = scope.name
+        scope.guard()  # .lemon/skill -> ~/.claude/skills: refused, never deleted through
         target = scope.target(key)
         if record is None or record.trust_level != "builtin":
             approval.require(approve, approval.ApprovalRequest(
@@ -78,8 +80,9 @@ def remove(key: str, ctx: LemonContext, *, plugins: Plugins, local: bool | None 
                 trust=(record.trust_level or "unknown") if record else "unknown",
                 scope=scope.name, keys=(key,), targets=(str(target),),
                 canonical_id=record.source_id if record else None))
-        notes = tuple(backups.sweep(scope.skills_dir, editable_records(scope.lockfile)))
-        with file_lock(scope.skills_dir / f".{key}"):
+        notes = tuple(backups.sweep(scope.skills_dir, editable_records(scope.lockfile),
+                                    scope.root))
+        with file_lock(scope.skills_dir / f".{key}", root=scope.root):
             _remove(scope, key, target, record, refresh)
     except Exception as exc:
         plugins.notify_skill_written(SkillWriteEvent(key, "remove", False, scope=scope_name,
@@ -92,25 +95,26 @@ def remove(key: str, ctx: LemonContext, *, plugins: Plugins, local: bool | None 
 
 def _remove(scope: targets.Scope, key: str, target: Path, record: LockRecord | None,
             refresh: Callable[[], None] | None) -> None:
+    root = scope.root  # a project: every step beneath it, never through a link
     moved = (backups.backup_path(target, this_process(), backups.REMOVING)
-             if os.path.lexists(target) else None)
+             if exists(target, root) else None)
     if moved is not None:
-        os.rename(target, moved)
+        move(target, moved, root)
     previous: dict[str, Any] = {}
     try:
         if record is not None:
-            previous = write_records(scope.lockfile, {key: None})
+            previous = write_records(scope.lockfile, {key: None}, root=root)
         if refresh is not None:
             refresh()
     except BaseException:
         with contextlib.suppress(Exception):
             if previous:
-                write_records(scope.lockfile, previous)
+                write_records(scope.lockfile, previous, root=root)
         if moved is not None:
-            os.rename(moved, target)
+            move(moved, target, root)
         raise
     if moved is not None:
-        remove_tree(moved)
+        delete(moved, root)
         fsync_dir(target.parent)
 
 

@@ -34,9 +34,14 @@ MARK = ".staging-"
 STALE_AGE = 24 * 3600.0
 
 
-def make_staging(skills_dir: Path, name: str) -> Path:
+def make_staging(skills_dir: Path, name: str, root: Path | None = None) -> Path:
     """A fresh staging folder (0700) holding an empty ``tree`` folder and the ``owner``
-    record of this process; returns the folder."""
+    record of this process; returns the folder. ``root``: a project's root, beneath which the
+    skills folder is made without following a link."""
+    if root is not None:
+        from lemon_core.fsio import beneath
+
+        beneath.make_dirs(root, skills_dir)
     make_parent(skills_dir / name)
     staging = Path(tempfile.mkdtemp(prefix=f".{name}{MARK}", dir=skills_dir))
     me = this_process()

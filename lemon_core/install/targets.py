@@ -3,6 +3,12 @@
 Global: lemon's own global root (``$LEMON_AGENT_SKILLS_DIR``, else ``<agent dir>/skill``) and
 ``<agent dir>/skills.lock.json``. Project (``--local``): ``<cwd>/.lemon/skill`` and
 ``<cwd>/.lemon/skills.lock.json``. Installs never write into another tool's root.
+
+A project scope carries its ``root`` (the working directory): every write, rename and delete
+in it is reached beneath that root without following a link (:mod:`lemon_core.fsio.beneath`),
+and :meth:`Scope.guard` refuses a planted ``.lemon`` or ``.lemon/skill`` link before anything
+is fetched or asked. The global scope (``root`` None) is the user's own: a dotfile link there is
+followed.
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ class Scope:
     name: str
     skills_dir: Path
     lockfile: Path
+    #: The project root a project scope's paths are reached beneath; None for global.
+    root: Path | None = None
 
     @property
     def local(self) -> bool:
@@ -32,6 +40,17 @@ class Scope:
 
     def target(self, key: str) -> Path:
         return self.skills_dir / key
+
+    def guard(self) -> None:
+        """Refuse (:class:`~lemon_core.errors.PlantedLinkError`) a project scope whose skills
+        folder or lockfile is reached through a symbolic link (``.lemon -> elsewhere``,
+        ``.lemon/skill -> ~/.claude/skills``); the global scope is not checked."""
+        if self.root is None:
+            return
+        from lemon_core.fsio import beneath
+
+        beneath.check(self.root, self.skills_dir)
+        beneath.check(self.root, self.lockfile)
 
 
 def scope_for(ctx: LemonContext, *, local: bool) -> Scope:
@@ -45,7 +64,8 @@ def scope_for(ctx: LemonContext, *, local: bool) -> Scope:
             raise UsageError(f"{ctx.cwd} is the home directory, which is never a project; run "
                              f"from a project to use --local, or leave it out to install "
                              f"globally")
-        return Scope("project", ctx.project_lemon_dir / "skill", lockfile_path(ctx, local=True))
+        return Scope("project", ctx.project_lemon_dir / "skill", lockfile_path(ctx, local=True),
+                     root=ctx.cwd)
     agent_dir = ctx.usable_agent_dir
     if agent_dir is None:
         raise LemonError(f"the home directory {ctx.home} {ctx.home_problem}, so there is no "

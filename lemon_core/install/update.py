@@ -115,7 +115,8 @@ def _persist_upstream(item: outdated.Installed, upstream: str) -> None:
     current = records.get(item.record.key)
     if current is not None and current.upstream_hash != upstream:
         write_records(item.scope.lockfile,
-                      {current.key: attrs.evolve(current, upstream_hash=upstream)})
+                      {current.key: attrs.evolve(current, upstream_hash=upstream)},
+                      root=item.scope.root)
 
 
 def update_one(item: outdated.Installed, state: outdated.SkillState, ctx: LemonContext, *,

@@ -19,7 +19,7 @@ import attrs
 
 from lemon_core.context import LemonContext
 from lemon_core.errors import LemonError, NotFoundError
-from lemon_core.fsio import Snapshot, dump_json, update_file
+from lemon_core.fsio import Snapshot, beneath, dump_json, update_file
 from lemon_core.fsio.write import check_parent
 from lemon_core.mcp.config import (
     LemonScope,
@@ -70,7 +70,10 @@ def _edit(
 ) -> Path:
     """Apply ``change`` (mutates ``McpFile.data``, returns whether it changed) under the lock."""
     path = mcp_path(ctx, scope)
+    root = ctx.cwd if scope == "project" else None  # a project's file: never through a link
     check_parent(path)  # ".lemon is a file", before reading reports "a folder on its path…"
+    if root is not None:
+        beneath.check(root, path)
     change(parse_file(read_bytes(path), path, scope))  # fail early, before locking, on a bad file
 
     def transform(snapshot: Snapshot) -> bytes:
@@ -82,7 +85,7 @@ def _edit(
         return data
 
     try:
-        update_file(path, transform, timeout=lock_timeout(ctx, timeout))
+        update_file(path, transform, timeout=lock_timeout(ctx, timeout), root=root)
     except OSError as exc:
         raise LemonError(f"cannot write {path}: {exc.strerror or type(exc).__name__}") from None
     return path

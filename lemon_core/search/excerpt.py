@@ -8,9 +8,11 @@ cannot be read or split gives the empty excerpt: relevance then uses the metadat
 
 from __future__ import annotations
 
+import os
 import re
 
-from lemon_core.fsio.read import FileProblem, read_head
+from lemon_core.fsio.inside import open_inside
+from lemon_core.fsio.read import FileProblem, read_up_to
 from lemon_core.manifest.frontmatter import FrontmatterError, split_frontmatter
 
 READ_BYTES = 16 * 1024
@@ -59,9 +61,14 @@ def body_excerpt_of_text(text: str) -> str:
 
 
 def body_excerpt(path: str) -> str:
-    """The excerpt of the SKILL.md at ``path``; empty when it cannot be read."""
+    """The excerpt of the SKILL.md at ``path``; empty when it cannot be read. It is opened
+    beneath its skill folder's real path, as every file lemon serves is."""
     try:
-        data = read_head(path, READ_BYTES)
+        fd, info = open_inside(os.path.dirname(path), os.path.basename(path))
+        try:
+            data = read_up_to(fd, READ_BYTES, info.st_size)
+        finally:
+            os.close(fd)
     except (FileProblem, OSError, ValueError):
         return ""
     if not data:

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import attrs
 
-from lemon_core.catalog.roots import is_project_dir, skill_roots
+from lemon_core.catalog.roots import is_project_dir, skill_roots, world_writable_warning
 from lemon_core.catalog.snapshot import Catalog, CatalogSnapshot
 from lemon_core.catalog.walk import SKILL_FILE
 from lemon_core.context import LemonContext
@@ -153,7 +153,9 @@ class _State:
     def read(cls, ctx: LemonContext) -> _State:
         project, d1 = SkillSettings(), None
         project_lock, d3 = {}, None
+        d5 = None
         if is_project_dir(ctx):  # home is never a project: it has no project state
+            d5 = world_writable_warning(ctx)
             project, d1 = read_settings(settings_path(ctx, local=True))
             project_lock, d3 = read_lock_records(lockfile_path(ctx, local=True))
         global_, d2 = SkillSettings(), None
@@ -161,7 +163,8 @@ class _State:
         if ctx.usable_agent_dir is not None:  # never below an unusable home
             global_, d2 = read_settings(settings_path(ctx, local=False))
             global_lock, d4 = read_lock_records(lockfile_path(ctx, local=False))
-        diagnostics = tuple(d for d in (_home_diagnostic(ctx), d1, d2, d3, d4) if d is not None)
+        diagnostics = tuple(d for d in (_home_diagnostic(ctx), d5, d1, d2, d3, d4)
+                            if d is not None)
         return cls(project, global_, {"project": project_lock, "global": global_lock},
                    diagnostics)
 

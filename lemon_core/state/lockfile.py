@@ -168,9 +168,12 @@ def editable_records(path: Path) -> LockRecords:
 
 
 def write_records(path: Path, changes: Mapping[str, LockRecord | dict[str, Any] | None], *,
-                  timeout: float = 10.0) -> dict[str, Any]:
+                  timeout: float = 10.0, root: Path | None = None) -> dict[str, Any]:
     """Set (a record or raw JSON data) or delete (None) the records of ``changes`` in the
     lockfile at ``path``, atomically under its lock; every other key is left exactly as it is.
+
+    ``root``: the project root of a project lockfile, reached beneath it without following a
+    link (see :func:`lemon_core.fsio.update_file`).
 
     Returns what each changed key held before (its raw JSON data, or None when absent), which
     is what :func:`write_records` needs to undo the change.
@@ -196,7 +199,7 @@ def write_records(path: Path, changes: Mapping[str, LockRecord | dict[str, Any] 
 
     if not changes:
         return {}
-    update_file(path, transform, timeout=timeout)
+    update_file(path, transform, timeout=timeout, root=root)
     return dict(before)
 
 

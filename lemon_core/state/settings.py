@@ -139,7 +139,7 @@ def set_enabled(ctx: LemonContext, key: str, enabled: bool, *, local: bool) -> P
         return dump_json(document)
 
     try:
-        update_file(path, transform)
+        update_file(path, transform, root=ctx.cwd if local else None)
     except OSError as exc:
         raise ConfigError(
             f"cannot write {path}: {exc.strerror or exc}; check that its folder is writable"

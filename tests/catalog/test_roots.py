@@ -1,3 +1,4 @@
+import os
 from pathlib import Path
 
 from lemon_core.catalog.roots import (
@@ -5,6 +6,7 @@ from lemon_core.catalog.roots import (
     global_roots,
     project_roots,
     skill_roots,
+    world_writable_warning,
 )
 
 
@@ -85,3 +87,18 @@ def test_skill_roots_project_first_and_unique(make_ctx, project: Path) -> None:
     assert scopes == sorted(scopes, key=lambda s: s != "project")
     assert len({r.path for r in roots}) == len(roots)
     assert all(r.scope == "global" for r in skill_roots(make_ctx(), project=False))
+
+
+def test_a_world_writable_lemon_folder_is_a_warning(make_ctx, project: Path) -> None:
+    """Issue 17 §2: anyone on the machine could plant skills or links in it."""
+    from lemon_core.skills.api import list_skills
+
+    (project / ".lemon" / "skill").mkdir(parents=True)
+    os.chmod(project / ".lemon", 0o777)
+    found = {d.code: d for d in list_skills(make_ctx()).diagnostics}
+    assert found["world_writable"].path == str(project / ".lemon")
+    assert world_writable_warning(make_ctx()) is not None
+    os.chmod(project / ".lemon", 0o1777)  # sticky: others cannot replace what is there
+    assert world_writable_warning(make_ctx()) is None
+    os.chmod(project / ".lemon", 0o755)  # a chmod clears it at once (nothing cached)
+    assert "world_writable" not in {d.code for d in list_skills(make_ctx()).diagnostics}

@@ -251,3 +251,99 @@ def test_keys_differing_by_case_or_compatibility_form_are_warned_about(tmp_path:
     assert sorted(twins) == sorted([("deploy", "warning"), ("\uff44\uff45\uff50\uff4c\uff4f\uff59",
                                     "warning"), ("\ufb01le", "warning")])
     assert len(found.found) == 6  # warned about, still listed
+
+
+# -- issue 17 §2: a project root reached through a link out of the project ---------------------
+
+
+def _skill_at(folder: Path, key: str) -> None:
+    (folder / key).mkdir(parents=True)
+    (folder / key / "SKILL.md").write_text(f"---\nname: {key}\ndescription: Use when {key}.\n---\n")
+
+
+def _listing(make_ctx):
+    from lemon_core.skills.api import list_skills
+
+    listing = list_skills(make_ctx())
+    return ({(s.entry.key, s.scope) for s in listing.skills},
+            {d.code: d for d in listing.diagnostics})
+
+
+@pytest.mark.parametrize("planted", [(".lemon", "skill"), (".claude", "skills")])
+def test_a_project_root_linked_out_of_the_project_is_reported_not_listed(
+    make_ctx, project: Path, home: Path, planted: tuple[str, str]
+) -> None:
+    mine = home / ".claude" / "skills"
+    _skill_at(mine, "precious")
+    (project / planted[0]).mkdir()
+    link = project.joinpath(*planted)
+    link.symlink_to(mine, target_is_directory=True)
+    skills, diagnostics = _listing(make_ctx)
+    assert ("precious", "project") not in skills and ("precious", "global") in skills
+    found = diagnostics["root_outside_project"]
+    assert found.path == str(link) and found.severity == "warning"
+    assert str(mine) in found.message
+
+
+def test_a_whole_lemon_folder_linked_out_is_reported(make_ctx, project: Path,
+                                                     tmp_path: Path) -> None:  # fmt: skip
+    elsewhere = tmp_path / "elsewhere"
+    _skill_at(elsewhere / "skill", "theirs")
+    (project / ".lemon").symlink_to(elsewhere, target_is_directory=True)
+    skills, diagnostics = _listing(make_ctx)
+    assert not any(key == "theirs" for key, _ in skills)
+    assert diagnostics["root_outside_project"].path == str(project / ".lemon")
+
+
+def test_links_inside_the_project_and_single_linked_skills_stay_listed(
+    make_ctx, project: Path, tmp_path: Path
+) -> None:
+    """``.claude/skills -> ../.agents/skills`` stays inside the project; a link *inside* a
+    root to one skill folder elsewhere (the hostile tree's ``checkout/linked-ok``) is the user
+    linking a skill in."""
+    agents = project / ".agents" / "skills"
+    _skill_at(agents, "shared")
+    (project / ".claude").mkdir()
+    (project / ".claude" / "skills").symlink_to("../.agents/skills", target_is_directory=True)
+    _skill_at(tmp_path / "checkout", "linked-ok")
+    (agents / "linked-ok").symlink_to(tmp_path / "checkout" / "linked-ok",
+                                      target_is_directory=True)
+    skills, diagnostics = _listing(make_ctx)
+    assert {("shared", "project"), ("linked-ok", "project")} <= skills
+    assert "root_outside_project" not in diagnostics
+
+
+
+def test_a_linked_out_root_keeps_the_persistent_cache_usable_and_fresh(
+    make_ctx, project: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The skipped root is watched like a walked one: the cache is reused while nothing changes,
+    and replacing the link with a real folder lists the project's own skills at once."""
+    from lemon_core.catalog.cache import CacheStore
+    from lemon_core.skills import api
+
+    mine = home / ".claude" / "skills"
+    _skill_at(mine, "precious")
+    (project / ".lemon").mkdir()
+    (project / ".lemon" / "skill").symlink_to(mine, target_is_directory=True)
+    first = api.list_skills(make_ctx(), persistent=True)
+    api._catalogs.clear()  # a new process
+    loaded = []
+    real_load = CacheStore.load
+
+    def load(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        found = real_load(self, *args, **kwargs)
+        loaded.append(found is not None)
+        return found
+
+    monkeypatch.setattr(CacheStore, "load", load)
+    second = api.list_skills(make_ctx(), persistent=True)
+    monkeypatch.undo()
+    assert loaded == [True]
+    assert {d.code for d in second.diagnostics} == {d.code for d in first.diagnostics}
+    (project / ".lemon" / "skill").unlink()
+    _skill_at(project / ".lemon" / "skill", "ours")
+    api._catalogs.clear()
+    third = api.list_skills(make_ctx(), persistent=True)
+    assert ("ours", "project") in {(s.entry.key, s.scope) for s in third.skills}
+    assert "root_outside_project" not in {d.code for d in third.diagnostics}

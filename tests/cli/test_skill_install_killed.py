@@ -30,7 +30,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs SIGKILL")
 PAUSING = """
 import os, sys, time
 from pathlib import Path
-from lemon_core.install import activate
+from lemon_core.install import activate, moves
 signal_file, go, where = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 
 def wait():
@@ -48,7 +48,7 @@ class Renames:
             wait()
 
 if where == "aside":
-    activate.os = Renames()
+    moves.os = Renames()  # activation renames through install.moves
 else:
     commit = activate.Activation.commit
     def paused_commit(self):
@@ -220,7 +220,7 @@ def test_a_dead_installs_backup_is_settled_beside_a_live_lemon_at_its_prompt(set
 PAUSING_REMOVE = """
 import os, sys, time
 from pathlib import Path
-from lemon_core.install import remove
+from lemon_core.install import moves, remove
 signal_file, go, where = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 
 def wait():
@@ -237,7 +237,7 @@ if where == "aside":
             os.rename(source, dest)
             if ".removing-" in str(dest):
                 wait()
-    remove.os = Renames()
+    moves.os = Renames()  # the removal renames through install.moves
 else:
     write_records = remove.write_records
     def paused(*args, **kwargs):

@@ -4,6 +4,8 @@ load_skill)."""
 import os
 from pathlib import Path
 
+import pytest
+
 from lemon_core.fsio.listing import skill_files
 
 
@@ -59,3 +61,32 @@ def test_a_person_facing_listing_may_keep_unsafe_names_and_every_listing_is_boun
     assert "run\x1b[2J.sh" in skill_files(str(folder), unsafe_names=True)
     assert "run\x1b[2J.sh" not in skill_files(str(folder))
     assert skill_files(str(folder), limit=3) == ("f0.md", "f1.md", "f2.md")
+
+
+def test_a_folder_swapped_for_a_link_while_listed_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 17 §6: ``references/`` found a real folder, then flipped to a link to an outside
+    folder before it is listed: the outside names never reach the list."""
+    from lemon_core.fsio import listing
+
+    skill, outside = tmp_path / "skill", tmp_path / "outside"
+    (skill / "references").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: skill\n---\n")
+    (skill / "references" / "inside.md").write_text("in")
+    outside.mkdir()
+    (outside / "id_rsa").write_text("secret")
+    real = listing._entries
+    calls = []
+
+    def entries_then_swap(*args: object) -> object:
+        found = real(*args)  # type: ignore[arg-type]
+        if not calls:  # the skill folder itself was listed: flip its sub-folder now
+            os.rename(skill / "references", tmp_path / "aside")
+            (skill / "references").symlink_to(outside, target_is_directory=True)
+        calls.append(args)
+        return found
+
+    monkeypatch.setattr(listing, "_entries", entries_then_swap)
+    assert listing.skill_files(str(skill)) == ()
+    assert len(calls) == 2  # the sub-folder was looked at, and refused

@@ -14,7 +14,13 @@ from typing import Any
 import pytest
 
 from lemon_core.context import LemonContext
-from lemon_core.errors import BusyError, ConfigError, NotFoundError, UsageError
+from lemon_core.errors import (
+    BusyError,
+    ConfigError,
+    NotFoundError,
+    PlantedLinkError,
+    UsageError,
+)
 from lemon_core.fsio import write as fsio
 from lemon_core.mcp import manage
 from lemon_core.mcp.config import read_file
@@ -389,7 +395,7 @@ def test_a_failed_rename_leaves_the_old_file_and_no_temp(ctx: LemonContext, proj
     add_server(ctx, stdio())
     before = project_file.read_bytes()
 
-    def fail(*args: Any) -> None:
+    def fail(*args: Any, **kwargs: Any) -> None:  # the project write passes dir_fd keywords
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(fsio.os, "replace", fail)
@@ -400,30 +406,56 @@ def test_a_failed_rename_leaves_the_old_file_and_no_temp(ctx: LemonContext, proj
     assert sorted(p.name for p in project_file.parent.iterdir()) == ["mcp.json"]
 
 
-def test_a_symlinked_file_is_written_through_and_the_link_kept(
-    ctx: LemonContext, project_file: Path, tmp_path: Path
+def test_a_symlinked_global_file_is_written_through_and_the_link_kept(
+    ctx: LemonContext, global_file: Path, tmp_path: Path
 ) -> None:
+    """The user's own dotfile link (in the agent folder, where no project can plant it)."""
     target = write_json(tmp_path / "dotfiles" / "mcp.json", {"servers": [], "x-keep": 1})
-    project_file.parent.mkdir(parents=True)
-    project_file.symlink_to(target)
-    add_server(ctx, stdio())
-    assert project_file.is_symlink() and project_file.resolve() == target.resolve()
+    global_file.parent.mkdir(parents=True)
+    global_file.symlink_to(target)
+    add_server(ctx, stdio(), scope="global")
+    assert global_file.is_symlink() and global_file.resolve() == target.resolve()
     assert json.loads(target.read_text())["x-keep"] == 1 and entries(target)[0]["name"] == "git"
     assert sorted(p.name for p in target.parent.iterdir()) == ["mcp.json"]
 
 
-def test_a_symlink_to_another_file_or_nowhere_is_refused(ctx: LemonContext, project_file: Path,
+def test_a_planted_project_link_to_another_tools_file_is_refused(
+    ctx: LemonContext, project_file: Path, tmp_path: Path
+) -> None:
+    """Issue 17 §2: ``.lemon/mcp.json -> ~/.cursor/mcp.json`` (same file name) was written
+    through; a project's file is never reached through a link."""
+    cursor = write_json(tmp_path / "home" / ".cursor" / "mcp.json", {"mcpServers": {}})
+    before = cursor.read_bytes()
+    project_file.parent.mkdir(parents=True)
+    project_file.symlink_to(cursor)
+    with pytest.raises(PlantedLinkError, match="mcp.json is a symbolic link") as info:
+        add_server(ctx, stdio())
+    assert info.value.path == str(project_file)
+    assert cursor.read_bytes() == before and project_file.is_symlink()
+    assert sorted(p.name for p in cursor.parent.iterdir()) == ["mcp.json"]
+
+
+def test_a_planted_lemon_folder_link_is_refused(ctx: LemonContext, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (ctx.cwd / ".lemon").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(PlantedLinkError, match=r"\.lemon is a symbolic link"):
+        add_server(ctx, stdio())
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_symlink_to_another_file_or_nowhere_is_refused(ctx: LemonContext, global_file: Path,
                                                          tmp_path: Path) -> None:  # fmt: skip
     other = write_json(tmp_path / "settings.json", {"servers": []})
-    project_file.parent.mkdir(parents=True)
-    project_file.symlink_to(other)
+    global_file.parent.mkdir(parents=True)
+    global_file.symlink_to(other)
     with pytest.raises(fsio.UnwritableError, match="only to a regular file also named mcp.json"):
-        add_server(ctx, stdio())
+        add_server(ctx, stdio(), scope="global")
     assert json.loads(other.read_text()) == {"servers": []}
-    project_file.unlink()
-    project_file.symlink_to(tmp_path / "gone" / "mcp.json")
+    global_file.unlink()
+    global_file.symlink_to(tmp_path / "gone" / "mcp.json")
     with pytest.raises(fsio.UnwritableError, match="which does not exist"):
-        add_server(ctx, stdio())
+        add_server(ctx, stdio(), scope="global")
 
 
 def test_a_file_named_lemon_is_reported_as_such(ctx: LemonContext, capsys: Any) -> None:
@@ -436,8 +468,9 @@ def test_a_file_named_lemon_is_reported_as_such(ctx: LemonContext, capsys: Any) 
 
 
 def test_a_write_is_a_synced_private_temp_file_renamed_under_the_lock(
-    ctx: LemonContext, project_file: Path, monkeypatch: pytest.MonkeyPatch
+    ctx: LemonContext, global_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    project_file = global_file  # the path-based writer (a project's is in test_beneath)
     events: list[tuple[Any, ...]] = []
     real_fsync, real_replace = os.fsync, os.replace
 
@@ -456,7 +489,7 @@ def test_a_write_is_a_synced_private_temp_file_renamed_under_the_lock(
 
     monkeypatch.setattr(fsio.os, "fsync", fsync)
     monkeypatch.setattr(fsio.os, "replace", replace)
-    add_server(ctx, stdio())
+    add_server(ctx, stdio(), scope="global")
     assert events == [("fsync", "file", 0o600), ("replace", True, 0o600, True, ["git"]),
                       ("fsync", "dir", None)]  # fmt: skip
     assert not fsio.lock_path(project_file).exists()

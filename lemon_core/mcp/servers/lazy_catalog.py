@@ -30,8 +30,8 @@ import attrs
 
 from lemon_core.catalog.roots import GROUPED, SkillRoot
 from lemon_core.catalog.walk import SKILL_FILE, file_signature, walk_roots
-from lemon_core.fsio.inside import resolve_inside
-from lemon_core.fsio.read import FileProblem, NotRegular, open_regular, read_up_to
+from lemon_core.fsio.inside import open_inside, resolve_inside
+from lemon_core.fsio.read import FileProblem, NotRegular, read_up_to
 from lemon_core.manifest.frontmatter import (
     HEAD_BYTES,
     FrontmatterError,
@@ -106,11 +106,14 @@ def _text(value: Any) -> str:
 
 
 def parse_skill_file(path: str, signature: tuple[int, int, int]) -> Parsed:
-    """Read the frontmatter of one ``SKILL.md`` through the safe reader (only its head)."""
+    """Read the frontmatter of one ``SKILL.md`` through the safe reader (only its head), opened
+    beneath its skill folder's real path, so a link swapped in after the scan is refused."""
     try:
-        fd, info = open_regular(path)
+        fd, info = open_inside(os.path.dirname(path), os.path.basename(path))
     except NotRegular:
         return Parsed(signature, None, "", "SKILL.md is not a regular file")
+    except FileProblem as exc:
+        return Parsed(signature, None, "", f"cannot read SKILL.md ({exc.message})")
     except (OSError, ValueError) as exc:
         return Parsed(signature, None, "", f"cannot read SKILL.md ({_reason(exc)})")
     try:

@@ -23,7 +23,7 @@ from pathlib import Path
 import attrs
 
 from lemon_core.fsio.read import FileProblem, open_regular, read_up_to
-from lemon_core.text import unsafe_reason
+from lemon_core.fsio.names import file_name_problem
 
 HASH_PREFIX = "sha256:"
 
@@ -107,28 +107,10 @@ def _inside(real_root: str, link: str) -> bool:
     return resolved == real_root or resolved.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
-#: Names Windows reserves for devices, with or without an extension (``nul.txt``).
-_RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
-                       *(f"lpt{i}" for i in range(1, 10))})
-
-
 def name_problem(name: str) -> str | None:
     """Why ``name`` cannot be a file name in a skill (it must mean the same file on every
-    system lemon runs on), or None."""
-    reason = unsafe_reason(name)
-    if reason is not None:
-        return reason[1]
-    if name in (".", "..") or "\\" in name or "/" in name:
-        return "a name that is a path step or holds a separator"
-    if ":" in name:
-        return "holds ':' (a drive or stream separator on Windows)"
-    if name.endswith((".", " ")):
-        return "ends with a dot or a space (dropped on Windows)"
-    if name.split(".", 1)[0].lower() in _RESERVED:
-        return "a device name on Windows (CON, NUL, COM1…)"
-    if not name.isascii() and unicodedata.normalize("NFC", name) != name:
-        return "not in Unicode normal form C (it would be another name on macOS)"
-    return None
+    system lemon runs on), or None: the one portable-name rule of :mod:`lemon_core.fsio.names`."""
+    return file_name_problem(name)
 
 
 class _Scanner:

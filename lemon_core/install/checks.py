@@ -60,7 +60,7 @@ def check_manifest(folder: Path, *, folder_name: str | None, fallback: str) -> s
     if name is not None and folder_name is not None and name != folder_name:
         raise LemonError(f"the skill in folder {folder_name!r} is named {name!r}; a skill's "
                          f"folder must have its name, so it is not installed (rename one)")
-    return check_key(name or key)
+    return check_key(name or key, new=True)
 
 
 def content_hash(folder: Path) -> str:

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import attrs
 
-from lemon_core.fsio.read import FileProblem, open_regular, read_up_to
 from lemon_core.fsio.names import file_name_problem
+from lemon_core.fsio.read import FileProblem, open_regular, read_up_to
 
 HASH_PREFIX = "sha256:"
 
@@ -227,9 +227,13 @@ def _file_bytes(path: Path, limit: int) -> bytes:
 
 
 def bundle_hash(root: Path | str, entries: Iterable[TreeEntry],
-                limits: TreeLimits = DEFAULT_LIMITS) -> str:
+                limits: TreeLimits = DEFAULT_LIMITS,
+                digests: dict[str, str] | None = None) -> str:
     """``sha256:<hex>`` over the files and links of ``entries`` (from :func:`scan_tree` of
-    ``root``), read again now, so the hash is of what is on disk at this moment.
+    ``root``), read again now, so the hash is of what is on disk at this moment. ``digests``,
+    when given, is filled with each path's ``<kind>:<sha256 hex>`` (kind ``F`` a file, ``X``
+    an executable file, ``L`` a link, hashed over its target text): what lets lemon name the
+    files a person edited after the install.
 
     :raises FileProblem: when a file cannot be read as a regular file (it changed under us).
     """
@@ -246,6 +250,8 @@ def bundle_hash(root: Path | str, entries: Iterable[TreeEntry],
         digest.update(kind + len(name).to_bytes(4, "big") + name
                       + len(data).to_bytes(8, "big"))
         digest.update(data)
+        if digests is not None:
+            digests[entry.path] = f"{kind.decode()}:{hashlib.sha256(data).hexdigest()}"
     return HASH_PREFIX + digest.hexdigest()
 
 

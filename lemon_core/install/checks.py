@@ -81,13 +81,21 @@ def hash_bundle(folder: Path, scan: TreeScan) -> str:
                          f"installed") from None
 
 
-def rehash(folder: Path, expected: str, key: str) -> None:
-    """Refuse when the staged bundle is not exactly what was checked and approved."""
+def rehash(folder: Path, expected: str, key: str) -> dict[str, str]:
+    """Refuse when the staged bundle is not exactly what was checked and approved; returns
+    each path's hash (what the lockfile records as ``file_hashes``)."""
     scan = scan_tree(folder)
-    now = None if scan.problems else hash_bundle(folder, scan)
+    digests: dict[str, str] = {}
+    now = None
+    if not scan.problems:
+        try:
+            now = bundle_hash(folder, scan.entries, digests=digests)
+        except FileProblem:
+            now = None
     if now != expected:
         raise LemonError(f"the staged files of {key!r} changed after they were checked; "
                          f"nothing was installed, run the command again")
+    return digests
 
 
 __all__ = ["UnsafeBundle", "check_manifest", "check_tree", "content_hash", "hash_bundle",

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import attrs
 
+from lemon_core.errors import LemonError
 from lemon_core.fsio.read import FileProblem
 from lemon_core.fsio.tree import bundle_hash, scan_tree
 from lemon_core.install import approval
@@ -31,7 +32,8 @@ class EditsWouldBeLost(approval.ApprovalRefused):
 @attrs.frozen
 class LocalEdits:
     """``changed``/``added``/``removed`` paths; ``unnamed``: the folder differs from the
-    record but the record has no per-file hashes to say where."""
+    record but the record has no per-file hashes to say where; ``seen``: the folder's bundle
+    hash when it was checked (None: not readable whole), compared again under the lock."""
 
     key: str
     target: str
@@ -39,6 +41,7 @@ class LocalEdits:
     added: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     unnamed: bool = False
+    seen: str | None = None
 
     def __bool__(self) -> bool:
         return bool(self.changed or self.added or self.removed or self.unnamed)
@@ -48,7 +51,7 @@ class LocalEdits:
         return (*self.changed, *self.added, *self.removed)
 
     def summary(self) -> str:
-        if self.unnamed:
+        if self.unnamed and not self.paths:
             return (f"the files of {self.key} changed since lemon installed them (its record "
                     f"predates per-file hashes, so lemon cannot say which)")
         parts = []
@@ -77,16 +80,26 @@ def local_edits(target: Path, record: LockRecord) -> LocalEdits:
     """What changed in ``target`` since ``record`` was written (falsy: nothing)."""
     whole, now = current_hashes(target)
     if whole is not None and whole == record.bundle_hash:
-        return LocalEdits(record.key, str(target))
+        return LocalEdits(record.key, str(target), seen=whole)
     before = record.file_hashes
     if before is None:
-        return LocalEdits(record.key, str(target), unnamed=record.bundle_hash is not None)
+        return LocalEdits(record.key, str(target), unnamed=record.bundle_hash is not None,
+                          seen=whole)
     return LocalEdits(
-        record.key, str(target),
+        record.key, str(target), seen=whole,
         changed=tuple(sorted(p for p in now.keys() & before.keys() if now[p] != before[p])),
         added=tuple(sorted(now.keys() - before.keys())),
         removed=tuple(sorted(before.keys() - now.keys())),
-        unnamed=whole is None and not (now.keys() ^ before.keys()))
+        unnamed=whole is None)
+
+
+def unchanged_since(edits: LocalEdits, target: Path) -> None:
+    """Refuse when ``target`` changed after it was checked (someone edited it while lemon was
+    asking): what was approved is no longer what would be discarded. A folder that could not
+    be read whole when checked (``seen`` None) was approved as such and is not compared."""
+    if edits.seen is not None and current_hashes(target)[0] != edits.seen:
+        raise LemonError(f"the files of {edits.key!r} in {target} changed while lemon was "
+                         f"asking; nothing was changed, run the command again")
 
 
 def guard(edits: list[LocalEdits], request: approval.ApprovalRequest,
@@ -118,4 +131,4 @@ def refused_in_advance(lines: tuple[str, ...], keys: str) -> EditsWouldBeLost:
 
 
 __all__ = ["EditsWouldBeLost", "LocalEdits", "current_hashes", "guard", "local_edits",
-           "refused_in_advance"]
+           "refused_in_advance", "unchanged_since"]

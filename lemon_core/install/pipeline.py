@@ -122,11 +122,13 @@ def refuse_existing(scope: targets.Scope, key: str, force: bool,
 
 
 def check_edits(job: _Job, staged: Sequence[Staged], records: Mapping[str, LockRecord],
-                approve: approval.Approver, discard_edits: bool) -> None:
-    """Name and ask about the local edits every replaced skill would lose."""
+                approve: approval.Approver, discard_edits: bool) -> dict[str, edits.LocalEdits]:
+    """Name and ask about the local edits every replaced skill would lose; returns what was
+    checked, by key, for :func:`_activate_all` to compare again under the lock."""
     found = [edits.local_edits(s.target, records[s.key]) for s in staged
              if os.path.lexists(s.target) and records.get(s.key) is not None]
     edits.guard(found, job.request("discard", list(staged)), approve, discard_edits)
+    return {e.key: e for e in found}
 
 
 def ask(approve: approval.Approver, request: approval.ApprovalRequest) -> None:
@@ -292,7 +294,8 @@ def _record_of(job: _Job, item: Staged, fetched: FetchResult,
 
 
 def _activate_all(job: _Job, staged: list[Staged], fetched: FetchResult, force: bool,
-                  refresh: Callable[[], None] | None) -> list[bool]:
+                  refresh: Callable[[], None] | None,
+                  checked: Mapping[str, edits.LocalEdits] | None = None) -> list[bool]:
     """Activate every staged skill, record them and refresh the catalog, or undo it all."""
     with contextlib.ExitStack() as locks:
         for item in sorted(staged, key=lambda s: s.key):
@@ -301,6 +304,13 @@ def _activate_all(job: _Job, staged: list[Staged], fetched: FetchResult, force: 
             recover(item.target)
         existing = editable_records(job.scope.lockfile)
         replaced = [refuse_existing(job.scope, item.key, force, existing) for item in staged]
+        for item, was in zip(staged, replaced):
+            if was and checked is not None:
+                seen = checked.get(item.key)
+                if seen is None:  # recorded only now (another install raced us): check it
+                    raise LemonError(f"{item.key!r} was installed by another command while "
+                                     f"this one ran; nothing was changed, run it again")
+                edits.unchanged_since(seen, item.target)
         hashes = {item.key: checks.rehash(item.folder, item.bundle_hash, item.key)
                   for item in staged}
         activation = Activation()
@@ -392,9 +402,9 @@ def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[st
             raise LemonError(f"two skills of the tree have one name ({', '.join(seen)}); "
                              f"nothing was installed")
         _expected(staged, expected_bundle_hash)
-        check_edits(job, staged, existing, approve, discard_edits)
+        checked = check_edits(job, staged, existing, approve, discard_edits)
         staged = _judge(job, staged, approve, override, fetched)
-        replaced = _activate_all(job, staged, fetched, force, refresh)
+        replaced = _activate_all(job, staged, fetched, force, refresh, checked)
         done = True
     finally:
         staging.remove_tree(folder)

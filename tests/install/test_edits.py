@@ -108,3 +108,18 @@ def test_a_record_without_file_hashes_still_refuses(ctx, plugins, agent, install
     with pytest.raises(EditsWouldBeLost, match="cannot say which"):
         update(("demo",), ctx, plugins=plugins, approve=True)
     assert (agent / "skill" / "demo" / "mine.md").exists()
+
+
+def test_an_edit_made_while_lemon_asks_is_kept(ctx, plugins, agent, installed) -> None:
+    """The discard was approved for what was there then; a later edit refuses the replace."""
+    target = agent / "skill" / "demo"
+    (target / "notes.md").write_text("first edit\n")
+
+    def approve(request):
+        if request.stage == "install":  # after the discard question, before activation
+            (target / "notes.md").write_text("second edit, while asked\n")
+        return True
+
+    with pytest.raises(Exception, match="changed while lemon was asking"):
+        pipeline.install(str(installed), ctx, plugins=plugins, force=True, approve=approve)
+    assert (target / "notes.md").read_text() == "second edit, while asked\n"

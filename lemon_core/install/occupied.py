@@ -58,7 +58,7 @@ def refuse_existing(target: Path, key: str, force: bool, records: Mapping[str, L
         raise NotLemons(
             f"{target} holds {what}; lemon replaces only skills it installed (recorded in "
             f"{lockfile}), so nothing was changed, with or without --force. Move or rename it "
-            f"and run the command again, or install under another name")
+            f"(it is yours: lemon never deletes it) and run the command again")
     if not force:
         raise LemonError(f"{key!r} is already installed by lemon at {target}; to replace it "
                          f"pass force=True (--force), or run 'lemon skill update {key}'")

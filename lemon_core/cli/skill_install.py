@@ -24,6 +24,9 @@ CWD = cwd_option()
 JSON = json_option()
 MAX_FILES_SHOWN = 20
 MAX_FINDINGS_SHOWN = 20
+DISCARD_EDITS = typer.Option(False, "--discard-edits", help="Replacing a skill whose files "
+                             "changed since lemon installed it discards those edits without "
+                             "asking (--approve alone refuses).")
 SKILL = typer.Option([], "--skill", metavar="NAME", help="From a tree of several skills, "
                      "install this one (repeatable).")
 
@@ -95,6 +98,7 @@ QUESTIONS = {
     "install": "Install it?",
     "warn": "The audit WARNED about this skill. Install it anyway?",
     "override": "The audit BLOCKED this bundle. Override the block for exactly this bundle?",
+    "discard": "Replace it and DISCARD these local edits?",
     "remove": "Remove it (its folder and its lockfile record)?",
 }
 
@@ -158,7 +162,9 @@ def install_command(
                                           "ref NAMESPACE/CATEGORY/NAME."),
     local: bool = typer.Option(False, "--local", help="Install into the project "
                                "(.lemon/skill), not globally."),
-    force: bool = typer.Option(False, "--force", help="Replace an installed copy."),
+    force: bool = typer.Option(False, "--force", help="Replace a copy lemon installed (never "
+                               "a folder or file it did not)."),
+    discard_edits: bool = DISCARD_EDITS,
     approve: bool = typer.Option(False, "--approve", help="Answer yes to every question in "
                                  "advance (never to an audit block)."),
     skill: list[str] = SKILL,
@@ -179,7 +185,8 @@ def install_command(
     try:
         result = install(identifier, cwd=cwd, local=local, force=force, approve=answer,
                          skills=tuple(skill), all_skills=all_skills, progress=progress,
-                         select=_chooser() if interactive else None, override=override_block)
+                         select=_chooser() if interactive else None, override=override_block,
+                         discard_edits=discard_edits)
     finally:
         if progress is not None:
             progress.stop()

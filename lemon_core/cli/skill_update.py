@@ -15,6 +15,7 @@ import typer
 
 from lemon_core.cli.params import cwd_option, json_option
 from lemon_core.cli.skill_app import app
+from lemon_core.cli.skill_install import DISCARD_EDITS
 
 CWD = cwd_option()
 JSON = json_option()
@@ -58,6 +59,7 @@ def update_command(
     approve: bool = APPROVE,
     allow_trust_change: bool = typer.Option(False, "--allow-trust-change", help="With "
                                             "--approve, accept a change of trust level."),
+    discard_edits: bool = DISCARD_EDITS,
     local: bool = SCOPE_LOCAL,
     global_: bool = SCOPE_GLOBAL,
     cwd: Path | None = CWD,
@@ -72,7 +74,8 @@ def update_command(
     answer, progress = _answer(approve, as_json)
     try:
         results = update(tuple(keys or ()), cwd=cwd, approve=answer, force=force, local=which,
-                         allow_trust_change=allow_trust_change, progress=progress)
+                         allow_trust_change=allow_trust_change, progress=progress,
+                         discard_edits=discard_edits)
     finally:
         if progress is not None:
             progress.stop()
@@ -146,6 +149,7 @@ def sync_command(
     frozen: bool = typer.Option(False, "--frozen", help="Change nothing; fail on any "
                                 "difference from the lockfile."),
     approve: bool = APPROVE,
+    discard_edits: bool = DISCARD_EDITS,
     local: bool = SCOPE_LOCAL,
     global_: bool = SCOPE_GLOBAL,
     cwd: Path | None = CWD,
@@ -160,7 +164,8 @@ def sync_command(
     which = _scope(local, global_)
     answer, progress = (None, None) if frozen else _answer(approve, as_json)
     try:
-        result = sync(cwd=cwd, frozen=frozen, local=which, approve=answer, progress=progress)
+        result = sync(cwd=cwd, frozen=frozen, local=which, approve=answer, progress=progress,
+                      discard_edits=discard_edits)
     except OutOfSync as exc:
         if as_json:
             emit_json({"in_sync": False, "differences": [_diff_json(d) for d in

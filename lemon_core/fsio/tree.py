@@ -22,8 +22,8 @@ from pathlib import Path
 
 import attrs
 
+from lemon_core.fsio.names import file_name_problem
 from lemon_core.fsio.read import FileProblem, open_regular, read_up_to
-from lemon_core.text import unsafe_reason
 
 HASH_PREFIX = "sha256:"
 
@@ -107,28 +107,10 @@ def _inside(real_root: str, link: str) -> bool:
     return resolved == real_root or resolved.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
-#: Names Windows reserves for devices, with or without an extension (``nul.txt``).
-_RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
-                       *(f"lpt{i}" for i in range(1, 10))})
-
-
 def name_problem(name: str) -> str | None:
     """Why ``name`` cannot be a file name in a skill (it must mean the same file on every
-    system lemon runs on), or None."""
-    reason = unsafe_reason(name)
-    if reason is not None:
-        return reason[1]
-    if name in (".", "..") or "\\" in name or "/" in name:
-        return "a name that is a path step or holds a separator"
-    if ":" in name:
-        return "holds ':' (a drive or stream separator on Windows)"
-    if name.endswith((".", " ")):
-        return "ends with a dot or a space (dropped on Windows)"
-    if name.split(".", 1)[0].lower() in _RESERVED:
-        return "a device name on Windows (CON, NUL, COM1…)"
-    if not name.isascii() and unicodedata.normalize("NFC", name) != name:
-        return "not in Unicode normal form C (it would be another name on macOS)"
-    return None
+    system lemon runs on), or None: the one portable-name rule of :mod:`lemon_core.fsio.names`."""
+    return file_name_problem(name)
 
 
 class _Scanner:
@@ -245,9 +227,13 @@ def _file_bytes(path: Path, limit: int) -> bytes:
 
 
 def bundle_hash(root: Path | str, entries: Iterable[TreeEntry],
-                limits: TreeLimits = DEFAULT_LIMITS) -> str:
+                limits: TreeLimits = DEFAULT_LIMITS,
+                digests: dict[str, str] | None = None) -> str:
     """``sha256:<hex>`` over the files and links of ``entries`` (from :func:`scan_tree` of
-    ``root``), read again now, so the hash is of what is on disk at this moment.
+    ``root``), read again now, so the hash is of what is on disk at this moment. ``digests``,
+    when given, is filled with each path's ``<kind>:<sha256 hex>`` (kind ``F`` a file, ``X``
+    an executable file, ``L`` a link, hashed over its target text): what lets lemon name the
+    files a person edited after the install.
 
     :raises FileProblem: when a file cannot be read as a regular file (it changed under us).
     """
@@ -264,6 +250,8 @@ def bundle_hash(root: Path | str, entries: Iterable[TreeEntry],
         digest.update(kind + len(name).to_bytes(4, "big") + name
                       + len(data).to_bytes(8, "big"))
         digest.update(data)
+        if digests is not None:
+            digests[entry.path] = f"{kind.decode()}:{hashlib.sha256(data).hexdigest()}"
     return HASH_PREFIX + digest.hexdigest()
 
 

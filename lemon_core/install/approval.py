@@ -6,7 +6,8 @@ approved: the step is refused with a message saying how to approve). Stages: ``f
 anything is downloaded), ``install`` (after the audit passed, with everything known),
 ``warn`` (the audit warned: a second, explicit approval, asked even where approvals are
 otherwise skipped), ``override`` (the audit blocked and the caller asked to override exactly
-this bundle) and ``remove``.
+this bundle), ``discard`` (replacing an installed skill would discard files a person edited
+since the install: asked by name, never approved by ``approve=True`` alone) and ``remove``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import attrs
 
 from lemon_core.errors import LemonError
 
-STAGES = ("fetch", "install", "warn", "override", "remove")
+STAGES = ("fetch", "install", "warn", "override", "discard", "remove")
 
 
 class ApprovalRefused(LemonError):
@@ -52,7 +53,8 @@ class ApprovalRequest:
 Approver = bool | Callable[[ApprovalRequest], bool] | None
 
 _WHAT = {"fetch": "fetching", "install": "installing", "warn": "installing a skill the audit "
-         "warned about", "override": "overriding the audit's block of", "remove": "removing"}
+         "warned about", "override": "overriding the audit's block of", "discard": "discarding the local edits of",
+         "remove": "removing"}
 
 
 def require(approve: Approver, request: ApprovalRequest) -> None:

@@ -60,7 +60,7 @@ def check_manifest(folder: Path, *, folder_name: str | None, fallback: str) -> s
     if name is not None and folder_name is not None and name != folder_name:
         raise LemonError(f"the skill in folder {folder_name!r} is named {name!r}; a skill's "
                          f"folder must have its name, so it is not installed (rename one)")
-    return check_key(name or key)
+    return check_key(name or key, new=True)
 
 
 def content_hash(folder: Path) -> str:
@@ -81,13 +81,21 @@ def hash_bundle(folder: Path, scan: TreeScan) -> str:
                          f"installed") from None
 
 
-def rehash(folder: Path, expected: str, key: str) -> None:
-    """Refuse when the staged bundle is not exactly what was checked and approved."""
+def rehash(folder: Path, expected: str, key: str) -> dict[str, str]:
+    """Refuse when the staged bundle is not exactly what was checked and approved; returns
+    each path's hash (what the lockfile records as ``file_hashes``)."""
     scan = scan_tree(folder)
-    now = None if scan.problems else hash_bundle(folder, scan)
+    digests: dict[str, str] = {}
+    now = None
+    if not scan.problems:
+        try:
+            now = bundle_hash(folder, scan.entries, digests=digests)
+        except FileProblem:
+            now = None
     if now != expected:
         raise LemonError(f"the staged files of {key!r} changed after they were checked; "
                          f"nothing was installed, run the command again")
+    return digests
 
 
 __all__ = ["UnsafeBundle", "check_manifest", "check_tree", "content_hash", "hash_bundle",

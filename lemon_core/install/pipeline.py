@@ -1,9 +1,12 @@
 """The staged install: a fully installed, audited skill with its provenance, or no change.
 
-resolve → target → refuse an existing skill unless ``force`` → approval (``fetch``; skipped
+resolve → target → refuse what lemon did not install (always) and an installed skill unless
+``force`` (:mod:`~lemon_core.install.occupied`) → approval (``fetch``; skipped
 for builtin or ``approve=True``) → sweep the staging folders and settle the backups killed
 installs left (a note each) → fetch into a private staging folder beside the target →
-pick the skills of the tree → safe-tree checks → manifest → bundle hash → audit → approval
+pick the skills of the tree → safe-tree checks → manifest → bundle hash → local edits of a
+skill being replaced (:mod:`~lemon_core.install.edits`: named, and asked; never discarded on
+``approve=True`` alone, only with ``discard_edits``) → audit → approval
 (``install``; ``warn`` needs its own, ``block`` needs an override bound to this bundle) →
 re-hash → atomic activation → lockfile records → catalog refresh → the
 ``lemon_skill_written`` event. Each step is a module-level function, so a test can make any
@@ -31,7 +34,9 @@ from lemon_core.install import (
     approval,
     backups,
     checks,
+    edits,
     gate,
+    occupied,
     router,
     select,
     staging,
@@ -111,13 +116,21 @@ def pick_scope(ctx: LemonContext, local: bool) -> targets.Scope:
     return scope
 
 
-def refuse_existing(target: Path, force: bool) -> bool:
-    """Whether ``target`` exists; :raises LemonError: when it does and ``force`` is off."""
-    exists = os.path.lexists(target)
-    if exists and not force:
-        raise LemonError(f"a skill is already installed at {target}; pass force=True "
-                         f"(--force) to replace it")
-    return exists
+def refuse_existing(scope: targets.Scope, key: str, force: bool,
+                    records: Mapping[str, LockRecord]) -> bool:
+    """Whether the target of ``key`` exists and may be replaced (see
+    :func:`lemon_core.install.occupied.refuse_existing`)."""
+    return occupied.refuse_existing(scope.target(key), key, force, records, scope.lockfile)
+
+
+def check_edits(job: _Job, staged: Sequence[Staged], records: Mapping[str, LockRecord],
+                approve: approval.Approver, discard_edits: bool) -> dict[str, edits.LocalEdits]:
+    """Name and ask about the local edits every replaced skill would lose; returns what was
+    checked, by key, for :func:`_activate_all` to compare again under the lock."""
+    found = [edits.local_edits(s.target, records[s.key]) for s in staged
+             if os.path.lexists(s.target) and records.get(s.key) is not None]
+    edits.guard(found, job.request("discard", list(staged)), approve, discard_edits)
+    return {e.key: e for e in found}
 
 
 def ask(approve: approval.Approver, request: approval.ApprovalRequest) -> None:
@@ -199,7 +212,7 @@ def _stage(job: _Job, tree: Path, subdir: str, force: bool,
     key = checks.check_manifest(folder, folder_name=subdir.rsplit("/", 1)[-1] or None,
                                 fallback=job.ref.name or "")
     target = job.scope.target(key)
-    refuse_existing(target, force)
+    refuse_existing(job.scope, key, force, existing)
     report = audit_skill(folder, job.ctx, key, scan, job.plugins)
     # The audit read every file once and hashed exactly the bytes its auditors saw: that is
     # the bundle to approve (hashing the folder again was a second read of every file). Only
@@ -256,12 +269,14 @@ def _expected(staged: list[Staged], expected: str | Mapping[str, str] | None) ->
 
 
 def _record_of(job: _Job, item: Staged, fetched: FetchResult,
-               previous: LockRecord | None) -> LockRecord:
+               previous: LockRecord | None, hashes: Mapping[str, str] | None = None
+               ) -> LockRecord:
     when = now()
     subdirectory = "/".join(p for p in (job.ref.subpath, item.subdir) if p) or None
     if job.keep_identity and previous is not None:
         return attrs.evolve(
-            _record_of(attrs.evolve(job, keep_identity=False), item, fetched, previous),
+            _record_of(attrs.evolve(job, keep_identity=False), item, fetched, previous,
+                       hashes),
             source_kind=previous.source_kind, source_id=previous.source_id,
             identifier=previous.identifier, requested_ref=previous.requested_ref,
             subdirectory=previous.subdirectory)
@@ -276,11 +291,13 @@ def _record_of(job: _Job, item: Staged, fetched: FetchResult,
         installed_at=previous.installed_at if previous and previous.installed_at else when,
         updated_at=when, audit_status=item.report.verdict,
         audit_findings=gate.finding_lines(item.report), audit_override=item.override,
+        file_hashes=dict(hashes) if hashes is not None else None,
         extra=previous.extra if previous is not None else {})
 
 
 def _activate_all(job: _Job, staged: list[Staged], fetched: FetchResult, force: bool,
-                  refresh: Callable[[], None] | None) -> list[bool]:
+                  refresh: Callable[[], None] | None,
+                  checked: Mapping[str, edits.LocalEdits] | None = None) -> list[bool]:
     """Activate every staged skill, record them and refresh the catalog, or undo it all."""
     with contextlib.ExitStack() as locks:
         for item in sorted(staged, key=lambda s: s.key):
@@ -288,16 +305,24 @@ def _activate_all(job: _Job, staged: list[Staged], fetched: FetchResult, force: 
                                           root=job.scope.root))
         for item in staged:
             recover(item.target, job.scope.root)
-        replaced = [refuse_existing(item.target, force) for item in staged]
         existing = editable_records(job.scope.lockfile)
-        for item in staged:
-            checks.rehash(item.folder, item.bundle_hash, item.key)
+        replaced = [refuse_existing(job.scope, item.key, force, existing) for item in staged]
+        for item, was in zip(staged, replaced):
+            if was and checked is not None:
+                seen = checked.get(item.key)
+                if seen is None:  # recorded only now (another install raced us): check it
+                    raise LemonError(f"{item.key!r} was installed by another command while "
+                                     f"this one ran; nothing was changed, run it again")
+                edits.unchanged_since(seen, item.target)
+        hashes = {item.key: checks.rehash(item.folder, item.bundle_hash, item.key)
+                  for item in staged}
         activation = Activation(job.scope.root)
         previous: dict[str, Any] | None = None
         try:
             for item in staged:
                 activate(activation, item)
-            changes = {s.key: _record_of(job, s, fetched, existing.get(s.key)) for s in staged}
+            changes = {s.key: _record_of(job, s, fetched, existing.get(s.key), hashes[s.key])
+                       for s in staged}
             previous = record(job.scope.lockfile, changes, job.scope.root)
             refresh_catalog(refresh)
         except BaseException:
@@ -316,12 +341,15 @@ def install(identifier: str, ctx: LemonContext, *, plugins: Plugins, local: bool
             choose: select.Selector | None = None, revision: str | None = None,
             expected_bundle_hash: str | Mapping[str, str] | None = None,
             override: bool = False, subpath: str | None = None, keep_identity: bool = False,
-            refresh: Callable[[], None] | None = None) -> InstallResult:
+            refresh: Callable[[], None] | None = None,
+            discard_edits: bool = False) -> InstallResult:
     """Install the skill(s) ``identifier`` names; see the module docstring for the steps.
 
     ``subpath`` replaces the identifier's subdirectory (``""``: the whole tree), so one fetch
     serves the ``skills`` of several subdirectories; ``keep_identity`` keeps each recorded
-    skill's identity in its new record (both for ``sync``)."""
+    skill's identity in its new record (both for ``sync``). ``discard_edits``: replacing a
+    skill whose files changed since the install may discard those edits without asking (an
+    approval callback is asked otherwise; ``approve=True`` alone refuses)."""
     keys: list[str] = []
     scope_name = "project" if local else "global"
     try:
@@ -338,13 +366,13 @@ def install(identifier: str, ctx: LemonContext, *, plugins: Plugins, local: bool
                    plugins, requested, keep_identity)
         early = list(skills) or ([ref.name] if ref.name and not all_skills else [])
         keys = [k.rsplit("/", 1)[-1] for k in early]
-        for key in keys:
-            refuse_existing(scope.target(key), force)
         existing = editable_records(scope.lockfile)
+        for key in keys:
+            refuse_existing(scope, key, force, existing)
         if job.trust != "builtin":
             ask(approve, job.request("fetch", keys=keys, revision=ref.revision))
         result = _run(job, approve, force, skills, all_skills, progress, choose,
-                      expected_bundle_hash, override, refresh, existing)
+                      expected_bundle_hash, override, refresh, existing, discard_edits)
     except Exception as exc:
         for key in keys or [identifier]:
             notify(plugins, SkillWriteEvent(key, "install", False, scope=scope_name,
@@ -361,7 +389,7 @@ def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[st
          all_skills: bool, progress: ProgressCallback | None, choose: select.Selector | None,
          expected_bundle_hash: str | Mapping[str, str] | None, override: bool,
          refresh: Callable[[], None] | None,
-         existing: Mapping[str, LockRecord]) -> InstallResult:
+         existing: Mapping[str, LockRecord], discard_edits: bool = False) -> InstallResult:
     fresh = staging.missing_folders(job.scope.skills_dir)
     swept = (*staging.sweep_stale(job.scope.skills_dir),
              *backups.sweep(job.scope.skills_dir, existing, job.scope.root))
@@ -377,8 +405,9 @@ def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[st
             raise LemonError(f"two skills of the tree have one name ({', '.join(seen)}); "
                              f"nothing was installed")
         _expected(staged, expected_bundle_hash)
+        checked = check_edits(job, staged, existing, approve, discard_edits)
         staged = _judge(job, staged, approve, override, fetched)
-        replaced = _activate_all(job, staged, fetched, force, refresh)
+        replaced = _activate_all(job, staged, fetched, force, refresh, checked)
         done = True
     finally:
         staging.remove_tree(folder)

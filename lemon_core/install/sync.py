@@ -132,8 +132,10 @@ def _batches(items: list[outdated.Installed], ctx: LemonContext, plugins: Plugin
 
 def sync(ctx: LemonContext, *, plugins: Plugins, frozen: bool = False,
          local: bool | None = None, approve: approval.Approver = None, progress: Any = None,
-         refresh: Callable[[], None] | None = None) -> SyncResult:
-    """Install what the lockfile records and is not installed exactly (see the module)."""
+         refresh: Callable[[], None] | None = None, discard_edits: bool = False) -> SyncResult:
+    """Install what the lockfile records and is not installed exactly (see the module). A
+    skill with local edits is put back only when discarding them is approved by name or
+    ``discard_edits`` (:mod:`lemon_core.install.edits`)."""
     needed, found = differences(ctx, local)
     if frozen:
         # A skill folder without a record (a skill written by hand and committed with the
@@ -156,7 +158,8 @@ def sync(ctx: LemonContext, *, plugins: Plugins, frozen: bool = False,
                 identifier, ctx, plugins=plugins, local=batch[0].scope.local, force=True,
                 approve=approve, skills=tuple(sub for _, sub in subpath[1] if sub),
                 progress=progress, revision=commit, expected_bundle_hash=expected,
-                subpath=subpath[0], keep_identity=True, refresh=refresh)
+                subpath=subpath[0], keep_identity=True, refresh=refresh,
+                discard_edits=discard_edits)
             fetches += 1
             done.extend(r.key for r in result.all)
     return SyncResult(tuple(found), tuple(done), fetches)

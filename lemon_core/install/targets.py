@@ -21,6 +21,7 @@ from lemon_core.catalog.keys import key_problem
 from lemon_core.catalog.roots import is_project_dir
 from lemon_core.context import LemonContext
 from lemon_core.errors import LemonError, UsageError
+from lemon_core.fsio.names import skill_key_problem
 from lemon_core.state.lockfile import lockfile_path
 
 
@@ -87,9 +88,15 @@ def folder_name_problem(key: str) -> str | None:
     return key_problem(key)
 
 
-def check_key(key: str, what: str = "skill name") -> str:
-    """``key`` if it can be a skill folder's name; else a :class:`UsageError` saying why."""
+def check_key(key: str, what: str = "skill name", *, new: bool = False) -> str:
+    """``key`` if it can be a skill folder's name; else a :class:`UsageError` saying why.
+    ``new``: a folder lemon is about to create, held to the portable-name rule
+    (:func:`~lemon_core.fsio.names.skill_key_problem`: at most 64 characters, nothing Windows
+    or macOS would read as another name); an existing folder (remove, update) only needs to
+    be one lemon can list."""
     problem = folder_name_problem(key)
+    if problem is None and new:
+        problem = skill_key_problem(key)
     if problem is not None:
         raise UsageError(f"the {what} {key!r} cannot be a skill folder's name: it {problem}")
     return key

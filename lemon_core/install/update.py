@@ -8,6 +8,9 @@ is fetched. Otherwise (or with ``force``) the skill is reinstalled by the pipeli
 exactly. The approval shows what changes: files added, removed and changed, the audit verdict
 and the trust level before and after. A change of trust level is never approved in advance:
 ``approve=True`` refuses it unless ``allow_trust_change``; an approval callback is shown it.
+Neither are local edits: a skill whose files changed since the install is replaced only when
+the callback approves discarding the named files, or with ``discard_edits``
+(:mod:`lemon_core.install.edits`).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from lemon_core.install import approval, outdated, pipeline, router
+from lemon_core.install import approval, edits, outdated, pipeline, router
 from lemon_core.state.lockfile import editable_records, write_records
 
 if TYPE_CHECKING:
@@ -92,6 +95,8 @@ def _approver(item: outdated.Installed, approve: approval.Approver, allow_trust_
     record = item.record
 
     def ask(request: approval.ApprovalRequest) -> bool:
+        if request.stage == "discard" and approve is True:  # never approved in advance
+            raise edits.refused_in_advance(request.notes, ", ".join(request.keys))
         if request.stage in ("install", "warn", "override") and request.folders:
             changes = diff(item.path, Path(request.folders[0]))
             seen["changes"] = changes
@@ -122,7 +127,8 @@ def _persist_upstream(item: outdated.Installed, upstream: str) -> None:
 def update_one(item: outdated.Installed, state: outdated.SkillState, ctx: LemonContext, *,
                plugins: Plugins, approve: approval.Approver, force: bool,
                allow_trust_change: bool, progress: Any = None,
-               refresh: Callable[[], None] | None = None) -> UpdateResult:
+               refresh: Callable[[], None] | None = None,
+               discard_edits: bool = False) -> UpdateResult:
     record = item.record
     base: dict[str, Any] = {
         "key": record.key, "scope": item.scope.name, "drift": state.drift,
@@ -139,7 +145,8 @@ def update_one(item: outdated.Installed, state: outdated.SkillState, ctx: LemonC
     result = pipeline.install(
         outdated.identifier_of(record), ctx, plugins=plugins, local=item.scope.local,
         force=True, approve=_approver(item, approve, allow_trust_change, seen),
-        skills=(subdir,) if subdir else (), progress=progress, refresh=refresh)
+        skills=(subdir,) if subdir else (), progress=progress, refresh=refresh,
+        discard_edits=discard_edits)
     after = next((r for r in result.all if r.key == record.key), result)
     records = editable_records(item.scope.lockfile)
     new = records.get(record.key)
@@ -152,14 +159,15 @@ def update_one(item: outdated.Installed, state: outdated.SkillState, ctx: LemonC
 def update(keys: Sequence[str], ctx: LemonContext, *, plugins: Plugins,
            approve: approval.Approver = None, force: bool = False, local: bool | None = None,
            allow_trust_change: bool = False, progress: Any = None,
-           refresh: Callable[[], None] | None = None) -> list[UpdateResult]:
+           refresh: Callable[[], None] | None = None,
+           discard_edits: bool = False) -> list[UpdateResult]:
     """Update ``keys`` (every recorded skill when empty); one result per skill, in order.
     A failure stops at that skill (the ones before it stay updated) and raises."""
     items = outdated.installed(ctx, keys, local)
     found = outdated.states(ctx, plugins, items, upstream=not force)
     return [update_one(item, state, ctx, plugins=plugins, approve=approve, force=force,
                        allow_trust_change=allow_trust_change, progress=progress,
-                       refresh=refresh)
+                       refresh=refresh, discard_edits=discard_edits)
             for item, state in zip(items, found.states)]
 
 

@@ -226,6 +226,14 @@ def _lint_lemon(folder: Path, pending: bytes | None = None) -> Issues:
     data = _read(skill_md, errors) if pending is None else pending
     if data is not None:
         _check_content(folder, skill_md, data, errors, warnings)
+    from lemon_core.fsio.names import skill_key_problem
+
+    unportable = skill_key_problem(_folder_name(folder))
+    if unportable is not None:  # lemon's install refuses it as a key; listing still finds it
+        warnings.append(LintIssue("folder_name_not_portable", f"the folder name "
+                                  f"'{_short(_folder_name(folder))}' {unportable}; "
+                                  "'lemon skill install' refuses it as a skill name "
+                                  "(rename the folder)"))
     return errors, warnings
 
 

@@ -43,12 +43,14 @@ def install(identifier: str, ctx: LemonContext | None = None, *, local: bool = F
             cwd: str | Path | None = None, select: Selector | None = None,
             override: bool = False, revision: str | None = None,
             expected_bundle_hash: str | Mapping[str, str] | None = None,
-            plugins: Plugins | None = None) -> InstallResult:
+            plugins: Plugins | None = None, discard_edits: bool = False) -> InstallResult:
     """Install the skill ``identifier`` names (a path, a git URL, ``gh:``, ``hermes:``, a
     registry ref…) globally, or into the project with ``local``.
 
     ``skills`` names the skills to take from a tree of several (``all_skills`` takes them
-    all; ``select(candidates)`` may pick instead); ``force`` replaces an installed copy;
+    all; ``select(candidates)`` may pick instead); ``force`` replaces a copy lemon installed
+    (never a folder or file it did not: that is refused), asking before it discards local
+    edits unless ``discard_edits``;
     ``override`` asks (stage ``override``) to install a bundle the audit blocked, bound to its
     exact hash. Returns the first installed skill (``result.all`` lists every one).
     """
@@ -57,7 +59,7 @@ def install(identifier: str, ctx: LemonContext | None = None, *, local: bool = F
         identifier, ctx, plugins=_plugins(ctx, plugins), local=local, force=force,
         approve=approve, skills=tuple(skills), all_skills=all_skills, progress=progress,
         choose=select, revision=revision, expected_bundle_hash=expected_bundle_hash,
-        override=override, refresh=lambda: catalogs_changed(ctx))
+        override=override, refresh=lambda: catalogs_changed(ctx), discard_edits=discard_edits)
 
 
 def remove(key: str, ctx: LemonContext | None = None, *, local: bool | None = None,

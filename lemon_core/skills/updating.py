@@ -25,14 +25,15 @@ if TYPE_CHECKING:
 def update(keys: Sequence[str] = (), ctx: LemonContext | None = None, *,
            approve: Approver = None, force: bool = False, local: bool | None = None,
            allow_trust_change: bool = False, progress: ProgressCallback | None = None,
-           cwd: str | Path | None = None,
-           plugins: Plugins | None = None) -> list[updating.UpdateResult]:
+           cwd: str | Path | None = None, plugins: Plugins | None = None,
+           discard_edits: bool = False) -> list[updating.UpdateResult]:
     """Update the installed skills ``keys`` (all recorded ones when empty); see
-    :mod:`lemon_core.install.update`."""
+    :mod:`lemon_core.install.update` (``discard_edits``: may discard local edits unasked)."""
     ctx = call_context(ctx, cwd)
     return updating.update(tuple(keys), ctx, plugins=_plugins(ctx, plugins), approve=approve,
                            force=force, local=local, allow_trust_change=allow_trust_change,
-                           progress=progress, refresh=lambda: catalogs_changed(ctx))
+                           progress=progress, refresh=lambda: catalogs_changed(ctx),
+                           discard_edits=discard_edits)
 
 
 def outdated(ctx: LemonContext | None = None, *, keys: Sequence[str] = (),
@@ -67,12 +68,14 @@ def install_state(key: str, ctx: LemonContext | None = None, *, upstream: bool =
 
 def sync(ctx: LemonContext | None = None, *, frozen: bool = False, local: bool | None = None,
          approve: Approver = None, progress: ProgressCallback | None = None,
-         cwd: str | Path | None = None, plugins: Plugins | None = None) -> syncing.SyncResult:
+         cwd: str | Path | None = None, plugins: Plugins | None = None,
+         discard_edits: bool = False) -> syncing.SyncResult:
     """Install exactly what the lockfile records; ``frozen`` only checks and fails on any
     difference (:class:`lemon_core.install.sync.OutOfSync`)."""
     ctx = call_context(ctx, cwd)
     return syncing.sync(ctx, plugins=_plugins(ctx, plugins), frozen=frozen, local=local,
-                        approve=approve, progress=progress, refresh=lambda: catalogs_changed(ctx))
+                        approve=approve, progress=progress, refresh=lambda: catalogs_changed(ctx),
+                        discard_edits=discard_edits)
 
 
 __all__ = ["check_upstream", "install_state", "outdated", "sync", "update"]

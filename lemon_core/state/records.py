@@ -67,6 +67,10 @@ class LockRecord:
     audit_status: str = "pending"
     audit_findings: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
     audit_override: AuditOverride | None = None
+    #: Each installed path's ``<kind>:<sha256 hex>`` (``F`` file, ``X`` executable, ``L``
+    #: link): lets ``update`` and ``--force`` name the files edited since the install. None
+    #: in records written before lemon kept it.
+    file_hashes: Mapping[str, str] | None = None
     #: Fields this lemon does not know, kept as read.
     extra: Mapping[str, Any] = attrs.field(factory=dict, converter=_dict, repr=False)
 
@@ -145,8 +149,9 @@ def unstructure_record(record: LockRecord) -> dict[str, Any]:
     """``record`` as JSON data: known fields first, then the unknown ones it was read with."""
     data = converter().unstructure(record)
     data.pop("extra", None)
-    if data.get("audit_override") is None:
-        data.pop("audit_override", None)
+    for optional in ("audit_override", "file_hashes"):
+        if data.get(optional) is None:
+            data.pop(optional, None)
     for name, value in record.extra.items():
         data.setdefault(name, value)
     return data

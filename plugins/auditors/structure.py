@@ -18,7 +18,7 @@ from typing import Any
 
 from lemon_core import hookimpl
 from lemon_core.protocols import AuditBundle, AuditFile, Finding
-from lemon_core.text import lookalike_form, unsafe_reason
+from lemon_core.text import identifier_reason, lookalike_form
 
 FAMILY = "structure"
 
@@ -185,19 +185,20 @@ class StructureAuditor:
 
     def _names(self, file: AuditFile) -> Iterable[Finding]:
         for part in file.path.split("/"):
-            reason = unsafe_reason(part)
+            reason = identifier_reason(part)  # invisible characters too: .g<ZWNJ>it
             if part in ("", ".", "..") or "\\" in part or reason is not None:
                 why = reason[1] if reason else "a name that is a path step or holds a backslash"
                 yield self._finding("structure.unsafe-name", f"unsafe file name: {why}",
                                     file.path, excerpt=part)
                 return
-            if part.lower() in (".git", "git~1"):
+            if lookalike_form(part) in (".git", "git~1"):
                 yield self._git(file)
                 return
 
     def _git(self, file: AuditFile) -> Finding:
         parts = file.path.split("/")
-        at = next(i for i, part in enumerate(parts) if part.lower() in (".git", "git~1"))
+        at = next(i for i, part in enumerate(parts)
+                  if lookalike_form(part) in (".git", "git~1"))
         inner = parts[at + 1:]
         hook = len(inner) == 2 and inner[0] == "hooks" and not inner[1].endswith(".sample")
         config = inner == ["config"] and bool(_GIT_COMMANDS.search(file.text or ""))

@@ -142,3 +142,47 @@ def test_a_terminal_picks_from_a_tree(capsys, env, tmp_path, terminal) -> None:
     assert code == 0, err
     assert [i["key"] for i in json.loads(out)["installed"]] == ["one", "two"]
     assert "1. one" in err and "3. two" in err
+
+
+def test_force_never_replaces_a_hand_written_skill(capsys, env, tmp_path) -> None:
+    """Issue 17 §3: the refusal says what is there and does not steer to --force."""
+    write_skill(tmp_path / "src", "demo")
+    mine = env / "skill" / "demo"
+    mine.mkdir(parents=True)
+    (mine / "SKILL.md").write_text("---\nname: demo\ndescription: mine\n---\nMine.\n")
+    for extra in ((), ("--force",)):
+        code, out, err = run_cli(capsys, "skill", "install", str(tmp_path / "src" / "demo"),
+                                 "--approve", *extra)
+        assert code == 1 and out == ""
+        assert "a skill folder lemon did not install" in err and "Replaced" not in out
+        assert "pass force=True" not in err and "Move or rename it" in err
+    assert (mine / "SKILL.md").read_text().endswith("Mine.\n")
+
+
+def test_force_names_local_edits_and_keeps_them(capsys, env, tmp_path) -> None:
+    write_skill(tmp_path / "src", "demo")
+    code, _, err = run_cli(capsys, "skill", "install", str(tmp_path / "src" / "demo"),
+                           "--approve")
+    assert code == 0, err
+    (env / "skill" / "demo" / "mine.md").write_text("my notes\n")
+    code, out, err = run_cli(capsys, "skill", "install", str(tmp_path / "src" / "demo"),
+                             "--approve", "--force")
+    assert code == 1 and "added mine.md" in err and "--discard-edits" in err
+    assert (env / "skill" / "demo" / "mine.md").exists()
+    code, out, err = run_cli(capsys, "skill", "install", str(tmp_path / "src" / "demo"),
+                             "--approve", "--force", "--discard-edits")
+    assert code == 0 and out.startswith("Replaced demo")
+    assert not (env / "skill" / "demo" / "mine.md").exists()
+
+
+def test_a_terminal_is_asked_before_local_edits_are_discarded(capsys, env, tmp_path,
+                                                              terminal) -> None:
+    write_skill(tmp_path / "src", "demo")
+    assert run_cli(capsys, "skill", "install", str(tmp_path / "src" / "demo"),
+                   "--approve")[0] == 0
+    (env / "skill" / "demo" / "mine.md").write_text("my notes\n")
+    terminal("y\nn\n")  # fetch: yes; discard: no
+    code, out, err = run_cli(capsys, "skill", "install", str(tmp_path / "src" / "demo"),
+                             "--force")
+    assert code == 1 and "DISCARD these local edits" in err and "added mine.md" in err
+    assert "not approved" in err and (env / "skill" / "demo" / "mine.md").exists()

@@ -89,6 +89,14 @@ HOSTILE = {
                                  (d / "SKILL.md").symlink_to("/etc/passwd")), "escaping_link"),
     "control-name": (lambda d: (d / "x\x1b[2J.md").write_text("x"), "unsafe_name"),
     "dotdot-like": (lambda d: (d / "..\\evil").write_text("x"), "unsafe_name"),
+    "windows-reserved": (lambda d: [(d / f"a{c}b").write_text("x") for c in '<>"|?*'],
+                         "unsafe_name"),
+    "zero-width-git": (lambda d: ((d / ".g\u200cit").mkdir(),
+                                  (d / ".g\u200cit" / "config").write_text("[core]\n")),
+                       "unsafe_name"),
+    "tag-characters": (lambda d: (d / "run\U000e0041.sh").write_text("x"), "unsafe_name"),
+    "device-name": (lambda d: ((d / "docs").mkdir(), (d / "docs" / "nul.md").write_text("x")),
+                    "unsafe_name"),
     "hard-link": (_hard_link, "hard_link"),
     "fifo": (lambda d: os.mkfifo(d / "pipe"), "special_file"),
     "sparse-1gb": (_sparse, "file_too_large"),
@@ -112,3 +120,13 @@ def test_a_hostile_tree_is_refused_and_nothing_changes(make_ctx, home, project, 
     skills_dir = agent / "skill"
     assert not skills_dir.exists() or list(skills_dir.iterdir()) == []
     assert not (agent / "skills.lock.json").exists()
+
+
+def test_a_bad_file_name_is_named_in_the_refusal(make_ctx, home, project) -> None:
+    plugins = _plugins(lambda d: ((d / ".g\u200cit").mkdir(),
+                                  (d / ".g\u200cit" / "config").write_text("[core]\n")))
+    with pytest.raises(LemonError) as caught:
+        pipeline.install("raw:hostile", make_ctx(), plugins=plugins, approve=True)
+    assert ".g\u200cit/config" in str(caught.value) or ".g\u200cit" in str(caught.value)
+    assert "U+200C" in str(caught.value)
+    assert not (home / ".lemon" / "agent" / "skill" / "hostile").exists()

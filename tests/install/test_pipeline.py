@@ -306,3 +306,17 @@ def test_a_copy_left_aside_by_a_killed_install_is_put_back(ctx, plugins, agent, 
             } == before
     assert _install(folder, ctx, plugins, force=True).replaced
     assert sorted(p.name for p in (agent / "skill").iterdir()) == ["demo"]
+
+
+@pytest.mark.parametrize(("name", "why"), [
+    ("C:x", "Windows reserves"),
+    ("\uff21\uff22\uff23", "compatibility forms"),
+    ("a" * 65, "at most 64"),
+])
+def test_an_unportable_skill_name_is_refused(ctx, plugins, agent, src, name, why) -> None:
+    """Issue 17 §7: a folder name that means another name elsewhere never becomes a key."""
+    folder = skill_folder(src, name)
+    with pytest.raises(UsageError, match=why):
+        _install(folder, ctx, plugins)
+    assert not (agent / "skill").exists() or list((agent / "skill").iterdir()) == []
+    assert not (agent / "skills.lock.json").exists()

@@ -68,7 +68,8 @@ def test_an_upstream_change_is_shown_and_approved(ctx, plugins, agent, installed
 
 def test_local_drift_is_reinstalled(ctx, plugins, agent, installed) -> None:
     (agent / "skill" / "demo" / "notes.md").write_text("edited by hand\n")
-    (result,) = update((), ctx, plugins=plugins, approve=True)
+    # the edit is named and kept unless discarding it is said explicitly (issue 17 §3)
+    (result,) = update((), ctx, plugins=plugins, approve=True, discard_edits=True)
     assert result.action == "reinstalled" and result.drift
     assert result.changes.changed == ("notes.md",)
     assert (agent / "skill" / "demo" / "notes.md").read_text() == "old\n"

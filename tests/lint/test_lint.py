@@ -155,9 +155,20 @@ def test_name_warnings(tmp_path: Path) -> None:
     assert result.ok and codes(result.warnings) == ["name_mismatch", "name_not_standard"]
     long = "a" * 65
     result = lint_one(make(tmp_path, long, GOOD))
-    assert codes(result.warnings) == ["name_not_standard"]
+    assert codes(result.warnings) == ["name_not_standard", "folder_name_not_portable"]
     for name in ("-x", "x-", "a--b", "技能"):
         assert "name_not_standard" in codes(lint_one(make(tmp_path, name, GOOD)).warnings)
+
+
+@pytest.mark.parametrize(("folder", "why"), [("C:x", "Windows reserves"),
+                                             ("\uff21\uff22\uff23", "compatibility forms"),
+                                             ("a" * 65, "at most 64")])
+def test_a_folder_name_install_would_refuse_is_a_warning(tmp_path: Path, folder: str,
+                                                         why: str) -> None:
+    """Issue 17 §7: listing still finds such a skill; lint says install would refuse it."""
+    result = lint_one(make(tmp_path, folder, GOOD))
+    (issue,) = [w for w in result.warnings if w.code == "folder_name_not_portable"]
+    assert why in issue.message and "lemon skill install" in issue.message
 
 
 def test_description_over_1024_with_whitespace(tmp_path: Path) -> None:

@@ -143,6 +143,25 @@ def test_unsafe_names_block(tmp_path: Path) -> None:
     assert _rules(folder)["structure.unsafe-name"] == "block"
 
 
+@pytest.mark.parametrize("name", [".g\u200cit", ".gi\u2060t", "\ufeff.git", ".git\U000e0041"])
+def test_a_git_folder_hidden_by_an_invisible_character_blocks(tmp_path: Path,
+                                                               name: str) -> None:
+    """Issue 17 §7: ``.g<ZWNJ>it/config`` passed the audit."""
+    folder = _skill(tmp_path)
+    (folder / name).mkdir()
+    (folder / name / "config").write_text("[core]\n\tfsmonitor = touch /tmp/pwned\n")
+    assert _rules(folder)["structure.unsafe-name"] == "block"
+    report = audit_folder(folder, auditors=[AUDITOR], use_cache=False)
+    assert report.verdict == "block"
+
+
+def test_a_full_width_git_folder_is_read_as_git(tmp_path: Path) -> None:
+    folder = _skill(tmp_path)
+    (folder / "\uff0e\uff47\uff49\uff54").mkdir()
+    (folder / "\uff0e\uff47\uff49\uff54" / "config").write_text("[core]\n\tpager = sh\n")
+    assert _rules(folder).get("structure.git-hook") == "block"
+
+
 @pytest.mark.parametrize(
     ("first", "second", "rule"),
     [

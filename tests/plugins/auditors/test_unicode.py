@@ -177,7 +177,10 @@ def test_names_in_one_script_are_fine(tmp_path: Path, key: str) -> None:
 
 
 def test_an_invisible_file_name_blocks(tmp_path: Path) -> None:
-    assert _audit(tmp_path, "text\n", name="SKILL\u200b.md") == {"unicode.invisible-name": "block"}
+    # The host's scan holds every name to the one portable-name rule (issue 17 §7), so it
+    # refuses the file before the auditor reads it; the auditor's rule still covers bundles
+    # whose names reach it (an archive member, a host without the rule).
+    assert _audit(tmp_path, "text\n", name="SKILL\u200b.md") == {"host.unsafe-name": "block"}
 
 
 def test_a_mixed_script_file_name_warns(tmp_path: Path) -> None:

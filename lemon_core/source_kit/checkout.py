@@ -112,11 +112,12 @@ def find_tree(store: Any, tree_id: bytes, subdirectory: str | None, commit: str,
     return current
 
 
-def plan(store: Any, tree_id: bytes, limits: FetchLimits = DEFAULT_LIMITS,
+def plan(store: Any, tree_id: bytes, limits: FetchLimits = DEFAULT_LIMITS, root: str = "",
          ) -> tuple[list[PlannedEntry], list[str], list[str]]:
     """(entries to write, submodule notes, LFS pointer paths) of the tree, depth first, from
     the trees and the blobs' headers alone; more than ``max_entries`` entries, a file over
-    ``max_object_bytes`` or files over ``max_total_bytes`` in all refuse the tree."""
+    ``max_object_bytes`` or files over ``max_total_bytes`` in all refuse the tree (``root``,
+    the folder's path in the repository, names the file in such a message)."""
     max_entries = limits.max_entries
     entries: list[PlannedEntry] = []
     submodules: list[str] = []
@@ -145,15 +146,16 @@ def plan(store: Any, tree_id: bytes, limits: FetchLimits = DEFAULT_LIMITS,
             if mode not in (_FILE, _EXEC, _LINK, 0o100664):
                 raise GitSourceError(f"the repository holds {shown} with unknown mode "
                                      f"{mode:o}: refusing it")
+            full = escape("/".join((root, *path)) if root else "/".join(path))
             try:
                 _, size = object_size(store, sha)
             except KeyError:
-                raise GitSourceError(f"the repository lacks the file {shown} (object "
+                raise GitSourceError(f"the repository lacks the file {full} (object "
                                      f"{sha.decode('ascii')[:12]}): refusing it") from None
             cap = MAX_LINK_BYTES if mode == _LINK else limits.max_object_bytes
             if size > cap:
                 what = "the link" if mode == _LINK else "the file"
-                raise FetchTooLarge(f"{what} {shown} is {size_text(size)} (over the "
+                raise FetchTooLarge(f"{what} {full} is {size_text(size)} (over the "
                                     f"{size_text(cap)} a fetched file may hold): refusing it")
             total += size
             if total > limits.max_total_bytes:
@@ -168,18 +170,18 @@ def plan(store: Any, tree_id: bytes, limits: FetchLimits = DEFAULT_LIMITS,
 
 
 def write_tree(store: Any, tree_id: bytes, dest: Path, *,
-               limits: FetchLimits = DEFAULT_LIMITS) -> Checkout:
+               limits: FetchLimits = DEFAULT_LIMITS, root: str = "") -> Checkout:
     """Write the tree ``tree_id`` into the empty folder ``dest``: planned and measured
     first, then each file streamed under the caps of ``limits``."""
-    entries, submodules, lfs = plan(store, tree_id, limits)
+    entries, submodules, lfs = plan(store, tree_id, limits, root)
     if lfs:
         listed = ", ".join(escape(p) for p in lfs[:5]) + (" …" if len(lfs) > 5 else "")
         raise GitSourceError(
             f"{len(lfs)} file(s) are Git LFS pointers ({listed}): {LFS_REFUSAL}; install from "
             "a checkout where `git lfs pull` has run, or pick a folder without LFS files "
             "with #subdirectory=")
-    root = os.open(dest, _DIR_FLAGS)
-    dirs: dict[tuple[str, ...], int] = {(): root}
+    top = os.open(dest, _DIR_FLAGS)
+    dirs: dict[tuple[str, ...], int] = {(): top}
     files = total = 0
     try:
         for entry in sorted(entries, key=lambda e: e.path):
@@ -189,7 +191,7 @@ def write_tree(store: Any, tree_id: bytes, dest: Path, *,
                 os.mkdir(name, 0o755, dir_fd=parent)
                 dirs[entry.path] = os.open(name, _DIR_FLAGS, dir_fd=parent)
                 continue
-            shown = escape("/".join(entry.path))
+            shown = escape("/".join((root, *entry.path)) if root else "/".join(entry.path))
             if entry.mode == _LINK:
                 data = read_small(store, entry.sha, MAX_LINK_BYTES, f"the link {shown}")
                 os.symlink(os.fsdecode(data), name, dir_fd=parent)

@@ -251,7 +251,7 @@ def fetch_tree(url: str, ref: str | None, dest: Path, *, subdirectory: str | Non
         sha = commit.id.decode("ascii")
         report(2, 3, f"writing the files of {sha[:12]}")
         tree = find_tree(source.store, commit.tree, subdirectory, sha, limits)
-        checkout = write_tree(source.store, tree, dest, limits=limits)
+        checkout = write_tree(source.store, tree, dest, limits=limits, root=subdirectory or "")
     report(3, 3, f"fetched {checkout.files} files at {sha[:12]}")
     name = resolution.name
     notes = checkout.notes if source.shallow else (*checkout.notes, FULL_HISTORY_NOTE)

@@ -55,14 +55,29 @@ def _hex(sha: bytes | str) -> str:
     return sha.decode("ascii") if isinstance(sha, bytes) else sha
 
 
-def _open(path: str) -> int:
-    from lemon_core.fsio.read import FileProblem, open_regular
+def _open(path: str) -> int | None:
+    """A descriptor of the store's file ``path`` (a regular file, not a link), or None when
+    there is none."""
+    from lemon_core.fsio.read import FileProblem, describe, open_regular
 
     try:
         fd, _ = open_regular(path, nofollow=True)
+    except FileNotFoundError:
+        return None
     except FileProblem as exc:
         raise GitSourceError(f"cannot read the repository's object store: {exc.message}"
                              ) from None
+    except (OSError, ValueError) as exc:
+        why = describe(exc) if isinstance(exc, OSError) else "an invalid path"
+        raise GitSourceError(f"cannot read the repository's object store: {why}") from None
+    return fd
+
+
+def _must_open(path: str) -> int:
+    fd = _open(path)
+    if fd is None:
+        raise GitSourceError("a file of the repository's object store went away while lemon "
+                             "read it; try again")
     return fd
 
 
@@ -83,12 +98,9 @@ def _inflate_head(fd: int, offset: int, want: int) -> bytes:
 
 
 def _loose(path: str) -> Where | None:
-    try:
-        fd = _open(path)
-    except GitSourceError:
-        if not os.path.lexists(path):
-            return None
-        raise
+    fd = _open(path)
+    if fd is None:
+        return None
     try:
         head = _inflate_head(fd, 0, 32)
     except zlib.error:
@@ -122,7 +134,7 @@ def _packed(pack: Any, sha: bytes) -> Where | None:
     except KeyError:
         return None
     path = os.fspath(pack.data.path)
-    fd = _open(path)
+    fd = _must_open(path)
     try:
         head = os.pread(fd, 32, offset)
         if not head:
@@ -229,7 +241,7 @@ def _stream(where: Where, sha: bytes, out: int, cap: int, what: str) -> int:
     hexsha = _hex(sha)
     digest = hashlib.sha1() if len(hexsha) == 40 else hashlib.sha256()
     digest.update(b"%s %d\0" % (_NAMES.get(where.type_num, "blob").encode(), where.size))
-    fd = _open(where.path)
+    fd = _must_open(where.path)
     d = zlib.decompressobj()
     pos = where.data_offset
     header = where.kind == "loose"  # a loose object starts with its "blob <size>\0" header

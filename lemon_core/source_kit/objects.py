@@ -11,7 +11,8 @@ time:
 - :func:`load` — the parsed object (a tree, commit or tag), after checking its size;
 - :func:`read_small` — a blob's bytes, after checking its size (link targets, LFS pointers);
 - :func:`copy_blob` — a blob written into a file descriptor in bounded chunks (a packed delta,
-  which only dulwich resolves, is built whole: it is under the cap by then).
+  which only dulwich resolves, is built whole: it, and every object of its delta chain, is
+  under the cap by then; the base of a small file may otherwise be a huge blob anywhere).
 
 Files of the store are opened through the safe reader (regular files only, never blocking, no
 link followed in the last component). Stores without files (dulwich's in-memory store) are
@@ -35,6 +36,8 @@ _TYPES = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
 _NAMES = {v: k.decode() for k, v in _TYPES.items()}
 _OFS_DELTA, _REF_DELTA = 6, 7
 _MAX_ALTERNATES = 4
+#: Deltas built on deltas: git itself never writes chains deeper than 4,095.
+_MAX_CHAIN = 5_000
 
 
 @attrs.frozen
@@ -49,6 +52,9 @@ class Where:
     path: str = ""
     data_offset: int = 0
     delta: bool = False
+    #: A delta's base: its offset in the same pack, or its id; and the base's size.
+    base: int | bytes | None = None
+    source_size: int = 0
 
 
 def _hex(sha: bytes | str) -> str:
@@ -128,42 +134,87 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
     return value, pos
 
 
+def _damaged() -> GitSourceError:
+    return GitSourceError("the repository holds a damaged pack: refusing it")
+
+
+def _packed_at(path: str, offset: int, hash_len: int) -> Where:
+    """The pack entry at ``offset`` of the pack file ``path``, from its header (and, for a
+    delta, the sizes its delta's header gives: the object it is built from, the one it
+    makes)."""
+    fd = _must_open(path)
+    try:
+        head = os.pread(fd, 32 + hash_len, offset)
+        if not head:
+            raise _damaged()
+        byte, pos = head[0], 1
+        type_num, size, shift = (byte >> 4) & 7, byte & 0x0F, 4
+        while byte & 0x80:
+            if pos >= len(head):
+                raise _damaged()
+            byte = head[pos]
+            size |= (byte & 0x7F) << shift
+            shift += 7
+            pos += 1
+        base: int | bytes | None = None
+        if type_num == _OFS_DELTA:
+            if pos >= len(head):
+                raise _damaged()
+            byte = head[pos]
+            pos += 1
+            back = byte & 0x7F
+            while byte & 0x80:
+                if pos >= len(head):
+                    raise _damaged()
+                byte = head[pos]
+                pos += 1
+                back = ((back + 1) << 7) | (byte & 0x7F)
+            if not 0 < back <= offset:
+                raise _damaged()
+            base = offset - back
+        elif type_num == _REF_DELTA:
+            base = head[pos:pos + hash_len].hex().encode("ascii")
+            pos += hash_len
+        source = 0
+        if base is not None:  # the delta's header: the size of its base, of what it makes
+            try:
+                body = _inflate_head(fd, offset + pos, 24)
+            except zlib.error:
+                raise _damaged() from None
+            source, at = _varint(body, 0)
+            size, _ = _varint(body, at)
+    finally:
+        os.close(fd)
+    return Where("packed", type_num, size, path=path, data_offset=offset + pos,
+                 delta=base is not None, base=base, source_size=source)
+
+
 def _packed(pack: Any, sha: bytes) -> Where | None:
     try:
         offset = pack.index.object_offset(sha)
     except KeyError:
         return None
-    path = os.fspath(pack.data.path)
-    fd = _must_open(path)
-    try:
-        head = os.pread(fd, 32, offset)
-        if not head:
-            raise GitSourceError("the repository holds a damaged pack: refusing it")
-        byte, pos = head[0], 1
-        type_num, size, shift = (byte >> 4) & 7, byte & 0x0F, 4
-        while byte & 0x80 and pos < len(head):
-            byte = head[pos]
-            size |= (byte & 0x7F) << shift
-            shift += 7
-            pos += 1
-        if type_num == _OFS_DELTA:
-            while pos < len(head) and head[pos] & 0x80:
-                pos += 1
-            pos += 1
-        elif type_num == _REF_DELTA:
-            pos += len(sha) if len(sha) in (20, 32) else 20
-        delta = type_num in (_OFS_DELTA, _REF_DELTA)
-        if delta:  # the delta's header says the size of the object it makes
-            try:
-                body = _inflate_head(fd, offset + pos, 24)
-            except zlib.error:
-                raise GitSourceError("the repository holds a damaged pack: refusing it"
-                                     ) from None
-            _, at = _varint(body, 0)
-            size, _ = _varint(body, at)
-    finally:
-        os.close(fd)
-    return Where("packed", type_num, size, path=path, data_offset=offset + pos, delta=delta)
+    return _packed_at(os.fspath(pack.data.path), offset, len(_hex(sha)) // 2)
+
+
+def _check_chain(store: Any, where: Where, cap: int, what: str, hash_len: int) -> None:
+    """Every object a delta is built from is under ``cap``: dulwich builds each one whole,
+    and the base of a small file may be a huge blob anywhere in the repository."""
+    current = where
+    for _ in range(_MAX_CHAIN):
+        if not current.delta:
+            return
+        if current.source_size > cap:
+            raise FetchTooLarge(f"{what} is stored as a change to an object of "
+                                f"{size_text(current.source_size)} (over the "
+                                f"{size_text(cap)} a fetched file may hold): refusing it")
+        if isinstance(current.base, int):
+            current = _packed_at(current.path, current.base, hash_len)
+        else:
+            assert current.base is not None
+            current = locate(store, current.base)
+    raise GitSourceError(f"{what} is stored as a chain of more than {_MAX_CHAIN:,} changes: "
+                         "refusing it")
 
 
 def locate(store: Any, sha: bytes, depth: int = 0) -> Where:
@@ -202,11 +253,12 @@ def _over(what: str, size: int, cap: int) -> FetchTooLarge:
 
 
 def load(store: Any, sha: bytes, cap: int, what: str = "an object of the repository") -> Any:
-    """The parsed object ``sha`` (a tree, commit or tag), refused past ``cap`` bytes before
-    it is inflated."""
-    _, size = object_size(store, sha)
-    if size > cap:
-        raise _over(what, size, cap)
+    """The parsed object ``sha`` (a tree, commit or tag), refused past ``cap`` bytes (it, or
+    any object it is built from) before it is inflated."""
+    where = locate(store, sha)
+    if where.size > cap:
+        raise _over(what, where.size, cap)
+    _check_chain(store, where, cap, what, len(_hex(sha)) // 2)
     return store[sha]
 
 
@@ -228,6 +280,7 @@ def copy_blob(store: Any, sha: bytes, out: int, cap: int, what: str) -> int:
     where = locate(store, sha)
     if where.size > cap:
         raise _over(what, where.size, cap)
+    _check_chain(store, where, cap, what, len(_hex(sha)) // 2)
     if where.kind == "memory" or where.delta:
         data = store[sha].as_raw_string()
         if len(data) > cap:

@@ -14,7 +14,13 @@ from pathlib import Path
 import pytest
 
 from lemon_core.source_kit.limits import FetchTooLarge
-from lemon_core.source_kit.objects import copy_blob, load, locate, object_size, read_small
+from lemon_core.source_kit.objects import (
+    copy_blob,
+    load,
+    locate,
+    object_size,
+    read_small,
+)
 from lemon_core.source_kit.transport import GitSourceError
 from tests.gitserver import Zeros, build_repo
 
@@ -153,3 +159,29 @@ def test_an_in_memory_store_answers_from_its_objects(tmp_path: Path) -> None:
     assert _copy(repo.object_store, blob.id, tmp_path / "m", 3000) == 3000
     with pytest.raises(FetchTooLarge):
         _copy(repo.object_store, blob.id, tmp_path / "m2", 2999)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git to write deltas")
+def test_a_small_file_stored_as_a_change_to_a_large_object_is_refused(tmp_path: Path) -> None:
+    """dulwich builds a delta's base whole: a file under the cap whose base (outside the
+    chosen folder, say) is over it is refused before either is inflated."""
+    from dulwich.repo import Repo
+
+    lines = [f"line {n:07d} of a long text that git will store as a delta\n" for n in range(30_000)]
+    big = "".join(lines)  # about 1.7 MiB
+    small = "".join(lines[:20_000])  # about 1.1 MiB, a prefix of it
+    build_repo(tmp_path / "r", {"skill/doc.txt": small, "outside/big.txt": big})
+    subprocess.run(["git", "-C", str(tmp_path / "r"), "repack", "-adq", "-f", "--window=10"],
+                   check=True, capture_output=True)
+    repo = Repo(str(tmp_path / "r"))
+    try:
+        sha = _blob_id(repo, "skill/doc.txt")
+        where = locate(repo.object_store, sha)
+        assert where.delta and where.size == len(small) and where.source_size == len(big)
+        with pytest.raises(FetchTooLarge, match=r"stored as a change to an object of 2 MiB"):
+            _copy(repo.object_store, sha, tmp_path / "out", int(1.5 * MIB))
+        assert (tmp_path / "out").stat().st_size == 0
+        assert _copy(repo.object_store, sha, tmp_path / "ok", 2 * MIB) == len(small)
+        assert (tmp_path / "ok").read_text() == small
+    finally:
+        repo.close()

@@ -4,12 +4,13 @@
 trip), asks for that one commit at depth 1, and falls back to a full fetch of the branches and
 tags when the server cannot serve it shallow (a commit that is no branch or tag tip, a server
 without shallow support) or when a short commit id must be looked for in the history. The
-pack, capped and measured (:mod:`~lemon_core.source_kit.limits`), goes into a scratch
-repository on disk that is deleted afterwards; a ``file://`` repository is read in place
-(nothing copied). Either way only the trees on the way to ``subdirectory`` and the objects
-inside it are read, each by its header first, and
-:func:`~lemon_core.source_kit.checkout.write_tree` streams the files into the staging folder. :func:`upstream_commit` is the commit a ref
-points at upstream: one ref listing, no object downloaded.
+pack, capped and measured (:mod:`~lemon_core.source_kit.limits`), is unpacked in memory when
+it inflates to at most 16 MiB and otherwise into a scratch repository on disk that is deleted
+afterwards; a ``file://`` repository is read in place (nothing copied). Either way only the
+trees on the way to ``subdirectory`` and the objects inside it are read, each by its header
+first, and :func:`~lemon_core.source_kit.checkout.write_tree` streams the files into the
+staging folder. :func:`upstream_commit` is the commit a ref points at upstream: one ref
+listing, no object downloaded.
 """
 
 from __future__ import annotations
@@ -122,13 +123,22 @@ def _find_prefix(store: Any, prefix: str, tips: list[bytes], shown: str,
     return found.pop()
 
 
-def _fetch(client: Any, path: str, target: Any, wants: Any, depth: int | None,
-           limits: FetchLimits) -> None:
-    """Fetch into ``target`` (a repository on disk) through a pack spooled to a temporary
-    file, capped and measured before it is unpacked."""
+#: A pack whose objects inflate to at most this is unpacked in memory (quicker for a skill-sized
+#: repository); a larger one goes into a scratch repository on disk.
+IN_MEMORY_BYTES = 16 * 1024 * 1024
+
+
+def _fetch(client: Any, path: str, wants: Any, depth: int | None, limits: FetchLimits,
+           scratch: Any) -> Any:
+    """The repository holding what the server sends for ``wants``: the pack is spooled to a
+    temporary file, capped and measured before it is unpacked, then unpacked in memory when
+    it inflates to at most :data:`IN_MEMORY_BYTES`, else into ``scratch()`` (on disk)."""
     from tempfile import SpooledTemporaryFile
 
+    from dulwich.repo import MemoryRepo
+
     raw = path.encode("utf-8") if isinstance(path, str) else path
+    target = MemoryRepo()  # empty: no haves, whichever store the objects go to
     with SpooledTemporaryFile(max_size=16 * 1024 * 1024, prefix="lemon-pack-") as f:
         received = 0
 
@@ -144,10 +154,13 @@ def _fetch(client: Any, path: str, target: Any, wants: Any, depth: int | None,
                                    depth=depth)
         if f.tell():
             f.seek(0)
-            check_pack(f, limits)  # type: ignore[arg-type]
+            inflated = check_pack(f, limits)  # type: ignore[arg-type]
+            if inflated > IN_MEMORY_BYTES:
+                target = scratch()
             f.seek(0)
             target.object_store.add_thin_pack(f.read, None)
     target.update_shallow(result.new_shallow, result.new_unshallow)
+    return target
 
 
 @attrs.frozen
@@ -188,8 +201,9 @@ def _local(client: Any, path: str, ref: str | None, shown: str,
 
 def _remote(client: Any, path: str, ref: str | None, shown: str, limits: FetchLimits,
             stack: contextlib.ExitStack, report: ProgressCallback) -> _Source:
-    """A repository over http(s) or ssh: the commit's pack, capped, into a scratch
-    repository on disk (deleted when ``stack`` ends), so objects are read one at a time."""
+    """A repository over http(s) or ssh: the commit's pack, capped and measured; a large one
+    into a scratch repository on disk (deleted when ``stack`` ends), so its objects are read
+    one at a time."""
     import tempfile
 
     from dulwich.errors import GitProtocolError, HangupException
@@ -203,23 +217,30 @@ def _remote(client: Any, path: str, ref: str | None, shown: str, limits: FetchLi
             return [] if depth else _history_wants(refs)
         return [resolution.want.encode("ascii")]  # type: ignore[union-attr]
 
-    scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="lemon-fetch-"))
-    target = _scratch_repo(scratch, "shallow", stack)
+    folder: list[str] = []
+
+    def scratch(name: str) -> Any:
+        if not folder:
+            folder.append(stack.enter_context(tempfile.TemporaryDirectory(
+                prefix="lemon-fetch-")))
+        return _scratch_repo(folder[0], name, stack)
+
     shallow = True
     try:
-        _fetch(client, path, target, wants, 1, limits)
+        target = _fetch(client, path, wants, 1, limits, lambda: scratch("shallow"))
         retry = chosen["resolution"].needs_history
     except (GitProtocolError, KeyError) as exc:
         if isinstance(exc, HangupException) or not _shallow_refused(chosen, exc):
             raise
         retry = True
     if retry:
-        target, shallow = _scratch_repo(scratch, "full", stack), False
+        shallow = False
         report(1, 3, f"looking for {ref} in the history of {shown}")
         found: Resolution = chosen["resolution"]
-        _fetch(client, path, target,
-               lambda refs, depth=None: _history_wants(refs) or (
-                   [found.want.encode("ascii")] if found.want else []), None, limits)
+        target = _fetch(client, path,
+                        lambda refs, depth=None: _history_wants(refs) or (
+                            [found.want.encode("ascii")] if found.want else []), None, limits,
+                        lambda: scratch("full"))
     return _Source(target.object_store, chosen["resolution"], chosen["refs"], shallow)
 
 

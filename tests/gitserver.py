@@ -2,7 +2,8 @@
 
 ``build_repo(path, files)`` makes a repository with one commit on ``main``; ``commit`` adds
 more (branches, tags, annotated tags). File values are bytes or text, or :class:`Link`
-(a symlink), :class:`Gitlink` (a submodule entry) or :class:`Exec` (an executable file).
+(a symlink), :class:`Gitlink` (a submodule entry), :class:`Exec` (an executable file) or
+:class:`Zeros` (a file of zero bytes of any size, never held in memory).
 
 ``GitServer`` serves repositories over HTTP on 127.0.0.1 in a thread (``with GitServer() as
 server: url = server.add("owner/repo.git", repo)``) and can misbehave on purpose:
@@ -45,7 +46,44 @@ class Exec:
     data: bytes
 
 
-FileSpec = bytes | str | Link | Gitlink | Exec
+@attrs.frozen
+class Zeros:
+    """A file of ``size`` zero bytes, written as a loose object in bounded chunks (a repository
+    can hold gigabytes of them without the test ever holding one in memory)."""
+
+    size: int
+
+
+FileSpec = bytes | str | Link | Gitlink | Exec | Zeros
+
+
+def zero_blob(repo: Any, size: int) -> bytes:
+    """Write a blob of ``size`` zero bytes into ``repo``'s objects folder as a loose object,
+    64 KiB at a time; its id (hex, as bytes)."""
+    import hashlib
+    import os
+    import tempfile
+    import zlib
+
+    chunk = bytes(64 * 1024)
+    header = b"blob %d\x00" % size
+    digest = hashlib.sha1(header)
+    objects = Path(repo.object_store.path)
+    fd, tmp = tempfile.mkstemp(dir=objects, prefix="tmp-zeros-")
+    with os.fdopen(fd, "wb") as out:
+        packer = zlib.compressobj(1)
+        out.write(packer.compress(header))
+        left = size
+        while left:
+            piece = chunk[:min(left, len(chunk))]
+            digest.update(piece)
+            out.write(packer.compress(piece))
+            left -= len(piece)
+        out.write(packer.flush())
+    sha = digest.hexdigest()
+    (objects / sha[:2]).mkdir(exist_ok=True)
+    os.replace(tmp, objects / sha[:2] / sha[2:])
+    return sha.encode("ascii")
 
 LFS_POINTER = (
     b"version https://git-lfs.github.com/spec/v1\n"
@@ -73,6 +111,8 @@ def _tree_for(repo: Any, files: Mapping[str, FileSpec]) -> bytes:
                 tree.add(raw, 0o040000, build(value))
             elif isinstance(value, Gitlink):
                 tree.add(raw, 0o160000, value.commit.encode("ascii"))
+            elif isinstance(value, Zeros):
+                tree.add(raw, 0o100644, zero_blob(repo, value.size))
             else:
                 if isinstance(value, Link):
                     data, mode = value.target.encode("utf-8"), 0o120000

@@ -6,12 +6,14 @@ it; the install pipeline's :func:`~lemon_core.fsio.tree.scan_tree` then refuses 
 leaves the skill). It refuses, naming the path, what cannot be copied faithfully or safely: a
 FIFO, device or socket (never opened), a hard link (its other names would be lost), an unsafe
 file name, and anything past the caps of :class:`~lemon_core.fsio.tree.TreeLimits` (entries,
-file size, total size, depth), checked from ``lstat`` before a byte is read. Names in ``skip``
+file size, total size, depth), checked from ``lstat`` before a byte is read and again by what
+is read, as each file is streamed 1 MiB at a time. Names in ``skip``
 (``.git`` by default) are left out at every level. Only the executable bit is carried over.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Iterable
@@ -20,12 +22,14 @@ from pathlib import Path
 import attrs
 
 from lemon_core.errors import LemonError
-from lemon_core.fsio.read import FileProblem, read_bytes
+from lemon_core.fsio.read import FileProblem, describe, open_regular
 from lemon_core.fsio.tree import DEFAULT_LIMITS, TreeLimits
 from lemon_core.text import unsafe_reason
 
 #: Left out of every copy: a repository's own data is never part of a skill.
 DEFAULT_SKIP = (".git",)
+#: Files are copied this much at a time: memory stays flat whatever their size.
+_CHUNK = 1024 * 1024
 
 
 class CopyRefused(LemonError):
@@ -103,6 +107,22 @@ class _Copier:
             kind = _SPECIAL.get(stat.S_IFMT(mode), "not a regular file")
             raise CopyRefused(rel, f"{kind}; a skill holds only files, folders and links")
 
+    def _stream(self, fd: int, out: int, rel: str, limit: int) -> None:
+        """Copy ``fd`` into ``out`` 1 MiB at a time, held to ``limit`` and the total cap by
+        what is read (the file may grow after its ``lstat``)."""
+        copied = 0
+        while chunk := os.read(fd, _CHUNK):
+            copied += len(chunk)
+            if copied > limit:
+                raise CopyRefused(rel, f"more than {limit} bytes; a skill file may hold at "
+                                       f"most {limit}")
+            self.total += len(chunk)
+            if self.total > self.limits.max_total_bytes:  # it grew since the lstat
+                raise CopyRefused(".", f"more than {self.limits.max_total_bytes} bytes in all")
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(out, view):]
+
     def file(self, path: str, target: str, rel: str, info: os.stat_result) -> None:
         if info.st_nlink > 1:
             raise CopyRefused(rel, "a hard link (the same file has another name); copy it "
@@ -113,20 +133,22 @@ class _Copier:
         if self.total + info.st_size > self.limits.max_total_bytes:
             raise CopyRefused(".", f"more than {self.limits.max_total_bytes} bytes in all")
         try:
-            data = read_bytes(path, limit, missing_ok=False, nofollow=True)
+            fd, _ = open_regular(path, nofollow=True)
         except FileProblem as exc:
             raise CopyRefused(rel, exc.message) from None
-        assert data is not None
-        self.total += len(data)
-        if self.total > self.limits.max_total_bytes:  # it grew since the lstat
-            raise CopyRefused(".", f"more than {self.limits.max_total_bytes} bytes in all")
+        except OSError as exc:  # changed since its lstat: gone, or now a link or a socket
+            why = {errno.ENOENT: "does not exist", errno.ELOOP: "a symbolic link; not followed",
+                   errno.ENXIO: "a socket or a device, not a regular file"}.get(
+                       exc.errno or 0, f"cannot open the file: {describe(exc)}")
+            raise CopyRefused(rel, why) from None
         executable = bool(info.st_mode & 0o111)
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
-                     0o755 if executable else 0o644)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL |
+                          getattr(os, "O_NOFOLLOW", 0), 0o755 if executable else 0o644)
+            try:
+                self._stream(fd, out, rel, limit)
+            finally:
+                os.close(out)
         finally:
             os.close(fd)
         self.files += 1

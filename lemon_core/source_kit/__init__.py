@@ -7,8 +7,10 @@
   commit a ref points at upstream (one ref listing; a :class:`RefCache` shares listings of
   one repository between many skills); :func:`list_refs` / :func:`resolve` are the pieces.
 - :func:`token_auth` turns a token into HTTP credentials, only for https or loopback http.
-- :class:`FetchLimits` caps what a fetch may bring in (pack bytes, objects, inflated bytes,
-  entries written); :class:`FetchTooLarge` says which.
+- :class:`FetchLimits` caps what a fetch may bring in, on every transport (pack bytes,
+  objects, bytes per object and per file written, bytes in all, entries written); only the
+  chosen folder's objects are read, each by its header first, and files are streamed to disk
+  (:mod:`lemon_core.source_kit.objects`); :class:`FetchTooLarge` says which cap.
 - :class:`GitSourceError` is every failure, its message free of credentials.
 """
 

@@ -3,9 +3,12 @@
 The tree is planned first and written after: every name is checked (no ``.git`` in any
 spelling, no ``.``/``..``/``/``/NUL), submodules become notes (nothing is fetched for them),
 Git LFS pointer files refuse the fetch (see :data:`LFS_REFUSAL`), and an unknown entry mode
-refuses it. Files are created relative to folder descriptors with ``O_NOFOLLOW | O_EXCL``, so
-nothing is ever written through a link or over an entry already written. No ``.git`` folder is
-made and nothing fetched is run.
+refuses it. Only the objects of that tree are read, and each by its header first
+(:mod:`lemon_core.source_kit.objects`): a file over the per-file cap, or files over the total
+cap together, refuse the fetch before anything is written, and each file is then streamed to
+disk in bounded chunks, so memory stays flat whatever the repository holds. Files are created
+relative to folder descriptors with ``O_NOFOLLOW | O_EXCL``, so nothing is ever written through
+a link or over an entry already written. No ``.git`` folder is made and nothing fetched is run.
 """
 
 from __future__ import annotations
@@ -17,7 +20,13 @@ from typing import Any
 
 import attrs
 
-from lemon_core.source_kit.limits import FetchTooLarge
+from lemon_core.source_kit.limits import (
+    DEFAULT_LIMITS,
+    FetchLimits,
+    FetchTooLarge,
+    size_text,
+)
+from lemon_core.source_kit.objects import copy_blob, load, object_size, read_small
 from lemon_core.source_kit.transport import GitSourceError
 from lemon_core.text import escape
 
@@ -26,6 +35,8 @@ LFS_MAGIC = b"version https://git-lfs.github.com/spec/"
 LFS_MAX_POINTER = 1024
 LFS_REFUSAL = ("lemon does not fetch Git LFS objects, and will not install their pointer "
                "files as if they were the content")
+#: The longest link target written (PATH_MAX on Linux).
+MAX_LINK_BYTES = 4096
 
 _DIR, _FILE, _EXEC, _LINK, _GITLINK = 0o040000, 0o100644, 0o100755, 0o120000, 0o160000
 _OPEN_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | \
@@ -38,6 +49,7 @@ class PlannedEntry:
     path: tuple[str, ...]
     mode: int
     sha: bytes
+    size: int = 0
 
 
 @attrs.frozen
@@ -69,15 +81,27 @@ def _check_name(raw: bytes, where: str) -> str:
     return name
 
 
-def find_tree(store: Any, tree_id: bytes, subdirectory: str | None, commit: str) -> bytes:
-    """The id of the tree at ``subdirectory`` (None: the root) of ``tree_id``."""
+def _tree(store: Any, sha: bytes, limits: FetchLimits, where: str) -> Any:
+    from dulwich.objects import Tree
+
+    tree = load(store, sha, limits.max_object_bytes,
+                f"the folder {escape(where or '/')} of the repository")
+    if not isinstance(tree, Tree):
+        raise GitSourceError(f"the repository's {escape(where or '/')} is no folder: refusing it")
+    return tree
+
+
+def find_tree(store: Any, tree_id: bytes, subdirectory: str | None, commit: str,
+              limits: FetchLimits = DEFAULT_LIMITS) -> bytes:
+    """The id of the tree at ``subdirectory`` (None: the root) of ``tree_id``; only the
+    trees on the way are read."""
     if not subdirectory:
         return tree_id
     current = tree_id
     walked: list[str] = []
     for part in subdirectory.split("/"):
+        tree = _tree(store, current, limits, "/".join(walked))
         walked.append(part)
-        tree = store[current]
         match = next(((mode, sha) for name, mode, sha in tree.iteritems()
                       if name == part.encode("utf-8")), None)
         if match is None or not stat.S_ISDIR(match[0]):
@@ -88,18 +112,22 @@ def find_tree(store: Any, tree_id: bytes, subdirectory: str | None, commit: str)
     return current
 
 
-def plan(store: Any, tree_id: bytes, max_entries: int = 20_000,
+def plan(store: Any, tree_id: bytes, limits: FetchLimits = DEFAULT_LIMITS, root: str = "",
          ) -> tuple[list[PlannedEntry], list[str], list[str]]:
-    """(entries to write, submodule notes, LFS pointer paths) of the tree, depth first;
-    more than ``max_entries`` entries refuse the tree."""
+    """(entries to write, submodule notes, LFS pointer paths) of the tree, depth first, from
+    the trees and the blobs' headers alone; more than ``max_entries`` entries, a file over
+    ``max_object_bytes`` or files over ``max_total_bytes`` in all refuse the tree (``root``,
+    the folder's path in the repository, names the file in such a message)."""
+    max_entries = limits.max_entries
     entries: list[PlannedEntry] = []
     submodules: list[str] = []
     lfs: list[str] = []
+    total = 0
     stack: list[tuple[tuple[str, ...], bytes]] = [((), tree_id)]
     while stack:
         prefix, tid = stack.pop()
         where = "/".join(prefix)
-        for raw, mode, sha in store[tid].iteritems():
+        for raw, mode, sha in _tree(store, tid, limits, where).iteritems():
             if len(entries) >= max_entries:
                 raise FetchTooLarge(f"the tree holds more than {max_entries:,} files and "
                                      "folders: refusing it (pick one skill's folder with "
@@ -118,32 +146,42 @@ def plan(store: Any, tree_id: bytes, max_entries: int = 20_000,
             if mode not in (_FILE, _EXEC, _LINK, 0o100664):
                 raise GitSourceError(f"the repository holds {shown} with unknown mode "
                                      f"{mode:o}: refusing it")
-            if mode != _LINK:
-                blob = store[sha]
-                if blob.raw_length() <= LFS_MAX_POINTER and blob.as_raw_string().startswith(
-                        LFS_MAGIC):
-                    lfs.append("/".join(path))
-            entries.append(PlannedEntry(path, mode, sha))
+            full = escape("/".join((root, *path)) if root else "/".join(path))
+            try:
+                _, size = object_size(store, sha)
+            except KeyError:
+                raise GitSourceError(f"the repository lacks the file {full} (object "
+                                     f"{sha.decode('ascii')[:12]}): refusing it") from None
+            cap = MAX_LINK_BYTES if mode == _LINK else limits.max_object_bytes
+            if size > cap:
+                what = "the link" if mode == _LINK else "the file"
+                raise FetchTooLarge(f"{what} {full} is {size_text(size)} (over the "
+                                    f"{size_text(cap)} a fetched file may hold): refusing it")
+            total += size
+            if total > limits.max_total_bytes:
+                raise FetchTooLarge(f"the files to write come to more than "
+                                    f"{size_text(limits.max_total_bytes)}: refusing them (pick "
+                                    "one skill's folder with #subdirectory=)")
+            if mode != _LINK and size <= LFS_MAX_POINTER and read_small(
+                    store, sha, LFS_MAX_POINTER, shown).startswith(LFS_MAGIC):
+                lfs.append("/".join(path))
+            entries.append(PlannedEntry(path, mode, sha, size))
     return entries, submodules, lfs
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
-def write_tree(store: Any, tree_id: bytes, dest: Path, *, max_entries: int = 20_000) -> Checkout:
-    """Write the tree ``tree_id`` into the empty folder ``dest``."""
-    entries, submodules, lfs = plan(store, tree_id, max_entries)
+def write_tree(store: Any, tree_id: bytes, dest: Path, *,
+               limits: FetchLimits = DEFAULT_LIMITS, root: str = "") -> Checkout:
+    """Write the tree ``tree_id`` into the empty folder ``dest``: planned and measured
+    first, then each file streamed under the caps of ``limits``."""
+    entries, submodules, lfs = plan(store, tree_id, limits, root)
     if lfs:
         listed = ", ".join(escape(p) for p in lfs[:5]) + (" …" if len(lfs) > 5 else "")
         raise GitSourceError(
             f"{len(lfs)} file(s) are Git LFS pointers ({listed}): {LFS_REFUSAL}; install from "
             "a checkout where `git lfs pull` has run, or pick a folder without LFS files "
             "with #subdirectory=")
-    root = os.open(dest, _DIR_FLAGS)
-    dirs: dict[tuple[str, ...], int] = {(): root}
+    top = os.open(dest, _DIR_FLAGS)
+    dirs: dict[tuple[str, ...], int] = {(): top}
     files = total = 0
     try:
         for entry in sorted(entries, key=lambda e: e.path):
@@ -153,18 +191,22 @@ def write_tree(store: Any, tree_id: bytes, dest: Path, *, max_entries: int = 20_
                 os.mkdir(name, 0o755, dir_fd=parent)
                 dirs[entry.path] = os.open(name, _DIR_FLAGS, dir_fd=parent)
                 continue
-            data = store[entry.sha].as_raw_string()
+            shown = escape("/".join((root, *entry.path)) if root else "/".join(entry.path))
             if entry.mode == _LINK:
+                data = read_small(store, entry.sha, MAX_LINK_BYTES, f"the link {shown}")
                 os.symlink(os.fsdecode(data), name, dir_fd=parent)
+                written = len(data)
             else:
                 fd = os.open(name, _OPEN_FLAGS, 0o755 if entry.mode == _EXEC else 0o644,
                              dir_fd=parent)
                 try:
-                    _write_all(fd, data)
+                    written = copy_blob(store, entry.sha, fd, min(entry.size,
+                                                                  limits.max_object_bytes),
+                                        f"the file {shown}")
                 finally:
                     os.close(fd)
             files += 1
-            total += len(data)
+            total += written
     except FileExistsError:
         raise GitSourceError("the repository's tree names one entry twice: refusing it") from None
     except (OSError, ValueError) as exc:

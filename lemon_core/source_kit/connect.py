@@ -23,6 +23,7 @@ from lemon_core.source_kit.transport import (
     origin,
 )
 
+
 def _same_origin_pool(base: type) -> type:
     """A urllib3 pool manager class that follows redirects itself, within one origin only."""
     from urllib.parse import urljoin
@@ -86,6 +87,45 @@ def _proxied_client(clean: str, auth: Auth | None) -> Any:
         username=auth.username if auth else None, password=auth.password if auth else None)
 
 
+#: The parts of a repository's folder dulwich opens by name (blocking), besides loose objects,
+#: which :mod:`lemon_core.source_kit.objects` opens through the safe reader first.
+_OPENED = ("HEAD", "config", "commondir", "packed-refs", "refs", "objects/pack", "objects/info",
+           "shallow")
+
+
+def _check_local(path: Any, url: str) -> None:
+    """Refuse a local repository holding a FIFO, device or socket (itself or at the end of a
+    link) where dulwich opens files: opening one would block the fetch for ever."""
+    import stat
+
+    from lemon_core.text import escape
+
+    control = path if (path / "objects").is_dir() else path / ".git"
+    if not control.is_dir():
+        return  # a .git file pointing elsewhere: dulwich follows it
+    stack = [control / name for name in _OPENED]
+    seen = 0
+    while stack and seen < 100_000:
+        entry = stack.pop()
+        seen += 1
+        try:
+            mode = os.lstat(entry).st_mode
+            linked = stat.S_ISLNK(mode)
+            if linked:  # judged by what it leads to; a linked folder is not walked
+                mode = os.stat(entry).st_mode
+        except OSError:
+            continue
+        if stat.S_ISDIR(mode) and not linked:
+            try:
+                stack.extend(entry / name for name in os.listdir(entry))
+            except OSError:
+                continue
+        elif not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+            raise GitSourceError(f"the repository at {public_url(url)} holds "
+                                 f"{escape(os.path.relpath(entry, control))}, which is not a "
+                                 "regular file: refusing it (reading it could block lemon)")
+
+
 def open_client(url: str, auth: Auth | None = None) -> tuple[Any, str]:
     """(dulwich client, path on the server) for ``url`` (https, http, ssh, user@host:path, file)."""
     scheme = url_scheme(url)
@@ -99,6 +139,7 @@ def open_client(url: str, auth: Auth | None = None) -> tuple[Any, str]:
         path = urlsplit(url).path
         if not (Path(path) / "objects").is_dir() and not (Path(path) / ".git").exists():
             raise GitSourceError(f"no git repository at {url}: check the path")
+        _check_local(Path(path), url)
     client, path = get_transport_and_path(url)
     return client, path
 

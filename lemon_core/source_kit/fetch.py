@@ -3,14 +3,20 @@
 :func:`fetch_tree` resolves the ref from the server's own ref advertisement (no extra round
 trip), asks for that one commit at depth 1, and falls back to a full fetch of the branches and
 tags when the server cannot serve it shallow (a commit that is no branch or tag tip, a server
-without shallow support) or when a short commit id must be looked for in the history. Objects
-stay in memory; only the tree (or ``subdirectory`` of it) is written, by
-:func:`~lemon_core.source_kit.checkout.write_tree`. :func:`upstream_commit` is the commit a ref
-points at upstream: one ref listing, no object downloaded.
+without shallow support) or when a short commit id must be looked for in the history. The
+pack, capped and measured (:mod:`~lemon_core.source_kit.limits`), is unpacked in memory when
+it inflates to at most 16 MiB and otherwise into a scratch repository on disk that is deleted
+afterwards; a ``file://`` repository is read in place (nothing copied). Either way only the
+trees on the way to ``subdirectory`` and the objects inside it are read, each by its header
+first, and :func:`~lemon_core.source_kit.checkout.write_tree` streams the files into the
+staging folder. :func:`upstream_commit` is the commit a ref points at upstream: one ref
+listing, no object downloaded.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +33,7 @@ from lemon_core.source_kit.limits import (
     size_text,
 )
 from lemon_core.source_kit.location import public_url
+from lemon_core.source_kit.objects import load
 from lemon_core.source_kit.refs import (
     RefCache,
     Resolution,
@@ -64,13 +71,13 @@ def _history_wants(refs: dict[Any, Any]) -> list[bytes]:
                    and not name.endswith(b"^{}")})
 
 
-def _peel_to_commit(store: Any, sha: str, shown: str) -> Any:
+def _peel_to_commit(store: Any, sha: str, shown: str, limits: FetchLimits) -> Any:
     from dulwich.objects import Commit, Tag
 
     try:
-        obj = store[sha.encode("ascii")]
+        obj = load(store, sha.encode("ascii"), limits.max_object_bytes)
         while isinstance(obj, Tag):
-            obj = store[obj.object[1]]
+            obj = load(store, obj.object[1], limits.max_object_bytes)
     except KeyError:
         raise GitSourceError(f"{shown} did not send commit {sha[:12]}: it is not on any "
                              "branch or tag the server lets lemon fetch") from None
@@ -80,31 +87,58 @@ def _peel_to_commit(store: Any, sha: str, shown: str) -> Any:
     return obj
 
 
-def _find_prefix(store: Any, prefix: str, shown: str) -> str:
-    from dulwich.objects import Commit
+def _find_prefix(store: Any, prefix: str, tips: list[bytes], shown: str,
+                 limits: FetchLimits) -> str:
+    """The one commit starting with ``prefix`` in the history of ``tips`` (branches and
+    tags): only commits and tags are read, never a tree or a blob."""
+    from dulwich.objects import Commit, Tag
 
-    found = sorted(sha.decode("ascii") for sha in store if sha.decode("ascii").startswith(prefix)
-                   and isinstance(store[sha], Commit))
+    found: set[str] = set()
+    seen: set[bytes] = set()
+    stack = list(tips)
+    while stack:
+        sha = stack.pop()
+        if sha in seen:
+            continue
+        seen.add(sha)
+        if len(seen) > limits.max_objects:
+            raise FetchTooLarge(f"the history of {shown} holds more than "
+                                f"{limits.max_objects:,} commits: give the full commit id")
+        try:
+            obj = load(store, sha, limits.max_object_bytes)
+        except KeyError:
+            continue  # beyond a shallow boundary, or a tag of something else
+        if isinstance(obj, Tag):
+            stack.append(obj.object[1])
+        elif isinstance(obj, Commit):
+            if obj.id.decode("ascii").startswith(prefix):
+                found.add(obj.id.decode("ascii"))
+            stack.extend(obj.parents)
     if not found:
         raise GitSourceError(f"{shown} has no branch, tag or commit {prefix!r}")
     if len(found) > 1:
+        ordered = sorted(found)
         raise GitSourceError(f"{prefix!r} names {len(found)} commits at {shown} "
-                             f"({', '.join(f[:12] for f in found[:5])}): give more digits")
-    return found[0]
+                             f"({', '.join(f[:12] for f in ordered[:5])}): give more digits")
+    return found.pop()
 
 
-def _fetch(client: Any, path: str, target: Any, wants: Any, depth: int | None,
-           limits: FetchLimits) -> None:
-    """Fetch into ``target``: a local repository through dulwich's own copy, a remote one
-    through a pack spooled to a temporary file, capped and measured before it is unpacked."""
+#: A pack whose objects inflate to at most this is unpacked in memory (quicker for a skill-sized
+#: repository); a larger one goes into a scratch repository on disk.
+IN_MEMORY_BYTES = 16 * 1024 * 1024
+
+
+def _fetch(client: Any, path: str, wants: Any, depth: int | None, limits: FetchLimits,
+           scratch: Any) -> Any:
+    """The repository holding what the server sends for ``wants``: the pack is spooled to a
+    temporary file, capped and measured before it is unpacked, then unpacked in memory when
+    it inflates to at most :data:`IN_MEMORY_BYTES`, else into ``scratch()`` (on disk)."""
     from tempfile import SpooledTemporaryFile
 
-    from dulwich.client import LocalGitClient
+    from dulwich.repo import MemoryRepo
 
     raw = path.encode("utf-8") if isinstance(path, str) else path
-    if isinstance(client, LocalGitClient):
-        client.fetch(raw, target, determine_wants=wants, depth=depth)
-        return
+    target = MemoryRepo()  # empty: no haves, whichever store the objects go to
     with SpooledTemporaryFile(max_size=16 * 1024 * 1024, prefix="lemon-pack-") as f:
         received = 0
 
@@ -120,26 +154,60 @@ def _fetch(client: Any, path: str, target: Any, wants: Any, depth: int | None,
                                    depth=depth)
         if f.tell():
             f.seek(0)
-            check_pack(f, limits)  # type: ignore[arg-type]
+            inflated = check_pack(f, limits)  # type: ignore[arg-type]
+            if inflated > IN_MEMORY_BYTES:
+                target = scratch()
             f.seek(0)
             target.object_store.add_thin_pack(f.read, None)
     target.update_shallow(result.new_shallow, result.new_unshallow)
+    return target
 
 
-def fetch_tree(url: str, ref: str | None, dest: Path, *, subdirectory: str | None = None,
-               auth: Auth | None = None, secrets: tuple[str, ...] = (),
-               progress: ProgressCallback | None = None,
-               limits: FetchLimits = DEFAULT_LIMITS) -> FetchedTree:
-    """Fetch the commit ``ref`` names (None: the default branch) from ``url`` and write its
-    tree, or its folder ``subdirectory``, into the empty folder ``dest``. Nothing fetched is
-    run; on failure a :class:`GitSourceError` says why and ``dest`` may hold part of the
-    files (the caller owns and deletes it)."""
+@attrs.frozen
+class _Source:
+    """Where the objects of a fetch are read from: ``store``, the ``resolution`` of the ref,
+    the ref advertisement ``refs``, and whether the fetch was ``shallow``."""
+
+    store: Any
+    resolution: Resolution
+    refs: dict[Any, Any]
+    shallow: bool
+
+
+def _scratch_repo(root: str, name: str, stack: contextlib.ExitStack) -> Any:
+    """An empty bare repository in the folder ``root/name``, closed when ``stack`` ends."""
+    from dulwich.repo import Repo
+
+    path = os.path.join(root, name)
+    os.mkdir(path, 0o700)
+    repo = Repo.init_bare(path)
+    stack.callback(repo.close)
+    return repo
+
+
+def _local(client: Any, path: str, ref: str | None, shown: str,
+           stack: contextlib.ExitStack) -> _Source:
+    """A repository on this machine (``file://``): read in place, nothing copied. Only the
+    trees on the way to the chosen folder and the blobs inside it are ever read."""
+    from dulwich.repo import Repo
+
+    raw = path.encode("utf-8") if isinstance(path, str) else path
+    result = client.get_refs(raw)
+    resolution = resolve(remote_refs(result.refs, result.symrefs), ref, shown)
+    repo = Repo(os.fsdecode(raw))
+    stack.callback(repo.close)
+    return _Source(repo.object_store, resolution, result.refs, shallow=True)
+
+
+def _remote(client: Any, path: str, ref: str | None, shown: str, limits: FetchLimits,
+            stack: contextlib.ExitStack, report: ProgressCallback) -> _Source:
+    """A repository over http(s) or ssh: the commit's pack, capped and measured; a large one
+    into a scratch repository on disk (deleted when ``stack`` ends), so its objects are read
+    one at a time."""
+    import tempfile
+
     from dulwich.errors import GitProtocolError, HangupException
-    from dulwich.repo import MemoryRepo
 
-    shown = public_url(url)
-    report = progress or (lambda done, total, message: None)
-    report(0, 3, f"fetching {shown}" + (f" @{ref}" if ref else ""))
     chosen: dict[str, Any] = {}
 
     def wants(refs: dict[Any, Any], depth: int | None = None) -> list[bytes]:
@@ -149,40 +217,68 @@ def fetch_tree(url: str, ref: str | None, dest: Path, *, subdirectory: str | Non
             return [] if depth else _history_wants(refs)
         return [resolution.want.encode("ascii")]  # type: ignore[union-attr]
 
-    target = MemoryRepo()
+    folder: list[str] = []
+
+    def scratch(name: str) -> Any:
+        if not folder:
+            folder.append(stack.enter_context(tempfile.TemporaryDirectory(
+                prefix="lemon-fetch-")))
+        return _scratch_repo(folder[0], name, stack)
+
     shallow = True
-    with git_errors(url, secrets):
+    try:
+        target = _fetch(client, path, wants, 1, limits, lambda: scratch("shallow"))
+        retry = chosen["resolution"].needs_history
+    except (GitProtocolError, KeyError) as exc:
+        if isinstance(exc, HangupException) or not _shallow_refused(chosen, exc):
+            raise
+        retry = True
+    if retry:
+        shallow = False
+        report(1, 3, f"looking for {ref} in the history of {shown}")
+        found: Resolution = chosen["resolution"]
+        target = _fetch(client, path,
+                        lambda refs, depth=None: _history_wants(refs) or (
+                            [found.want.encode("ascii")] if found.want else []), None, limits,
+                        lambda: scratch("full"))
+    return _Source(target.object_store, chosen["resolution"], chosen["refs"], shallow)
+
+
+def fetch_tree(url: str, ref: str | None, dest: Path, *, subdirectory: str | None = None,
+               auth: Auth | None = None, secrets: tuple[str, ...] = (),
+               progress: ProgressCallback | None = None,
+               limits: FetchLimits = DEFAULT_LIMITS) -> FetchedTree:
+    """Fetch the commit ``ref`` names (None: the default branch) from ``url`` and write its
+    tree, or its folder ``subdirectory``, into the empty folder ``dest``. Every transport
+    (http(s), ssh, ``file://``) is held to ``limits``; only the objects of the chosen folder
+    are read, each by its header before its body, and files are streamed to disk. Nothing
+    fetched is run; on failure a :class:`GitSourceError` says why and ``dest`` may hold part
+    of the files (the caller owns and deletes it)."""
+    from dulwich.client import LocalGitClient
+
+    shown = public_url(url)
+    report = progress or (lambda done, total, message: None)
+    report(0, 3, f"fetching {shown}" + (f" @{ref}" if ref else ""))
+    with git_errors(url, secrets), contextlib.ExitStack() as stack:
         client, path = open_client(url, auth)
-        try:
-            try:
-                _fetch(client, path, target, wants, 1, limits)
-                retry = chosen["resolution"].needs_history
-            except (GitProtocolError, KeyError) as exc:
-                if isinstance(exc, HangupException) or not _shallow_refused(chosen, exc):
-                    raise
-                retry = True
-            if retry:
-                target, shallow = MemoryRepo(), False
-                report(1, 3, f"looking for {ref} in the history of {shown}")
-                found: Resolution = chosen["resolution"]
-                _fetch(client, path, target,
-                       lambda refs, depth=None: _history_wants(refs) or (
-                           [found.want.encode("ascii")] if found.want else []), None, limits)
-        finally:
-            client.close()
-    resolution: Resolution = chosen["resolution"]
-    commit_id = (resolution.want if resolution.want is not None
-                 else _find_prefix(target.object_store, resolution.prefix or "", shown))
-    commit = _peel_to_commit(target.object_store, commit_id, shown)
-    sha = commit.id.decode("ascii")
-    report(2, 3, f"writing the files of {sha[:12]}")
-    tree = find_tree(target.object_store, commit.tree, subdirectory, sha)
-    checkout = write_tree(target.object_store, tree, dest, max_entries=limits.max_entries)
+        stack.callback(client.close)
+        source = (_local(client, path, ref, shown, stack) if isinstance(client, LocalGitClient)
+                  else _remote(client, path, ref, shown, limits, stack, report))
+        resolution = source.resolution
+        commit_id = (resolution.want if resolution.want is not None
+                     else _find_prefix(source.store, resolution.prefix or "",
+                                       _history_wants(source.refs), shown, limits))
+        commit = _peel_to_commit(source.store, commit_id, shown, limits)
+        sha = commit.id.decode("ascii")
+        report(2, 3, f"writing the files of {sha[:12]}")
+        tree = find_tree(source.store, commit.tree, subdirectory, sha, limits)
+        checkout = write_tree(source.store, tree, dest, limits=limits, root=subdirectory or "")
     report(3, 3, f"fetched {checkout.files} files at {sha[:12]}")
     name = resolution.name
-    notes = checkout.notes if shallow else (*checkout.notes, FULL_HISTORY_NOTE)
-    return FetchedTree(commit=sha, ref_name=escape(name) if name else None, shallow=shallow,
-                       notes=notes, files=checkout.files, bytes=checkout.bytes)
+    notes = checkout.notes if source.shallow else (*checkout.notes, FULL_HISTORY_NOTE)
+    return FetchedTree(commit=sha, ref_name=escape(name) if name else None,
+                       shallow=source.shallow, notes=notes, files=checkout.files,
+                       bytes=checkout.bytes)
 
 
 def _shallow_refused(chosen: dict[str, Any], exc: BaseException) -> bool:

@@ -97,19 +97,20 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
     return value, pos
 
 
-def check_pack(f: IO[bytes], limits: FetchLimits = DEFAULT_LIMITS, hash_len: int = 20) -> None:
-    """Refuse the pack in ``f`` (read from its start) if it is over ``limits``. A malformed or
-    cut pack is left for dulwich to report; this only measures."""
+def check_pack(f: IO[bytes], limits: FetchLimits = DEFAULT_LIMITS, hash_len: int = 20) -> int:
+    """Refuse the pack in ``f`` (read from its start) if it is over ``limits``; else the
+    bytes its objects inflate to (as far as it could be read). A malformed or cut pack is left
+    for dulwich to report; this only measures."""
     reader = _Reader(f)
+    total = 0
     try:
         header = reader.read(12)
         if header[:4] != b"PACK":
-            return
+            return 0
         count = int.from_bytes(header[8:12], "big")
         if count > limits.max_objects:
             raise FetchTooLarge(f"the repository sends {count:,} objects (over "
                                 f"{limits.max_objects:,}): refusing it")
-        total = 0
         for _ in range(count):
             byte = reader.byte()
             kind, size, shift = (byte >> 4) & 7, byte & 0x0F, 4
@@ -136,4 +137,5 @@ def check_pack(f: IO[bytes], limits: FetchLimits = DEFAULT_LIMITS, hash_len: int
                 raise FetchTooLarge(f"the repository inflates past "
                                     f"{size_text(limits.max_total_bytes)}: refusing it")
     except (EOFError, zlib.error):
-        return
+        pass
+    return total

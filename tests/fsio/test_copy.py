@@ -81,3 +81,23 @@ def test_a_source_that_is_not_a_folder(tmp_path):
     (tmp_path / "f").write_text("")
     with pytest.raises(CopyRefused, match="is not a folder"):
         copy_tree(tmp_path / "f", tmp_path / "out")
+
+
+def test_a_file_is_streamed_not_read_whole(tmp_path):
+    """issue 17 §4: a local source's file is copied 1 MiB at a time (it was read whole)."""
+    import tracemalloc
+
+    src = tmp_path / "big"
+    src.mkdir()
+    (src / "SKILL.md").write_text("x")
+    with open(src / "data.bin", "wb") as f:
+        f.write(os.urandom(1024) * (8 * 1024))  # 8 MiB, under the 10 MiB a file may hold
+    tracemalloc.start()
+    try:
+        report = copy_tree(src, tmp_path / "dest")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert report.files == 2 and report.bytes == 8 * 1024 * 1024 + 1
+    assert (tmp_path / "dest" / "data.bin").read_bytes() == (src / "data.bin").read_bytes()
+    assert peak < 3 * 1024 * 1024

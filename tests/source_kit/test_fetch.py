@@ -234,3 +234,37 @@ def test_a_ref_cache_asks_each_repository_once(history, git_server: GitServer) -
     upstream_commit(history["url"], None, cache=cache, scope=Scope())  # a new command asks
     upstream_commit(history["url"], None, cache=cache)  # no scope: never shared
     assert len(git_server.requests) == 3
+
+
+@pytest.mark.parametrize("where", ["objects/pack/pack-x.idx", "packed-refs",
+                                   "refs/heads/fifo", "objects/info/alternates"])
+def test_a_file_url_with_a_fifo_where_dulwich_reads_is_refused_not_waited_on(
+        tmp_path: Path, where: str) -> None:
+    """issue 17 §4: dulwich opens these by name, blocking; a FIFO there hung the fetch."""
+    import threading
+
+    build_repo(tmp_path / "r", {"SKILL.md": SKILL})
+    fifo = tmp_path / "r" / where
+    fifo.parent.mkdir(parents=True, exist_ok=True)
+    if fifo.exists():
+        fifo.unlink()
+    os.mkfifo(fifo)
+    outcome: list[BaseException | None] = []
+
+    def run() -> None:
+        try:
+            _fetch(f"file://{tmp_path / 'r'}", None, tmp_path / "dest")
+            outcome.append(None)
+        except BaseException as exc:  # noqa: BLE001 - the test inspects it
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(20)
+    if thread.is_alive():  # release the blocked open so the thread can end
+        with open(fifo, "wb"):
+            pass
+        thread.join(5)
+        pytest.fail(f"the fetch blocked on the FIFO at {where}")
+    assert isinstance(outcome[0], GitSourceError)
+    assert "which is not a regular file" in str(outcome[0]) and where in str(outcome[0])

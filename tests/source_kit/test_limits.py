@@ -71,3 +71,112 @@ def test_check_pack_measures_a_lying_header() -> None:
     with pytest.raises(FetchTooLarge):
         check_pack(io.BytesIO(pack), FetchLimits(max_object_bytes=MIB))
     check_pack(io.BytesIO(pack[:40]), FetchLimits(max_object_bytes=MIB))  # cut: dulwich's to say
+
+
+# -- issue 17 §4: every transport is bounded, and only the chosen folder is read ---------------
+
+GOOD = "---\nname: good\ndescription: Use when testing bounded fetches.\n---\nBody.\n"
+
+
+def _unreadable(repo, data: bytes) -> None:  # type: ignore[no-untyped-def]
+    """Put a folder where the loose object of ``data`` is: reading it fails at once."""
+    from dulwich.objects import Blob
+
+    sha = Blob.from_string(data).id.decode()
+    path = Path(repo.object_store.path) / sha[:2] / sha[2:]
+    path.unlink()
+    path.mkdir()
+
+
+def test_a_file_url_reads_only_the_chosen_folder(tmp_path: Path) -> None:
+    """A huge blob and an unreadable object outside the folder: never opened, never in
+    memory (the old copy read every object of the commit, and failed on the unreadable one)."""
+    import tracemalloc
+
+    from tests.gitserver import Zeros
+
+    repo, _ = build_repo(tmp_path / "r", {
+        "skills/good/SKILL.md": GOOD, "skills/good/notes.md": "notes",
+        "big/huge.bin": Zeros(48 * MIB), "big/other.bin": Zeros(8 * MIB + 1),
+        "big/broken.txt": "unreadable"})
+    _unreadable(repo, b"unreadable")
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    tracemalloc.start()
+    try:
+        result = fetch_tree(f"file://{tmp_path / 'r'}", None, dest, subdirectory="skills/good",
+                            limits=FetchLimits(max_object_bytes=MIB, max_total_bytes=2 * MIB))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert sorted(os.listdir(dest)) == ["SKILL.md", "notes.md"]
+    assert result.files == 2
+    assert peak < 2 * MIB
+
+
+@pytest.mark.parametrize("transport", ["file", "http"])
+def test_a_file_over_the_cap_inside_the_folder_is_refused_before_anything_is_written(
+        tmp_path: Path, git_server: GitServer, transport: str) -> None:
+    from tests.gitserver import Zeros
+
+    repo, _ = build_repo(tmp_path / "r", {"skills/good/SKILL.md": GOOD,
+                                          "skills/good/a.txt": "first in order",
+                                          "skills/good/zeros.bin": Zeros(4 * MIB)})
+    url = (f"file://{tmp_path / 'r'}" if transport == "file"
+           else git_server.add("o/r.git", repo))
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    with pytest.raises(FetchTooLarge, match="1 MiB") as info:
+        fetch_tree(url, None, dest, subdirectory="skills/good",
+                   limits=FetchLimits(max_object_bytes=MIB))
+    if transport == "file":
+        assert "the file skills/good/zeros.bin is 4 MiB (over the 1 MiB" in str(info.value)
+    assert os.listdir(dest) == []  # not even the files planned before it
+
+
+def test_files_over_the_total_cap_together_are_refused_over_a_file_url(tmp_path: Path) -> None:
+    files = {"skills/good/SKILL.md": GOOD,
+             **{f"skills/good/part{n}.bin": bytes([n + 1]) * (600 * 1024) for n in range(3)}}
+    build_repo(tmp_path / "r", files)
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    with pytest.raises(FetchTooLarge, match="come to more than 1 MiB"):
+        fetch_tree(f"file://{tmp_path / 'r'}", None, dest, subdirectory="skills/good",
+                   limits=FetchLimits(max_total_bytes=MIB))
+    assert os.listdir(dest) == []
+
+
+def test_over_http_the_pack_goes_to_disk_not_memory(tmp_path: Path,
+                                                     git_server: GitServer) -> None:
+    """24 MiB of blobs outside the folder, under the pack caps: the fetch holds about one
+    object at a time (the old in-memory repository held all of them)."""
+    import tracemalloc
+
+    from tests.gitserver import Zeros
+
+    files: dict[str, object] = {"skills/good/SKILL.md": GOOD}
+    files.update({f"big/z{n}.bin": Zeros(3 * MIB + n) for n in range(8)})
+    repo, _ = build_repo(tmp_path / "r", files)  # type: ignore[arg-type]
+    url = git_server.add("o/r.git", repo)
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    tracemalloc.start()  # the server's thread is counted too: it packs one object at a time
+    try:
+        fetch_tree(url, None, dest, subdirectory="skills/good")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert os.listdir(dest) == ["SKILL.md"]
+    assert peak < 18 * MIB  # before: 28 MiB
+
+
+def test_a_short_commit_id_is_found_without_reading_blobs(tmp_path: Path) -> None:
+    repo, first = build_repo(tmp_path / "r", {"skills/good/SKILL.md": GOOD,
+                                              "big/broken.txt": "unreadable"})
+    commit(repo, {"skills/good/SKILL.md": GOOD + "v2\n", "big/broken.txt": "unreadable"})
+    _unreadable(repo, b"unreadable")
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    result = fetch_tree(f"file://{tmp_path / 'r'}", first[:8], dest, subdirectory="skills/good")
+    assert result.commit == first
+    assert (dest / "SKILL.md").read_text() == GOOD

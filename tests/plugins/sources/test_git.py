@@ -228,3 +228,36 @@ def test_update_of_an_install_whose_url_held_a_password(tmp_path: Path,
     lock_text = (home / ".lemon" / "agent" / "skills.lock.json").read_text()
     assert "s3cret-pw" not in seen + lock_text and "wrong" not in seen
     assert json.loads(lock_text)["skills"]["demo"]["identifier"] == url
+
+
+def test_a_file_url_install_reads_only_the_chosen_folder(tmp_path: Path) -> None:
+    """issue 17 §4 through the real CLI and default caps: 200 MiB of blobs and an unreadable
+    object outside ``#subdirectory=`` do not stop the install (nothing of them is read); a
+    65 MiB blob inside is refused by the 64 MiB per-file cap, naming it, and nothing is
+    installed."""
+    from dulwich.objects import Blob
+
+    from tests.gitserver import Zeros
+
+    good = "---\nname: good\ndescription: Use when testing bounded fetches.\n---\nBody.\n"
+    repo, _ = build_repo(tmp_path / "r", {
+        "skills/good/SKILL.md": good, "big/a.bin": Zeros(100 * 1024 * 1024),
+        "big/b.bin": Zeros(100 * 1024 * 1024 + 1), "big/broken.txt": "unreadable",
+        "skills/fat/SKILL.md": good.replace("good", "fat"),
+        "skills/fat/zeros.bin": Zeros(65 * 1024 * 1024)})
+    sha = Blob.from_string(b"unreadable").id.decode()
+    loose = Path(repo.object_store.path) / sha[:2] / sha[2:]
+    loose.unlink()
+    loose.mkdir()  # reading it fails at once: the old fetch read every object and failed here
+    home = tmp_path / "home"
+    home.mkdir()
+    proc = _lemon(home, "skill", "install", f"git+file://{tmp_path / 'r'}"
+                  "#subdirectory=skills/good", "--approve", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(os.listdir(home / ".lemon" / "agent" / "skill" / "good")) == ["SKILL.md"]
+    proc = _lemon(home, "skill", "install", f"git+file://{tmp_path / 'r'}"
+                  "#subdirectory=skills/fat", "--approve")
+    assert proc.returncode == 1
+    assert ("the file skills/fat/zeros.bin is 65 MiB (over the 64 MiB a fetched file may "
+            "hold)") in proc.stderr
+    assert not (home / ".lemon" / "agent" / "skill" / "fat").exists()

@@ -138,3 +138,39 @@ def test_ssh_failures_end_with_one_clear_line(fake_ssh: dict[str, str]) -> None:
     before = len(_calls(fake_ssh))
     proc = _lemon(fake_ssh, "skill", "install", "-oProxyCommand=x@h:o/r.git", "--approve")
     assert proc.returncode != 0 and len(_calls(fake_ssh)) == before
+
+
+def test_an_ssh_fetch_holds_one_object_at_a_time(fake_ssh: dict[str, str],
+                                                 monkeypatch: pytest.MonkeyPatch,
+                                                 tmp_path: Path) -> None:
+    """issue 17 §4: 24 MiB of blobs outside the chosen folder, under the pack caps: the pack
+    goes to a scratch repository on disk, not into memory (before: all 24 MiB were held);
+    a blob inside over the cap is refused and nothing is written."""
+    import tracemalloc
+
+    from lemon_core.source_kit import FetchLimits, FetchTooLarge, fetch_tree
+    from tests.gitserver import Zeros
+
+    mib = 1024 * 1024
+    files: dict[str, object] = {"skills/demo/SKILL.md": SKILL,
+                                "skills/fat/zeros.bin": Zeros(2 * mib)}
+    files.update({f"big/z{n}.bin": Zeros(3 * mib + n) for n in range(8)})
+    build_repo(Path(fake_ssh["FAKE_SSH_ROOT"]) / "o" / "big.git", files)  # type: ignore[arg-type]
+    for name in ("PATH", "FAKE_SSH_ROOT", "FAKE_SSH_LOG"):
+        monkeypatch.setenv(name, fake_ssh[name])
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    tracemalloc.start()  # the server is another process: this is the fetch alone
+    try:
+        fetch_tree("git@localhost:o/big.git", None, dest, subdirectory="skills/demo")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert os.listdir(dest) == ["SKILL.md"]
+    assert peak < 12 * mib
+    fat = tmp_path / "fat"
+    fat.mkdir()
+    with pytest.raises(FetchTooLarge, match="1 MiB"):
+        fetch_tree("git@localhost:o/big.git", None, fat, subdirectory="skills/fat",
+                   limits=FetchLimits(max_object_bytes=mib))
+    assert os.listdir(fat) == []

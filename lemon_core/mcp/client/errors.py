@@ -77,7 +77,10 @@ class McpConnectionError(LemonError):
         if detail:
             what = f"{what}: {detail}"
         label = f'server "{name}"' if name else "the server"
-        super().__init__(f"{label} ({transport}): {phase} failed: {what}")
+        if kind == "schema" and detail:  # a tool left out; the server itself works
+            super().__init__(f"{label} ({transport}): {detail}")
+        else:
+            super().__init__(f"{label} ({transport}): {phase} failed: {what}")
         self.name = name
         self.transport = transport
         self.kind = kind

@@ -252,6 +252,5 @@ def states(ctx: LemonContext, plugins: Plugins, items: Sequence[Installed], *,
     return Outdated(tuple(out), len(answers))
 
 
-__all__ = ["Installed", "Outdated", "SkillState", "current_hash", "identifier_of",
-           "installed_bundle",
-           "installed", "scopes", "states", "tree_subdir", "upstream_ref"]
+__all__ = ["Installed", "Outdated", "SkillState", "current_hash", "identifier_of", "installed",
+           "installed_bundle", "scopes", "states", "tree_subdir", "upstream_ref"]

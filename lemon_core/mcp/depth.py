@@ -88,9 +88,9 @@ def salvage(line: bytes | str) -> str | None:
 
 def _prune_tools(data: dict[str, Any]) -> dict[str, Any] | None:
     result = data.get("result")
-    tools = result.get("tools") if isinstance(result, dict) else None
-    if not isinstance(tools, list):
+    if not isinstance(result, dict) or not isinstance(result.get("tools"), list):
         return None
+    tools = result["tools"]
     kept = []
     for tool in tools:
         if isinstance(tool, dict):

@@ -171,7 +171,9 @@ class AuditBundle:
 
     ``problems`` are the host's own findings about the tree (caps, unreadable files) as
     :class:`~lemon_core.fsio.tree.TreeProblem` records; ``manifest`` the parsed
-    :class:`~lemon_core.models.SkillManifest` when SKILL.md parsed, else None.
+    :class:`~lemon_core.models.SkillManifest` when SKILL.md parsed, else None, and then
+    ``manifest_error`` why, in the words install refuses it with (``the frontmatter nests more
+    than 64 levels deep; flatten it [frontmatter_too_deep]``; added after the first release).
     """
 
     key: str
@@ -180,6 +182,7 @@ class AuditBundle:
     manifest: Any = None
     bundle_hash: str | None = None
     problems: tuple[Any, ...] = ()
+    manifest_error: str | None = None
 
 
 @attrs.frozen

@@ -65,15 +65,15 @@ def _hash_update(digest: hashlib._Hash, kind: bytes, rel: str, data: bytes) -> N
     digest.update(data)
 
 
-def _manifest(data: bytes | None, key: str) -> object:
+def _manifest(data: bytes | None, key: str) -> tuple[object, str | None]:
+    """(the manifest, or None and why it does not load): read by the one manifest reader
+    install uses, so the audit reports what install would refuse, in the same words."""
     if data is None:
-        return None
+        return None, None
     from lemon_core.manifest.load import parse_manifest
 
-    try:
-        return parse_manifest(data, key=key, label=SKILL_FILE).manifest
-    except Exception:  # noqa: BLE001 - the manifest auditor reads the raw text itself
-        return None
+    result = parse_manifest(data, key=key, label=SKILL_FILE)  # never raises
+    return result.manifest, result.reason
 
 
 def read_bundle(root: Path, scan: TreeScan, limits: TreeLimits, key: str) -> ReadBundle:
@@ -153,10 +153,11 @@ def read_bundle(root: Path, scan: TreeScan, limits: TreeLimits, key: str) -> Rea
         _hash_update(digest, kind, rel, data)
     for problem in scan.problems:
         shape.update(f"{problem.path}\0{problem.code}\n".encode("utf-8", "surrogateescape"))
+    manifest, manifest_error = _manifest(skill_bytes, key)
     bundle = AuditBundle(
-        key=key, dir=root, files=tuple(files), manifest=_manifest(skill_bytes, key),
+        key=key, dir=root, files=tuple(files), manifest=manifest,
         bundle_hash=HASH_PREFIX + digest.hexdigest() if complete_hash else None,
-        problems=scan.problems)
+        problems=scan.problems, manifest_error=manifest_error)
     return ReadBundle(bundle, tuple(problems), shape.hexdigest())
 
 

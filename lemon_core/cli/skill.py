@@ -173,6 +173,8 @@ def check_command(
     ctx = _ctx(cwd)
     view = status_view(skill_status(key, ctx, verify=verify, persistent=True))
     installed = install_state(key, ctx, upstream=not offline)
+    if installed is not None and installed.problem is not None:
+        view = {**view, "ready": False}  # one verdict: the folder is no safe bundle now
     if as_json:
         emit_json({**view, "install": installed.to_json()} if installed else view)
         return

@@ -101,6 +101,9 @@ def install_lines(state: Any) -> list[str]:
     lines = []
     if state.missing:
         lines.append(f"  installed folder missing: {state.path} (lemon skill sync restores it)")
+    elif state.problem is not None:
+        lines.append(f"  not ready: the installed folder was {state.problem}; remove what was "
+                     f"added, or run 'lemon skill sync' to put the recorded files back")
     elif state.drift:
         lines.append(f"  Local drift: the installed files changed since the install "
                      f"({state.current_bundle} != {state.recorded_bundle})")
@@ -127,7 +130,8 @@ def outdated_command(
     from lemon_core.skills.updating import outdated
 
     found = outdated(cwd=cwd, local=_scope(local, global_))
-    stale = [s for s in found.states if s.status in ("outdated", "drift", "missing")]
+    stale = [s for s in found.states
+             if s.status in ("outdated", "drift", "missing", "modified")]
     if as_json:
         emit_json({"skills": [s.to_json() for s in found.states],
                    "upstreams_asked": found.lookups})
@@ -138,6 +142,8 @@ def outdated_command(
             say(table([(s.key, s.scope, s.source, s.status) for s in found.states],
                       ("KEY", "SCOPE", "SOURCE", "STATUS")))
         for s in found.states:
+            if s.problem:
+                warn(f"{s.key} ({s.scope}): the installed folder was {s.problem}", label="note")
             if s.error:
                 warn(f"{s.key}: cannot ask its upstream: {s.error}", label="note")
     if stale:
@@ -192,4 +198,4 @@ def sync_command(
 
 def _diff_json(d: Any) -> dict[str, Any]:
     return {"key": d.key, "scope": d.scope, "kind": d.kind, "recorded": d.recorded,
-            "found": d.found}
+            "found": d.found, "problem": d.problem}

@@ -9,7 +9,9 @@ to overwrite a file that changed since the caller read it.
 Locks: a holder creates the lock directory and then records itself in ``owner`` (process id,
 host and a random token, written atomically). A waiter judges a lock stale only when the same
 token is read before and after it finds the recorded process gone, so a process id read from one
-holder is never held against the next one. Stale locks are reported, never removed.
+holder is never held against the next one. Stale locks are reported, never removed; a link,
+file or anything else that is not a directory at the lock path is reported as what it is,
+never followed, waited for or removed.
 
 Symbolic links, and where a write may follow one:
 
@@ -191,6 +193,8 @@ class LockOwner:
 
 
 def _lock_owner(lock_dir: Path) -> LockOwner | None:
+    if _not_a_lock(lock_dir) is not None:
+        return None  # never read an owner through a link or out of a file lemon did not make
     try:
         data = reading.read_bytes(lock_dir / OWNER_FILE, 4096)
         if data is None:
@@ -217,6 +221,8 @@ def _record_owner(lock_dir: Path, token: str) -> None:
 def _release(lock_dir: Path, token: str, recorded: bool = True) -> None:
     """Remove the lock directory, but only while it still records this holder's token (or,
     when recording failed, records nobody)."""
+    if _not_a_lock(lock_dir) is not None:
+        return  # replaced by a link or a file: never delete through it
     owner = _lock_owner(lock_dir)
     if (owner.token if owner else None) != (token if recorded else None):
         return  # someone removed our lock by hand; never remove another holder's
@@ -264,7 +270,7 @@ def file_lock(path: Path, *, timeout: float = 10.0, root: Path | None = None) ->
             break
         except FileExistsError:
             verdict = _verdict(lock_dir)
-            if verdict.stale or time.monotonic() >= deadline:
+            if verdict.stale or verdict.foreign or time.monotonic() >= deadline:
                 raise _busy(path, lock_dir, verdict) from None
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
@@ -307,13 +313,40 @@ def _lock_age(lock_dir: Path) -> float | None:
 class _Verdict:
     stale: bool
     owner: LockOwner | None
+    foreign: str | None = None  # what stands at the lock path when it is not a lock directory
+
+
+def _not_a_lock(lock_dir: Path) -> str | None:
+    """What stands at ``lock_dir`` when it is not a real directory (a symbolic link, a regular
+    file, anything else), said for a person; None for a directory or nothing at all. Looked at
+    with ``lstat``: a link is described, never followed."""
+    try:
+        info = lock_dir.lstat()
+    except OSError:
+        return None
+    mode = info.st_mode
+    if stat.S_ISDIR(mode):
+        return None
+    if stat.S_ISLNK(mode):
+        try:
+            return f"a symbolic link to {os.readlink(lock_dir)}"
+        except OSError:
+            return "a symbolic link"
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    return "a special file (a FIFO, socket or device)"
 
 
 def _verdict(lock_dir: Path) -> _Verdict:
     """Is the lock stale? True when it records a process of this host that no longer runs and
     the *same* record (token) is still there after that was found out, or when it records no
     owner and has not changed for :data:`ORPHAN_LOCK_AGE` seconds. Judged once per look, and
-    the message is built from the same look."""
+    the message is built from the same look. Something that is not a directory at the lock
+    path is no lock of lemon's at all: it is reported as what it is (``foreign``), neither
+    waited for, followed nor removed."""
+    foreign = _not_a_lock(lock_dir)
+    if foreign is not None:
+        return _Verdict(False, None, foreign)
     owner = _lock_owner(lock_dir)
     if owner is None:
         age = _lock_age(lock_dir)
@@ -329,6 +362,12 @@ def _verdict(lock_dir: Path) -> _Verdict:
 
 def _busy(path: Path, lock_dir: Path, verdict: _Verdict) -> BusyError:
     owner = verdict.owner
+    if verdict.foreign:
+        return BusyError(
+            f"{path} cannot be locked: {lock_dir} is {verdict.foreign}, not a lock lemon made "
+            f"(lemon's locks are directories); lemon neither follows nor removes it: remove "
+            f"{lock_dir} yourself, then run the command again"
+        )
     if verdict.stale:
         who = f"from process {owner.pid}, which is no longer running" if owner else (
             "that records no owner (its writer was killed while taking it)")

@@ -52,10 +52,9 @@ def check_manifest(folder: Path, *, folder_name: str | None, fallback: str) -> s
     """
     key = folder_name or fallback
     result = load_manifest(folder / SKILL_FILE, key=key)
-    if result.manifest is None:
-        first = result.errors[0] if result.errors else None
-        why = f"{first.message} [{first.code}]" if first is not None else "it does not load"
-        raise LemonError(f"the SKILL.md of {key!r} is invalid: {why}; nothing was installed")
+    if result.manifest is None:  # result.reason: the words the audit reports too
+        raise LemonError(f"the SKILL.md of {key!r} is invalid: {result.reason}; nothing was "
+                         f"installed")
     name = result.manifest.name
     if name is not None and folder_name is not None and name != folder_name:
         raise LemonError(f"the skill in folder {folder_name!r} is named {name!r}; a skill's "

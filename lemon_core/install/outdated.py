@@ -54,10 +54,12 @@ class SkillState:
     recorded_upstream: str | None
     upstream: str | None = None
     error: str | None = None
+    #: why the installed folder is no safe bundle now (:func:`installed_bundle`), or None
+    problem: str | None = None
 
     @property
     def missing(self) -> bool:
-        return self.current_bundle is None
+        return self.current_bundle is None and self.problem is None
 
     @property
     def drift(self) -> bool:
@@ -73,6 +75,8 @@ class SkillState:
     def status(self) -> str:
         if self.missing:
             return "missing"
+        if self.problem is not None:
+            return "modified"
         if self.drift:
             return "drift"
         if self.outdated:
@@ -85,7 +89,7 @@ class SkillState:
                 "drift": self.drift, "outdated": self.outdated, "missing": self.missing,
                 "bundle_hash": self.recorded_bundle, "current_bundle_hash": self.current_bundle,
                 "upstream_hash": self.recorded_upstream, "upstream_now": self.upstream,
-                "error": self.error}
+                "error": self.error, "problem": self.problem}
 
 
 @attrs.frozen
@@ -149,17 +153,49 @@ def installed(ctx: LemonContext, keys: Sequence[str] = (), local: bool | None = 
 
 def current_hash(folder: Path) -> str | None:
     """The bundle hash of the installed ``folder`` now; None when it is missing or unsafe."""
+    return installed_bundle(folder)[0]
+
+
+def installed_bundle(folder: Path) -> tuple[str | None, str | None]:
+    """``(bundle hash, problem)`` of the installed ``folder`` now: the one verdict every
+    command gives (``check``, ``outdated``, ``sync``). ``(None, None)``: the folder is missing;
+    ``(None, problem)``: it is there but no longer a safe bundle, and ``problem`` says why for a
+    person (``modified after install: holds a link leading out of the skill (references/x ->
+    /etc)``)."""
     from lemon_core.fsio.tree import bundle_hash, scan_tree
 
-    if not os.path.isdir(folder) or os.path.islink(folder):
-        return None
+    if os.path.islink(folder):
+        try:
+            target = os.readlink(folder)
+        except OSError:
+            target = "?"
+        return None, f"replaced after install by a link to {target}"
+    if not os.path.lexists(folder):
+        return None, None
+    if not os.path.isdir(folder):
+        return None, "replaced after install by something that is not a folder"
     try:
         scan = scan_tree(folder)
         if scan.problems or not scan.complete:
-            return None
-        return bundle_hash(folder, scan.entries)
-    except Exception:  # noqa: BLE001 - unreadable now is "no bundle", reported as missing
-        return None
+            return None, _problem_text(scan)
+        return bundle_hash(folder, scan.entries), None
+    except Exception as exc:  # noqa: BLE001 - unreadable now is no bundle, said as such
+        return None, f"cannot be read now ({type(exc).__name__})"
+
+
+def _problem_text(scan: Any) -> str:
+    """The first thing that makes the scanned folder no safe bundle, said for a person."""
+    first = scan.problems[0] if scan.problems else None
+    if first is None:
+        return "modified after install: too large to read in full"
+    if first.code == "escaping_link":
+        entry = next((e for e in scan.entries if e.path == first.path), None)
+        target = entry.link_target if entry is not None else "?"
+        what = f"holds a link leading out of the skill ({first.path} -> {target})"
+    else:
+        what = f"{first.path}: {first.message}"
+    more = len(scan.problems) - 1
+    return f"modified after install: {what}" + (f" (and {more} more)" if more > 0 else "")
 
 
 def identifier_of(record: LockRecord) -> str:
@@ -206,13 +242,15 @@ def states(ctx: LemonContext, plugins: Plugins, items: Sequence[Installed], *,
                 answer = answers[group]
             except Exception as exc:  # noqa: BLE001 - one unreachable upstream is one line
                 answer = (None, str(exc) or type(exc).__name__)
+        now, problem = installed_bundle(item.path)
         out.append(SkillState(
             key=record.key, scope=item.scope.name, source=record.source_kind,
             identifier=record.identifier, path=str(item.path),
-            recorded_bundle=record.bundle_hash, current_bundle=current_hash(item.path),
-            recorded_upstream=record.upstream_hash, upstream=answer[0], error=answer[1]))
+            recorded_bundle=record.bundle_hash, current_bundle=now,
+            recorded_upstream=record.upstream_hash, upstream=answer[0], error=answer[1],
+            problem=problem))
     return Outdated(tuple(out), len(answers))
 
 
-__all__ = ["Installed", "Outdated", "SkillState", "current_hash", "identifier_of",
-           "installed", "scopes", "states", "tree_subdir", "upstream_ref"]
+__all__ = ["Installed", "Outdated", "SkillState", "current_hash", "identifier_of", "installed",
+           "installed_bundle", "scopes", "states", "tree_subdir", "upstream_ref"]

@@ -27,14 +27,17 @@ if TYPE_CHECKING:
 
 @attrs.frozen
 class Difference:
-    """``kind``: ``missing``, ``bundle`` (installed bundle is not the recorded one) or
-    ``extra`` (a skill folder in a lemon skills folder with no record)."""
+    """``kind``: ``missing``, ``bundle`` (installed bundle is not the recorded one),
+    ``modified`` (the installed folder is no safe bundle now: ``problem`` says why, as
+    ``lemon skill check`` does) or ``extra`` (a skill folder in a lemon skills folder with no
+    record)."""
 
     key: str
     scope: str
     kind: str
     recorded: str | None = None
     found: str | None = None
+    problem: str | None = None
 
 
 @attrs.frozen
@@ -58,12 +61,12 @@ def differences(ctx: LemonContext, local: bool | None = None) -> tuple[
     items = outdated.installed(ctx, local=local)
     needed, found = [], []
     for item in items:
-        now = outdated.current_hash(item.path)
+        now, problem = outdated.installed_bundle(item.path)
         if now != item.record.bundle_hash:
             needed.append(item)
-            found.append(Difference(item.record.key, item.scope.name,
-                                    "missing" if now is None else "bundle",
-                                    item.record.bundle_hash, now))
+            kind = "bundle" if now is not None else "missing" if problem is None else "modified"
+            found.append(Difference(item.record.key, item.scope.name, kind,
+                                    item.record.bundle_hash, now, problem))
     for scope in outdated.scopes(ctx, local):
         recorded = {i.record.key for i in items if i.scope == scope}
         try:
@@ -80,7 +83,7 @@ def differences(ctx: LemonContext, local: bool | None = None) -> tuple[
 def _describe(found: list[Difference]) -> str:
     words = {"missing": "not installed", "bundle": "installed bundle differs",
              "extra": "installed without a record"}
-    return "; ".join(f"{d.key} ({d.scope}): {words[d.kind]}" for d in found)
+    return "; ".join(f"{d.key} ({d.scope}): {d.problem or words[d.kind]}" for d in found)
 
 
 def _group_of(item: outdated.Installed, ctx: LemonContext, plugins: Plugins) -> tuple[Any, ...]:

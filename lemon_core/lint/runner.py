@@ -108,6 +108,8 @@ def _audit_issues(folder: Path, auditors: Sequence[Any], errors: list[LintIssue]
 
     report = audit_folder(folder, auditors=auditors)
     for f in report.findings:
+        if f.rule == "manifest.invalid":
+            continue  # the manifest reader's own error, which lint already reports by its code
         where = f"{f.path}:{f.line}: " if f.path and f.line else f"{f.path}: " if f.path else ""
         issue = LintIssue(f"audit.{f.rule}", f"{where}{f.message}")
         (errors if f.severity == "block" else warnings).append(issue)

@@ -229,7 +229,8 @@ def json_value(value: Any, depth: int = 0) -> Any:
     if kind is dict or kind is list or kind is tuple or isinstance(value, Mapping):
         if depth >= MAX_DEPTH:
             raise FrontmatterError(
-                "frontmatter_too_deep", f"the frontmatter nests more than {MAX_DEPTH} levels deep"
+                "frontmatter_too_deep",
+                f"the frontmatter nests more than {MAX_DEPTH} levels deep; flatten it",
             )
         if kind is list or kind is tuple:
             return [json_value(item, depth + 1) for item in value]

@@ -101,6 +101,16 @@ class ManifestResult:
     def warnings(self) -> tuple[Diagnostic, ...]:
         return tuple(d for d in self.diagnostics if d.severity == "warning")
 
+    @property
+    def reason(self) -> str | None:
+        """Why the skill does not load, in the words every reader of a manifest uses (install
+        refuses it, the audit reports it): the first error's ``message [code]``; None when it
+        loaded."""
+        if self.manifest is not None:
+            return None
+        first = next(iter(self.errors), None)
+        return f"{first.message} [{first.code}]" if first is not None else "it does not load"
+
 
 def load_manifest(path: Path | str, *, key: str) -> ManifestResult:
     """Read the head of the SKILL.md at ``path`` and validate its frontmatter.

@@ -92,15 +92,26 @@ def line_parser(*, replace_invalid_utf8: bool = False) -> Callable[[bytes], Any]
     from mcp.shared.message import SessionMessage
     from mcp_types import jsonrpc_message_adapter
 
+    from lemon_core.mcp.depth import salvage
+
     validate = jsonrpc_message_adapter.validate_json
 
     def parse(line: bytes) -> Any:
+        data = line.decode("utf-8", "replace") if replace_invalid_utf8 else line
         try:
-            data = line.decode("utf-8", "replace") if replace_invalid_utf8 else line
             return SessionMessage(validate(data, by_name=False))
         except ValueError as exc:
-            logger.debug("a line on stdio is not a JSON-RPC message")
-            return exc
+            error = exc
+        # refused for its depth? a tools/list answer keeps its other tools, any other answer
+        # becomes an error for its request (lemon_core.mcp.depth), instead of being dropped
+        readable = salvage(data) if not replace_invalid_utf8 else None
+        if readable is not None:
+            try:
+                return SessionMessage(validate(readable, by_name=False))
+            except ValueError:
+                pass
+        logger.debug("a line on stdio is not a JSON-RPC message")
+        return error
 
     return parse
 

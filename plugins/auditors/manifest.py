@@ -31,6 +31,9 @@ FAMILY = "manifest"
 SKILL_FILE = "SKILL.md"
 
 RULES: dict[str, tuple[str, str]] = {
+    "manifest.invalid": ("block", ("a SKILL.md that lemon's manifest reader refuses (install "
+                                   "refuses it with the same reason); other tools' parsers "
+                                   "may read it differently, or crash on it")),
     "manifest.yaml-bomb": ("block", ("aliases that expand to a huge or endless document "
                                      "exhaust any tool that loads the frontmatter")),
     "manifest.yaml-depth": ("block", "nesting this deep crashes recursive YAML loaders"),
@@ -179,7 +182,7 @@ class ManifestAuditor:
     """The ``manifest`` family; see the module docstring."""
 
     name = "manifest"
-    rules_version = "manifest-3"
+    rules_version = "manifest-4"
     rules = RULES
 
     def audit(self, bundle: AuditBundle) -> Iterator[Finding]:
@@ -201,6 +204,10 @@ class ManifestAuditor:
                                         f"{size} bytes of frontmatter", first_line)
                 if kind == "yaml":
                     yield from self._yaml(text, first_line, fields)
+        reason = getattr(bundle, "manifest_error", None)
+        if reason is not None:
+            yield self._finding("manifest.invalid", f"lemon cannot load this SKILL.md and "
+                                f"install refuses it: {reason}", 1)
         manifest = bundle.manifest
         if manifest is not None:
             fields.setdefault("name", getattr(manifest, "name", None))

@@ -74,7 +74,7 @@ def test_sync_frozen_fails_then_sync_restores(capsys, env, installed) -> None:
     assert json.loads(out) == {"in_sync": False, "differences": [
         {"key": "demo", "scope": "global", "kind": "missing",
          "recorded": json.loads((env / "skills.lock.json").read_text())["skills"]["demo"][
-             "bundle_hash"], "found": None}]}
+             "bundle_hash"], "found": None, "problem": None}]}
     assert not (env / "skill" / "demo").exists()
     code, out, err = run_cli(capsys, "skill", "sync", "--frozen")
     assert code == 1 and "demo (global): not installed" in err and "nothing was changed" in err

@@ -116,15 +116,17 @@ def _kind_of(exc: BaseException) -> tuple[str | None, int | None]:
 
 @asynccontextmanager
 async def connect(server: McpServer, ctx: LemonContext, *, errlog: TextIO | None = None,
-                  message_handler: Any = None,
-                  sampling_callback: Any = None) -> AsyncIterator[Any]:
+                  message_handler: Any = None, sampling_callback: Any = None,
+                  on_transport: Any = None) -> AsyncIterator[Any]:
     """An initialized ``mcp.Client`` for ``server`` (legacy ``initialize`` handshake, which
     every server speaks; no response cache), closed on exit. Each request, the handshake
     included, waits at most the entry's ``timeout_ms``; a caller wanting one deadline for the
     whole session puts ``anyio.fail_after`` around the ``async with`` (never inside it: the
     client's task groups must close inside the scope that opened them). ``message_handler``
     receives the server's notifications (the SDK's own hook; it must not await the session);
-    ``sampling_callback``, when given, advertises sampling and answers the server's requests."""
+    ``sampling_callback``, when given, advertises sampling and answers the server's requests;
+    ``on_transport``, when given, is called with the transport before it starts (the runtime
+    asks a stdio transport why its stream ended, to say so for a failed call)."""
     from mcp import Client
     from mcp_types import Implementation
 
@@ -135,6 +137,8 @@ async def connect(server: McpServer, ctx: LemonContext, *, errlog: TextIO | None
         raise McpConnectionError(server.name, server.transport, "invalid_config")
     statuses = StatusRecorder()
     transport = transport_for(server, ctx, errlog=errlog, statuses=statuses)
+    if on_transport is not None:
+        on_transport(transport)
     client = Client(transport, mode="legacy", cache=None,
                     read_timeout_seconds=request_timeout(server), message_handler=message_handler,
                     sampling_callback=sampling_callback,

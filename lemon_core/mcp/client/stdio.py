@@ -65,6 +65,8 @@ class StdioTransport:
         self.pid: int | None = None
         self.error: McpConnectionError | None = None
         self._cm: Any = None
+        self._process: Any = None
+        self._ended: Any = None  # an anyio.Event, set once stdout ended (or was cut off)
 
     async def __aenter__(self) -> Any:
         self._cm = self._open()
@@ -73,12 +75,36 @@ class StdioTransport:
     async def __aexit__(self, *exc: object) -> Any:
         return await self._cm.__aexit__(*exc)
 
+    async def why_ended(self, phase: str, wait_s: float = 1.0) -> McpConnectionError | None:
+        """Why the stream a request was waiting on ended, for the request's message: the
+        message over the limit (``oversized``), or the server's exit with its status
+        (``exited``); None while the server still runs with stdout open, or when neither is
+        known within ``wait_s`` (the caller then says "closed")."""
+        import anyio
+
+        if self._ended is None:
+            return None
+        with anyio.move_on_after(wait_s):
+            await self._ended.wait()
+        if self.error is not None:
+            return self.error.during(phase)
+        process = self._process
+        if process is None or not self._ended.is_set():
+            return None
+        await _exited(process, wait_s)  # stdout ends a moment before the exit is seen
+        if process.returncode is None:
+            return None
+        return McpConnectionError(self.name, "stdio", "exited", phase=phase,
+                                  exit_status=process.returncode)
+
     @asynccontextmanager
     async def _open(self) -> AsyncIterator[Any]:
         import anyio
 
         process = await _spawn(self.command, self.args, self.env, self.cwd, self.errlog)
         self.pid = process.pid
+        self._process = process
+        ended = self._ended = anyio.Event()
         # no await between the spawn and the task group, or a cancellation would leak it
         to_session, read_stream = anyio.create_memory_object_stream[Any](0)
         write_stream, from_session = anyio.create_memory_object_stream[Any](0)
@@ -100,10 +126,12 @@ class StdioTransport:
             except Oversized:
                 self.error = McpConnectionError(self.name, "stdio", "oversized",
                                                 phase="session")
+                ended.set()
                 scope.cancel()
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                 pass  # the session is gone
             finally:
+                ended.set()
                 await _drain(process)
 
         async def write() -> None:

@@ -8,6 +8,7 @@ they stand for, with the entry's resource/prompt filters checked again.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import attrs
@@ -22,8 +23,9 @@ DEFAULT_CALL_MS = 10_000
 
 @attrs.frozen
 class CallResult:
-    """``ok`` false with ``error_kind`` (``timeout``, ``closed``, ``refused``, ``blocked``,
-    ``not_found``, ``approval``, ``unavailable``) and a fixed ``error`` message, or ``result``:
+    """``ok`` false with ``error_kind`` (``timeout``, ``closed``, ``oversized``, ``exited``,
+    ``refused``, ``blocked``, ``not_found``, ``approval``, ``unavailable``) and a fixed
+    ``error`` message, or ``result``:
     the MCP result as JSON data (``is_error`` when the tool itself reported failure)."""
 
     name: str
@@ -74,8 +76,13 @@ async def _dispatch(client: Any, server: McpServer, tool: Any, args: dict[str, A
     return await client.get_prompt(name, arguments or None)
 
 
-async def invoke(client: Any, server: McpServer, tool: Any, args: dict[str, Any]) -> CallResult:
-    """Call ``tool`` once on ``client`` (see the module docstring)."""
+async def invoke(client: Any, server: McpServer, tool: Any, args: dict[str, Any], *,
+                 why_closed: Callable[[str], Awaitable[McpConnectionError | None]] | None = None,
+                 ) -> CallResult:
+    """Call ``tool`` once on ``client`` (see the module docstring). When the connection
+    closes under the call, ``why_closed`` (the connection's
+    :meth:`~lemon_core.mcp.runtime.connection.Connection.why_closed`) says why, if it knows:
+    the result over the stdio limit (``oversized``) or the server's exit (``exited``)."""
     import anyio
 
     from lemon_core.mcp.client.connection import classify
@@ -91,6 +98,8 @@ async def invoke(client: Any, server: McpServer, tool: Any, args: dict[str, Any]
                       "retried and may still have taken effect on the server")
     except Exception as exc:  # noqa: BLE001 - every failure becomes one fixed kind
         error = classify(exc, server, "call")
+        if error.kind in ("closed", "protocol") and why_closed is not None:
+            error = await why_closed("call") or error
         if error.kind == "timeout":
             return failed(tool.name, "timeout", f"no answer within {timeout:g} s; the call was "
                           "not retried and may still have taken effect on the server")

@@ -35,6 +35,8 @@ class Connection:
         #: the SDK sampling callback (:mod:`lemon_core.mcp.runtime.sampling`), or None: off
         self.sampling = sampling
         self.client: Any = None
+        self.transport: Any = None
+        self._why: McpConnectionError | None = None
         self.error: McpConnectionError | None = None
         self.retired = False
         self.ready = anyio.Event()
@@ -46,11 +48,24 @@ class Connection:
         return self.client is not None and not self.done.is_set()
 
     def lost(self, error: McpConnectionError) -> None:
-        """A request found the connection gone: remember why; it is replaced at the next
-        discovery (a stdio server that died may leave the session waiting forever)."""
-        self.error = error
+        """A request found the connection gone: remember why (what :meth:`why_closed` found
+        out, when it did); it is replaced at the next discovery (a stdio server that died may
+        leave the session waiting forever)."""
+        self.error = self._why or error
         self.client = None
         self.stop.set()
+
+    def _keep_transport(self, transport: Any) -> None:
+        self.transport = transport
+        self._why = None
+
+    async def why_closed(self, phase: str = "call") -> McpConnectionError | None:
+        """Why the connection went away under a request, when the transport knows (a stdio
+        message over the limit, the server's exit and its status); None otherwise."""
+        why_ended = getattr(self.transport, "why_ended", None)
+        if why_ended is not None:
+            self._why = await why_ended(phase)
+        return self._why
 
     async def _on_message(self, message: Any) -> None:
         """A ``tools``/``resources``/``prompts`` ``list_changed`` notification asks the host
@@ -71,7 +86,8 @@ class Connection:
             with anyio.CancelScope(deadline=anyio.current_time() + budget) as scope:
                 async with connect(server, self.ctx, errlog=self.errlog,
                                    message_handler=self._on_message,
-                                   sampling_callback=self.sampling) as client:
+                                   sampling_callback=self.sampling,
+                                   on_transport=self._keep_transport) as client:
                     scope.deadline = math.inf
                     self.client = client
                     self.ready.set()

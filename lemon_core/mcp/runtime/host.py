@@ -373,8 +373,8 @@ class McpHost:
         if client is None:
             return failed(tool.name, "unavailable", str(conn.error) if conn.error else
                           "the server is not connected")
-        result = await invoke(client, conn.server, tool, args)
-        if result.error_kind in ("closed", "connect_failed"):
+        result = await invoke(client, conn.server, tool, args, why_closed=conn.why_closed)
+        if result.error_kind in ("closed", "connect_failed", "oversized", "exited"):
             conn.lost(McpConnectionError(conn.server.name, conn.server.transport, "closed",
                                          phase="call"))
         return result

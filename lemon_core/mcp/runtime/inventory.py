@@ -54,11 +54,15 @@ class HostedTool:
 
 @attrs.frozen
 class ServerInventory:
+    """``rejected``: (raw tool name, why) of each tool the server listed that lemon left out
+    (an ``inputSchema`` nesting too deep, :func:`lemon_core.mcp.depth.rejection`)."""
+
     tools: tuple[HostedTool, ...]
     resources: tuple[str, ...]
     prompts: tuple[str, ...]
     capabilities: tuple[str, ...]
     fetched_at: float
+    rejected: tuple[tuple[str, str], ...] = ()
 
 
 def display_name(server: McpServer, identity: str) -> str:
@@ -70,11 +74,16 @@ def build(server: McpServer, identity: str, remote: list[Any], resources: list[A
           prompts: list[Any], capabilities: tuple[str, ...], now: float) -> ServerInventory:
     """The inventory of one server from what it listed (SDK ``Tool``/``Resource``/``Prompt``
     objects), filtered, named, with utilities for the capabilities it advertised."""
+    from lemon_core.mcp.depth import rejection
+
     label = display_name(server, identity)
+    allowed = [t for t in remote if tool_allowed(server, t.name)]
+    why = {t.name: rejection(t.input_schema) for t in allowed}
     tools = [HostedTool(model_name(identity, label, t.name), label, identity, t.name, "tool",
                         t.description, dict(t.input_schema or {}),
                         entry_requires(server, "tool", t.name))
-             for t in remote if tool_allowed(server, t.name)]
+             for t in allowed if why[t.name] is None]
+    rejected = tuple((name, reason) for name, reason in why.items() if reason is not None)
     for key, (capability, about, schema) in UTILITY_TOOLS.items():
         if capability in capabilities:
             tools.append(HostedTool(model_name(identity, label, key, "utility"), label,
@@ -82,7 +91,24 @@ def build(server: McpServer, identity: str, remote: list[Any], resources: list[A
                                     entry_requires(server, "utility", key)))
     uris = tuple(r.uri for r in resources if resource_allowed(server, str(r.uri)))
     names = tuple(p.name for p in prompts if prompt_allowed(server, p.name))
-    return ServerInventory(tuple(tools), tuple(str(u) for u in uris), names, capabilities, now)
+    return ServerInventory(tuple(tools), tuple(str(u) for u in uris), names, capabilities, now,
+                           rejected)
+
+
+def rejected_error(server: McpServer, identity: str, inventory: ServerInventory) -> Any:
+    """The status error for the tools ``inventory`` left out (kind ``schema``, naming the
+    server, the tools and why), or None when it left none out."""
+    if not inventory.rejected:
+        return None
+    from lemon_core.mcp.client.errors import McpConnectionError
+
+    shown = inventory.rejected[:5]
+    more = len(inventory.rejected) - len(shown)
+    tools = "; ".join(f'tool "{name}" left out: {why}' for name, why in shown)
+    tools += f"; and {more} more" if more else ""
+    return McpConnectionError(display_name(server, identity), server.transport, "schema",
+                              phase="tool discovery",
+                              detail=f"{tools}; the server's other tools are usable")
 
 
 #: Pages of one listing read at most (a server that keeps handing out cursors stops there).
@@ -116,4 +142,4 @@ async def _paged(method: Any, field: str) -> list[Any]:
 
 
 __all__ = ["MAX_PAGES", "UTILITY_TOOLS", "HostedTool", "ServerInventory", "build", "display_name",
-           "listed"]
+           "listed", "rejected_error"]

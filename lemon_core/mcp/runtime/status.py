@@ -35,7 +35,7 @@ def server_statuses(conns: Mapping[str, Any], inventories: Mapping[str, Any],
                     skipped: Mapping[str, tuple[Any, str]]) -> tuple[ServerStatus, ...]:
     """The status of every connection (by identity) and of every entry left out on purpose,
     from a host's state as it stands."""
-    from lemon_core.mcp.runtime.inventory import display_name
+    from lemon_core.mcp.runtime.inventory import display_name, rejected_error
     from lemon_core.mcp.runtime.recovery import Health
 
     out = []
@@ -45,7 +45,7 @@ def server_statuses(conns: Mapping[str, Any], inventories: Mapping[str, Any],
         state = health.get(ident)
         # what ended an earlier connection, unless a new one is up (then it is history)
         earlier = state.last_error if state is not None and not conn.connected else None
-        err = conn.error or earlier
+        err = conn.error or earlier or (rejected_error(conn.server, ident, inv) if inv else None)
         kind, message = (err.kind, str(err)) if err else (None, None)
         if state is not None and state.unavailable:
             kind, message = "unavailable", Health.reason(conn.server.name,

@@ -13,6 +13,7 @@ from lemon_plugins.auditors.manifest import (
 )
 
 from lemon_core.audit.host import audit_folder
+from lemon_core.manifest.load import parse_manifest
 
 
 def _audit(tmp_path: Path, frontmatter: str, *, key: str = "demo",
@@ -46,7 +47,11 @@ def test_it_registers_one_auditor_with_a_published_policy() -> None:
     ],
 )
 def test_ordinary_frontmatter_is_not_a_finding(tmp_path: Path, frontmatter: str) -> None:
-    assert _audit(tmp_path, frontmatter) == {}
+    # the one finding allowed is the manifest reader's own refusal, which install shares
+    # (a tab in the description is refused by both: unsafe_characters)
+    refused = parse_manifest(f"---\n{frontmatter}---\nBody.\n".encode(), key="demo",
+                             label="SKILL.md").reason is not None
+    assert _audit(tmp_path, frontmatter) == ({"manifest.invalid": "block"} if refused else {})
 
 
 BOMB = ("name: demo\ndescription: lol\n"

@@ -59,19 +59,27 @@ def test_a_regular_file_at_the_lock_path_is_named_at_once(tmp_path: Path) -> Non
     assert lock_path(path).read_text() == "not a lock\n"
 
 
-def test_the_cli_says_what_stands_at_the_lock_path(tmp_path: Path) -> None:
+@pytest.mark.parametrize("scope", ["project", "global"])
+def test_the_cli_says_what_stands_at_the_lock_path(tmp_path: Path, scope: str) -> None:
     project = tmp_path / "project"
     (project / ".git").mkdir(parents=True)
     (project / ".lemon").mkdir()
     (tmp_path / "home").mkdir()
+    (tmp_path / "agent").mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LEMON_", "CLAUDE_"))}
     env.update(HOME=str(tmp_path / "home"), LEMON_AGENT_DIR=str(tmp_path / "agent"),
                LEMON_CACHE_DIR=str(tmp_path / "cache"), LEMON_MCP_EXTERNAL_DISCOVERY="0")
-    lock = project / ".lemon" / "mcp.json.lock"
+    folder = project / ".lemon" if scope == "project" else tmp_path / "agent"
+    lock = folder / "mcp.json.lock"
     lock.symlink_to("/etc")
-    done = subprocess.run([*LEMON, "mcp", "add", "demo", "--stdio", "cmd"], cwd=project,
+    extra = ["--global"] if scope == "global" else []
+    done = subprocess.run([*LEMON, "mcp", "add", "demo", "--stdio", "cmd", *extra], cwd=project,
                           env=env, capture_output=True, check=False, text=True, timeout=60)
     assert done.returncode == 1
-    assert "is a symbolic link to /etc, not a lock lemon made" in done.stderr
+    # In a project, any link on the way is a planted one (fsio.beneath names it); in the user's
+    # own folder the lock path says it is no lock lemon made.
+    expected = ("mcp.json.lock is a symbolic link (to /etc)" if scope == "project"
+                else "is a symbolic link to /etc, not a lock lemon made")
+    assert expected in done.stderr
     assert "stale" not in done.stderr
-    assert lock.is_symlink() and not (project / ".lemon" / "mcp.json").exists()
+    assert lock.is_symlink() and not (folder / "mcp.json").exists()

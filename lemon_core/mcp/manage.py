@@ -95,8 +95,13 @@ def add_server(
     scope: LemonScope = "project",
     replace: bool = False,
     timeout: float | None = None,
+    trust: bool = True,
 ) -> WriteResult:
-    """Add ``spec`` to the scope's file; an existing name is refused unless ``replace``."""
+    """Add ``spec`` to the scope's file; an existing name is refused unless ``replace``.
+
+    In the project file the entry written is also recorded as trusted
+    (:mod:`lemon_core.mcp.trust`): the user just wrote it. ``trust=False`` leaves it untrusted.
+    """
     spec.validate()
     replaced = False
 
@@ -118,6 +123,13 @@ def add_server(
         return True
 
     path = _edit(ctx, scope, change, timeout)
+    if trust and scope == "project":
+        from lemon_core.mcp.trust.store import trust_servers
+
+        written = parse_file(read_bytes(path), path, scope)
+        index = written.index_of(spec.name)
+        if index is not None:
+            trust_servers(ctx, [written.servers[index]])
     action = "replaced" if replaced else "added"
     return WriteResult(action, spec.name, scope, path, True, spec.transport)
 

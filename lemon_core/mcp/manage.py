@@ -22,19 +22,18 @@ from lemon_core.errors import LemonError, NotFoundError
 from lemon_core.fsio import Snapshot, dump_json, update_file
 from lemon_core.fsio.write import check_parent
 from lemon_core.mcp.config import (
+    DEFAULT_LOCK_TIMEOUT,
     LemonScope,
     McpFile,
     mcp_path,
     parse_file,
     read_bytes,
+    lock_timeout,
     read_file,
 )
 from lemon_core.mcp.names import check_name, show
 from lemon_core.mcp.schema import entry_label
 from lemon_core.mcp.spec import ServerSpec, build_entry
-
-DEFAULT_LOCK_TIMEOUT = 10.0
-
 
 class ServerExistsError(LemonError):
     """``add`` found an entry with that name and was not told to replace it."""
@@ -50,16 +49,6 @@ class WriteResult:
     path: Path
     changed: bool
     transport: str | None = None
-
-
-def lock_timeout(ctx: LemonContext, timeout: float | None = None) -> float:
-    """``timeout``, else ``$LEMON_LOCK_TIMEOUT`` seconds, else 10 seconds."""
-    if timeout is not None:
-        return timeout
-    try:
-        return max(0.0, float(ctx.getenv("LEMON_LOCK_TIMEOUT") or DEFAULT_LOCK_TIMEOUT))
-    except ValueError:
-        return DEFAULT_LOCK_TIMEOUT
 
 
 def _edit(

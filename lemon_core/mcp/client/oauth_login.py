@@ -54,7 +54,6 @@ async def login_async(ctx: LemonContext, name: str, on_url: Authorizer) -> Login
 
     from lemon_core.mcp.client.connection import connect, list_all_tools
     from lemon_core.mcp.client.transports import ready_timeout, request_timeout
-
     from lemon_core.mcp.trust.policy import require_trusted
 
     server, settings = oauth_server(ctx, name)

@@ -222,7 +222,9 @@ class McpHost:
             self.config_errors = effective.errors
             wanted: dict[str, Any] = {}
             self._skipped = {}
-            self.untrusted = tuple(untrusted.values())
+            before, self.untrusted = self.untrusted, tuple(untrusted.values())
+            if self.on_change is not None and before != self.untrusted:
+                self.on_change()  # a client's view of what is missing changed
             if effective.mcp_enabled:
                 for item in effective.servers:
                     reason = self.skip(item.server) if self.skip and item.enabled else None
@@ -255,7 +257,8 @@ class McpHost:
 
         if not effective.mcp_enabled:
             return {}
-        enabled = [item.server for item in effective.servers if item.enabled]
+        enabled = [item.server for item in effective.servers
+                   if item.enabled and not (self.skip and self.skip(item.server))]
         return {id(s): s for s in untrusted(enabled, self.ctx.cwd, self.trust)}
 
     def _rebuild(self) -> None:

@@ -20,7 +20,6 @@ import json
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from lemon_core.mcp.runtime.names import server_identity
 from lemon_core.models import McpServer
 
 #: Scopes the user wrote: their servers are trusted without a record.
@@ -33,8 +32,14 @@ def needs_trust(server: McpServer) -> bool:
 
 
 def record_name(server: McpServer) -> str:
-    """The key of a server's record: its name, or ``unnamed-<8 hex>`` for a legacy entry."""
-    return server.name or f"unnamed-{server_identity(server)[:8]}"
+    """The key of a server's record: its name, or ``unnamed-<8 hex>`` for a legacy entry (the
+    same label the tool host shows: the start of
+    :func:`lemon_core.mcp.runtime.names.server_identity`, computed alike here)."""
+    if server.name:
+        return server.name
+    data = [server.name, server.transport, server.command, list(server.args),
+            sorted(server.env.items()), server.cwd, server.url, sorted(server.headers.items())]
+    return "unnamed-" + hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:8]
 
 
 def secrets_digest(server: McpServer, key: bytes) -> str:

@@ -20,7 +20,12 @@ from typing import Any, Protocol
 from lemon_core.context import LemonContext
 from lemon_core.errors import LemonError
 from lemon_core.mcp.trust.identity import needs_trust
-from lemon_core.mcp.trust.store import TrustData, TrustStoreError, project_key, read_store
+from lemon_core.mcp.trust.store import (
+    TrustData,
+    TrustStoreError,
+    project_key,
+    read_store,
+)
 from lemon_core.models import McpServer
 
 

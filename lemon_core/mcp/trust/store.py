@@ -137,7 +137,7 @@ def _edit(ctx: LemonContext, change: Any) -> Any:
     """Apply ``change(raw dict, key) -> result`` to the store under its lock; returns the
     result."""
     from lemon_core.fsio import dump_json, update_file
-    from lemon_core.mcp.manage import lock_timeout
+    from lemon_core.mcp.config import lock_timeout
 
     path = store_path(ctx)
     outcome: list[Any] = []

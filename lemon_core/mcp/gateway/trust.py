@@ -53,9 +53,9 @@ def tool(servers: Sequence[Any], project: str) -> Any:
 
 def message(servers: Sequence[Any], project: str) -> str:
     """The form's text: the project and each server's launch line (values never shown)."""
-    lines = [f"lemon: this project ({escape(project)}) configures MCP servers you have not "
-             "trusted. Trusting lets lemon start these programs or contact these URLs, now "
-             "and whenever they are unchanged:"]
+    lines = [(f"lemon: this project ({escape(project)}) configures MCP servers you have not "
+              "trusted. Trusting lets lemon start these programs or contact these URLs, now "
+              "and whenever they are unchanged:")]
     for server in servers[:MAX_SHOWN]:
         lines.append(f'- "{escape(record_name(server))}"')
         lines.extend(f"    {escape(line)[:MAX_LINE]}" for line in launch_lines(server))

@@ -11,8 +11,17 @@ import attrs
 import pytest
 
 from lemon_core.context import LemonContext
-from lemon_core.mcp.trust.identity import launch_lines, needs_trust, record_name, shown_url
-from lemon_core.mcp.trust.policy import StoreTrust, UntrustedServerError, require_trusted
+from lemon_core.mcp.trust.identity import (
+    launch_lines,
+    needs_trust,
+    record_name,
+    shown_url,
+)
+from lemon_core.mcp.trust.policy import (
+    StoreTrust,
+    UntrustedServerError,
+    require_trusted,
+)
 from lemon_core.mcp.trust.store import (
     TrustStoreError,
     read_store,

@@ -34,25 +34,30 @@ class TrustPolicy(Protocol):
 
 
 class StoreTrust:
-    """The store's answer. The store is read again only when its file changed (one ``stat``
-    per question), so a ``lemon mcp trust`` run while a gateway is up counts at its next
-    discovery. A store that cannot be used trusts nothing (``problem`` says why)."""
+    """The store's answer. The store's place and the project's real path are resolved once;
+    the store is read again only when its file changed (one ``stat`` per question), so a
+    ``lemon mcp trust`` run while a gateway is up counts at its next discovery. A store that
+    cannot be used trusts nothing (``problem`` says why)."""
 
     def __init__(self, ctx: LemonContext) -> None:
+        from lemon_core.mcp.trust.store import store_path
+
         self.ctx = ctx
         self.problem: str | None = None
         self._seen: Any = None
         self._data = TrustData()
+        self._projects: dict[Path, str] = {}
+        try:
+            self._path: Path | None = store_path(ctx)
+        except TrustStoreError as exc:
+            self._path, self.problem = None, str(exc)
 
     def _current(self) -> TrustData:
-        try:
-            from lemon_core.mcp.trust.store import store_path
-
-            info = os.stat(store_path(self.ctx))
-            seen: Any = (info.st_mtime_ns, info.st_size, info.st_ino)
-        except TrustStoreError as exc:
-            self.problem, self._data, self._seen = str(exc), TrustData(), None
+        if self._path is None:
             return self._data
+        try:
+            info = os.stat(self._path)
+            seen: Any = (info.st_mtime_ns, info.st_size, info.st_ino)
         except OSError:
             seen = "missing"
         if seen != self._seen:
@@ -64,7 +69,10 @@ class StoreTrust:
         return self._data
 
     def __call__(self, project: Path, server: McpServer, /) -> bool:
-        return self._current().trusts(project_key(project), server)
+        key = self._projects.get(project)
+        if key is None:
+            key = self._projects[project] = project_key(project)
+        return self._current().trusts(key, server)
 
 
 def untrusted(servers: Iterable[McpServer], project: Path,

@@ -4,8 +4,8 @@
 Each command connects to the project's enabled servers (they may start programs), prints, and
 closes. A server of the project's own files that the user has not trusted (``lemon mcp trust``)
 is never started: one note on stderr names ``lemon mcp trust`` (JSON: an ``untrusted`` list).
-Output never shows commands, URLs, headers or
-environment values, nor a transport's own error text; a tool's own output is the server's.
+Output never shows commands, URLs, headers or environment values, nor a transport's own error
+text; a tool's own output is the server's.
 """
 
 from __future__ import annotations
@@ -52,6 +52,9 @@ def _untrusted(host: Any, *, show: bool) -> list[str]:
     from lemon_core.text import escape
 
     names = [record_name(s) for s in host.untrusted]
+    problem = getattr(host.trust, "problem", None)  # the store cannot be used: say why
+    if show and names and problem:
+        warn(problem, label="note")
     if show and names:
         count = f"{len(names)} MCP server" + ("s" if len(names) > 1 else "")
         warn(Escaped(f"{count} of this project not trusted, not started: "

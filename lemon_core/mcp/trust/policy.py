@@ -75,10 +75,18 @@ class StoreTrust:
         return self._current().trusts(key, server)
 
 
+def _asks_yes(policy: TrustPolicy, project: Path, server: McpServer) -> bool:
+    try:
+        return policy(project, server) is True
+    except Exception:  # noqa: BLE001 - an embedder's policy that fails trusts nothing
+        return False
+
+
 def untrusted(servers: Iterable[McpServer], project: Path,
               policy: TrustPolicy) -> list[McpServer]:
-    """The servers of ``servers`` that need trust and that ``policy`` does not trust."""
-    return [s for s in servers if needs_trust(s) and not policy(project, s)]
+    """The servers of ``servers`` that need trust and that ``policy`` does not trust (only an
+    answer of exactly True trusts; a policy that raises trusts nothing)."""
+    return [s for s in servers if needs_trust(s) and not _asks_yes(policy, project, s)]
 
 
 class UntrustedServerError(LemonError):

@@ -120,3 +120,15 @@ def test_launch_lines_hide_values_and_names_stay_stable() -> None:
 
 def test_read_store_of_nothing_is_empty(ctx: LemonContext) -> None:
     assert read_store(ctx).projects == {} and not os.path.exists(store_path(ctx))
+
+
+def test_a_policy_that_fails_or_answers_loosely_trusts_nothing() -> None:
+    from lemon_core.mcp.trust.policy import untrusted
+
+    def broken(project: Path, server: McpServer) -> bool:
+        raise RuntimeError("embedder bug")
+
+    assert untrusted([SERVER], Path("/p"), broken) == [SERVER]
+    assert untrusted([SERVER], Path("/p"), lambda p, s: "yes") == [SERVER]  # type: ignore[arg-type, return-value]
+    own = attrs.evolve(SERVER, source=ServerSource("lemon", "global"))
+    assert untrusted([own], Path("/p"), broken) == []  # never asked about the user's own

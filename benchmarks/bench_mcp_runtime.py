@@ -61,12 +61,24 @@ def _project(root: Path, names: list[str], script: Path) -> Path:
     return project
 
 
+def _trust(project: Path, agent: Path) -> None:
+    """Record the project's servers as trusted (the user's 'lemon mcp trust')."""
+    from lemon_core.context import LemonContext
+    from lemon_core.mcp.config import read_file
+    from lemon_core.mcp.trust.store import trust_servers
+
+    ctx = LemonContext(cwd=project, home=agent, env={"LEMON_AGENT_DIR": str(agent),
+                                                     "HOME": str(agent)}, platform="linux")
+    trust_servers(ctx, read_file(ctx, "project").servers)
+
+
 def _discover(project: Path, agent: Path) -> tuple[float, float, float | None]:
     from lemon_core.context import LemonContext
     from lemon_core.mcp.runtime.host import McpHost
 
     ctx = LemonContext(cwd=project, home=agent, env={"LEMON_AGENT_DIR": str(agent),
                                                      "HOME": str(agent)}, platform="linux")
+    _trust(project, agent)
     with McpHost(ctx) as host:
         started = time.perf_counter()
         tools = host.tools()
@@ -137,6 +149,7 @@ async def _serve_calls(project: Path, agent: Path, script: Path,
     from mcp import Client, StdioServerParameters
 
     env = {"LEMON_AGENT_DIR": str(agent), "HOME": str(agent), "LEMON_BUILTIN_SKILLS": "0"}
+    _trust(project, agent)
     lemon = Path(sys.executable).parent / "lemon"
     direct_params = StdioServerParameters(command=sys.executable, args=[str(script), "direct"])
     serve_params = StdioServerParameters(command=str(lemon), env=env,

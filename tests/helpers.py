@@ -58,3 +58,47 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
         code = exc.code if isinstance(exc.code, int) else 1
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def test_agent_dir(project: Path) -> Path:
+    """The agent folder MCP tests use: ``$LEMON_AGENT_DIR`` when a test set it, else
+    ``<the test's tmp_path>/agent`` (the convention of the runtime, gateway and OAuth tests)."""
+    import os
+
+    configured = os.environ.get("LEMON_AGENT_DIR")
+    if configured:
+        return Path(configured)
+    for folder in project.resolve().parents:
+        if folder.parent.name.startswith("pytest-"):
+            return folder / "agent"
+    raise AssertionError(f"no test tmp_path above {project}")
+
+
+test_agent_dir.__test__ = False  # type: ignore[attr-defined]
+
+
+def trust_project(project: Path, agent: Path | None = None,
+                  servers: Any = None) -> list[str]:
+    """Record servers of ``project`` as trusted, as ``lemon mcp trust --approve`` would, in
+    ``agent``'s trust store (default :func:`test_agent_dir`): ``servers`` (entries as written
+    to ``.lemon/mcp.json``, so a test can trust them before it writes them), else every server
+    of its ``.lemon/mcp.json``."""
+    import json
+    import os
+
+    from lemon_core.context import LemonContext
+    from lemon_core.mcp.config import McpConfigError, parse_file, read_file
+    from lemon_core.mcp.trust.store import trust_servers
+
+    folder = agent or test_agent_dir(project)
+    ctx = LemonContext(cwd=project, home=folder.parent, platform="linux",
+                       env={"LEMON_AGENT_DIR": str(folder), "PATH": os.environ.get("PATH", "")})
+    try:
+        if servers is None:
+            parsed = read_file(ctx, "project").servers
+        else:
+            content = json.dumps({"servers": list(servers)}).encode()
+            parsed = parse_file(content, project / ".lemon" / "mcp.json", "project").servers
+    except McpConfigError:  # a test of an unusable file: nothing of it can start anyway
+        return []
+    return trust_servers(ctx, parsed)

@@ -26,6 +26,7 @@ from lemon_core.cli import mcp_oauth  # noqa: F401  (``lemon mcp login/logout``)
 from lemon_core.cli import mcp_runtime  # noqa: F401  (``lemon mcp tools/status/call``)
 from lemon_core.cli import mcp_serve  # noqa: F401  (``lemon mcp serve``)
 from lemon_core.cli import mcp_test  # noqa: F401  (registers ``lemon mcp test``)
+from lemon_core.cli import mcp_trust  # noqa: F401  (``lemon mcp trust/untrust``)
 from lemon_core.cli import plugins as plugins_cli
 from lemon_core.cli import skill_app
 from lemon_core.cli import (  # noqa: F401  (each registers its ``lemon skill`` commands)

@@ -146,9 +146,16 @@ def list_cmd(
 
     if all_:
         from lemon_core.mcp.effective import effective_servers
+        from lemon_core.mcp.trust.identity import needs_trust
+        from lemon_core.mcp.trust.policy import StoreTrust
 
         effective = effective_servers(ctx, scope=_scope(global_))  # type: ignore[arg-type]
-        data = views.effective_view(effective, reveal=reveal)
+        policy = StoreTrust(ctx)
+        data = views.effective_view(
+            effective, reveal=reveal,
+            trusted=lambda server: not needs_trust(server) or policy(ctx.cwd, server))
+        if policy.problem is not None:
+            _note(policy.problem)
         text = None if as_json else mcp_render.effective_text(data, reveal=reveal)
         failed = problems([e for e in effective.errors if e.provider in ("lemon", "env")])
     else:

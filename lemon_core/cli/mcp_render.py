@@ -101,12 +101,16 @@ def effective_text(data: Mapping[str, Any], *, reveal: bool = False) -> Escaped:
                      "disabled.")  # fmt: skip
     if data["effective"]:
         rows = [
-            [_name(s["name"]), s["transport"], _yes(s["enabled"]),
+            [_name(s["name"]), s["transport"], _yes(s["enabled"]), _yes(s.get("trusted", True)),
              f"{s['source']['provider']}:{s['source']['scope']}", str(s["env_count"]),
              str(s["header_count"])]
             for s in data["effective"]
         ]  # fmt: skip
-        lines.append(table(rows, ["NAME", "TRANSPORT", "ENABLED", "SOURCE", "ENV", "HEADERS"]))
+        lines.append(table(rows, ["NAME", "TRANSPORT", "ENABLED", "TRUSTED", "SOURCE", "ENV",
+                                  "HEADERS"]))
+        if not all(s.get("trusted", True) for s in data["effective"]):
+            lines.append("Servers not trusted are not started; review them with "
+                         "'lemon mcp trust'.")
     else:
         lines.append(f"No MCP servers in the {data['scope']} scope.")
     for item in data["skipped"]:

@@ -1,9 +1,11 @@
 """``lemon mcp tools``, ``lemon mcp status``, ``lemon mcp call``: the tool host
 (:class:`lemon_core.mcp.runtime.host.McpHost`) for one project, from the command line.
 
-Each command connects to the project's enabled servers (they may start programs: only for
-servers you trust), prints, and closes. Output never shows commands, URLs, headers or
-environment values, nor a transport's own error text; a tool's own output is the server's.
+Each command connects to the project's enabled servers (they may start programs), prints, and
+closes. A server of the project's own files that the user has not trusted (``lemon mcp trust``)
+is never started: one note on stderr names ``lemon mcp trust`` (JSON: an ``untrusted`` list).
+Output never shows commands, URLs, headers or environment values, nor a transport's own error
+text; a tool's own output is the server's.
 """
 
 from __future__ import annotations
@@ -42,6 +44,24 @@ def _config_errors(host: Any, *, show: bool) -> Exception | None:
     return problems([e for e in host.config_errors if e.provider in ("lemon", "env")])
 
 
+def _untrusted(host: Any, *, show: bool) -> list[str]:
+    """The names of the servers left out as untrusted; one note on stderr when ``show``."""
+    from lemon_core.cli.output import Escaped, warn
+    from lemon_core.mcp.trust.identity import record_name
+    from lemon_core.mcp.trust.policy import hint
+    from lemon_core.text import escape
+
+    names = [record_name(s) for s in host.untrusted]
+    problem = getattr(host.trust, "problem", None)  # the store cannot be used: say why
+    if show and names and problem:
+        warn(problem, label="note")
+    if show and names:
+        count = f"{len(names)} MCP server" + ("s" if len(names) > 1 else "")
+        warn(Escaped(f"{count} of this project not trusted, not started: "
+                     f"{', '.join(escape(n) for n in names)}; {hint([])}"), label="note")
+    return names
+
+
 def _first_line(text: str | None) -> str:
     return (text or "").strip().splitlines()[0][:100] if (text or "").strip() else ""
 
@@ -62,12 +82,13 @@ def tools(
         found = [t for t in host.tools() if name is None or t.server == name]
         status = host.status()
     failed = _config_errors(host, show=not as_json)
+    untrusted = _untrusted(host, show=True)
     if as_json:
         emit_json({"tools": [{"name": t.name, "server": t.server, "tool": t.raw,
                               "kind": t.kind, "approval": "always" if t.approval else "never",
                               "description": t.description, "input_schema": dict(t.input_schema)}
                              for t in found],
-                   "errors": errors_view(host.config_errors)})
+                   "errors": errors_view(host.config_errors), "untrusted": untrusted})
         if failed is not None:
             raise failed
         return
@@ -101,9 +122,10 @@ def status(
         items = host.status()
         disabled = host.disabled
     failed = _config_errors(host, show=not as_json)
+    untrusted = _untrusted(host, show=True)
     if as_json:
         emit_json({"enabled": not disabled, "servers": [s.to_json() for s in items],
-                   "errors": errors_view(host.config_errors)})
+                   "errors": errors_view(host.config_errors), "untrusted": untrusted})
     elif not items:
         say("MCP is turned off (LEMON_MCP_DISABLED)." if disabled else
             "No enabled MCP servers." + (" (See the errors above.)" if failed else ""))
@@ -130,6 +152,24 @@ def _arguments(text: str | None) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise UsageError("--args must be a JSON object, e.g. --args '{\"path\": \"a\"}'")
     return value
+
+
+def _untrusted_call(host: Any, tool: str, exc: Exception) -> Exception:
+    """For an unknown tool while project servers are untrusted: the refusal naming
+    ``lemon mcp trust`` (the tool may belong to one of them), else ``exc`` as it was."""
+    from lemon_core.mcp.runtime.names import slug
+    from lemon_core.mcp.trust.identity import record_name
+    from lemon_core.mcp.trust.policy import UntrustedServerError, hint
+    from lemon_core.text import escape
+
+    names = [record_name(s) for s in host.untrusted]
+    if not names:
+        return exc
+    mine = [n for n in names if tool.startswith(f"mcp_{slug(n, 16)}_") or tool == n]
+    shown = ", ".join(escape(n) for n in (mine or names))
+    return UntrustedServerError(
+        f"no MCP tool named {escape(tool)!r} is available: this project's server(s) {shown} "
+        f"are not trusted, so lemon did not start them; {hint([escape(n) for n in mine])}")
 
 
 def _terminal_approver(request: Any) -> bool:
@@ -171,11 +211,13 @@ def call(
         except LemonError as exc:
             if isinstance(exc, NotFoundError):
                 _config_errors(host, show=True)  # what may have left the tool out
+                exc = _untrusted_call(host, tool, exc)
             if as_json:
                 kind = "approval" if type(exc).__name__ == "ApprovalRefused" else "not_found"
+                kind = "untrusted" if type(exc).__name__ == "UntrustedServerError" else kind
                 emit_json({"name": tool, "ok": False,
                            "error": {"kind": kind, "message": str(exc)}})
-            raise
+            raise exc from None
     if as_json:
         emit_json(result.to_json())
         if not result.ok or result.is_error:

@@ -34,6 +34,7 @@ FILE_NAME = "mcp.json"
 ENV_VAR = "LEMON_MCP_SERVERS"
 #: lemon refuses to read an MCP file (or ``LEMON_MCP_SERVERS``) larger than this.
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
+DEFAULT_LOCK_TIMEOUT = 10.0
 
 
 class McpConfigError(ConfigError):
@@ -54,6 +55,16 @@ def mcp_path(ctx: LemonContext, scope: str) -> Path:
     if scope == "global":
         return ctx.agent_dir / FILE_NAME
     raise UsageError(f"unknown scope {show(scope)}: use project or global")
+
+
+def lock_timeout(ctx: LemonContext, timeout: float | None = None) -> float:
+    """``timeout``, else ``$LEMON_LOCK_TIMEOUT`` seconds, else 10 seconds."""
+    if timeout is not None:
+        return timeout
+    try:
+        return max(0.0, float(ctx.getenv("LEMON_LOCK_TIMEOUT") or DEFAULT_LOCK_TIMEOUT))
+    except ValueError:
+        return DEFAULT_LOCK_TIMEOUT
 
 
 def _too_large(where: str) -> McpConfigError:
@@ -217,6 +228,7 @@ def env_servers(ctx: LemonContext) -> tuple[McpServer, ...]:
 
 
 __all__ = [
+    "DEFAULT_LOCK_TIMEOUT",
     "ENV_VAR",
     "FILE_NAME",
     "MAX_CONFIG_BYTES",
@@ -227,6 +239,7 @@ __all__ = [
     "env_servers",
     "file_fields",
     "load_json",
+    "lock_timeout",
     "mcp_path",
     "parse_file",
     "parse_servers",

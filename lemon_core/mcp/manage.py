@@ -22,19 +22,18 @@ from lemon_core.errors import LemonError, NotFoundError
 from lemon_core.fsio import Snapshot, beneath, dump_json, update_file
 from lemon_core.fsio.write import check_parent
 from lemon_core.mcp.config import (
+    DEFAULT_LOCK_TIMEOUT,
     LemonScope,
     McpFile,
     mcp_path,
     parse_file,
     read_bytes,
+    lock_timeout,
     read_file,
 )
 from lemon_core.mcp.names import check_name, show
 from lemon_core.mcp.schema import entry_label
 from lemon_core.mcp.spec import ServerSpec, build_entry
-
-DEFAULT_LOCK_TIMEOUT = 10.0
-
 
 class ServerExistsError(LemonError):
     """``add`` found an entry with that name and was not told to replace it."""
@@ -50,16 +49,6 @@ class WriteResult:
     path: Path
     changed: bool
     transport: str | None = None
-
-
-def lock_timeout(ctx: LemonContext, timeout: float | None = None) -> float:
-    """``timeout``, else ``$LEMON_LOCK_TIMEOUT`` seconds, else 10 seconds."""
-    if timeout is not None:
-        return timeout
-    try:
-        return max(0.0, float(ctx.getenv("LEMON_LOCK_TIMEOUT") or DEFAULT_LOCK_TIMEOUT))
-    except ValueError:
-        return DEFAULT_LOCK_TIMEOUT
 
 
 def _edit(
@@ -98,8 +87,13 @@ def add_server(
     scope: LemonScope = "project",
     replace: bool = False,
     timeout: float | None = None,
+    trust: bool = True,
 ) -> WriteResult:
-    """Add ``spec`` to the scope's file; an existing name is refused unless ``replace``."""
+    """Add ``spec`` to the scope's file; an existing name is refused unless ``replace``.
+
+    In the project file the entry written is also recorded as trusted
+    (:mod:`lemon_core.mcp.trust`): the user just wrote it. ``trust=False`` leaves it untrusted.
+    """
     spec.validate()
     replaced = False
 
@@ -121,6 +115,13 @@ def add_server(
         return True
 
     path = _edit(ctx, scope, change, timeout)
+    if trust and scope == "project":
+        from lemon_core.mcp.trust.store import trust_servers
+
+        written = parse_file(read_bytes(path), path, scope)
+        index = written.index_of(spec.name)
+        if index is not None:
+            trust_servers(ctx, [written.servers[index]])
     action = "replaced" if replaced else "added"
     return WriteResult(action, spec.name, scope, path, True, spec.transport)
 

@@ -11,12 +11,16 @@ Stable keys (``lemon mcp list --all --json``)::
      "skipped": [{"name", "provider", "scope", "file", "reason", "index"}],
      "errors": [{"provider", "scope", "file", "kind", "message"}], "scope", "mcp_enabled"}
     SERVER = {"name", "transport", "enabled", "source": {"provider", "scope", "file"},
-              "env_count", "header_count", "tool_approval_count", "approval", "state"}
+              "env_count", "header_count", "tool_approval_count", "approval", "state",
+              "trusted"}
+
+``trusted`` is whether lemon may start the server: always true for the user's own scopes; for
+a project's server, whether the trust store (``lemon mcp trust``) records it as it stands.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from lemon_core.mcp.config import McpFile
@@ -104,12 +108,15 @@ def errors_view(errors: Iterable[SourceError]) -> list[dict[str, Any]]:
              "message": e.message} for e in errors]
 
 
-def effective_view(effective: EffectiveSet, *, reveal: bool = False) -> dict[str, Any]:
-    """``lemon mcp list --all --json``."""
+def effective_view(effective: EffectiveSet, *, reveal: bool = False,
+                   trusted: Callable[[McpServer], bool] | None = None) -> dict[str, Any]:
+    """``lemon mcp list --all --json``; ``trusted(server)`` answers each server's ``trusted``
+    (default: true for all, as a caller that checks no trust sees them)."""
     servers = []
     for item in effective.servers:
         view = server_view(item.server, enabled=item.enabled, reveal=reveal)
         view["state"] = item.state
+        view["trusted"] = True if trusted is None else trusted(item.server)
         servers.append(view)
     return {
         "effective": servers,

@@ -309,7 +309,7 @@ def test_list_all_json_contract(
 
 #: The keys of a SERVER in ``list --all --json``, exactly; ``--reveal`` adds REVEALED_FIELDS.
 SERVER_KEYS = {"name", "transport", "enabled", "source", "env_count", "header_count",
-               "tool_approval_count", "approval", "state"}  # fmt: skip
+               "tool_approval_count", "approval", "state", "trusted"}  # fmt: skip
 #: What the issue's contract promises ``--reveal`` adds.
 CONTRACT_REVEALED = {"command", "args", "env", "cwd", "url", "headers", "timeout_ms",
                      "allow_tools", "block_tools"}  # fmt: skip

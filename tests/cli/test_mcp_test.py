@@ -28,9 +28,13 @@ def project(tmp_path: Path) -> Path:
 
 
 def _configure(project: Path, *servers: dict) -> None:
+    from lemon_core.context import LemonContext
+    from tests.helpers import trust_project
+
     folder = project / ".lemon"
     folder.mkdir(exist_ok=True)
     (folder / "mcp.json").write_text(json.dumps({"servers": list(servers)}))
+    trust_project(project, LemonContext.from_environment(cwd=project).agent_dir)
 
 
 def _test(capsys, project: Path, name: str, *extra: str) -> tuple[int, str, str]:

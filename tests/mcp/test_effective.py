@@ -329,7 +329,7 @@ def test_views_redact_unless_revealed(ctx: LemonContext, project_file: Path) -> 
         "name": "local", "transport": "stdio", "enabled": True,
         "source": {"provider": "lemon", "scope": "project", "file": str(project_file)},
         "env_count": 1, "header_count": 0, "tool_approval_count": 1, "approval": "never",
-        "state": "entry",
+        "state": "entry", "trusted": True,  # no trust callback given: shown as trusted
     }  # fmt: skip
     assert data["effective"][1]["header_count"] == 1 and data["effective"][3]["name"] is None
     revealed = effective_view(effective, reveal=True)

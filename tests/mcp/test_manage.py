@@ -489,7 +489,7 @@ def test_a_write_is_a_synced_private_temp_file_renamed_under_the_lock(
 
     monkeypatch.setattr(fsio.os, "fsync", fsync)
     monkeypatch.setattr(fsio.os, "replace", replace)
-    add_server(ctx, stdio(), scope="global")
+    add_server(ctx, stdio(), scope="global")  # the global file is not trust-recorded
     assert events == [("fsync", "file", 0o600), ("replace", True, 0o600, True, ["git"]),
                       ("fsync", "dir", None)]  # fmt: skip
     assert not fsio.lock_path(project_file).exists()

@@ -6,7 +6,8 @@ select an exact name in the chosen file, not another scope"), opens an isolated 
 it, performs the handshake and tool discovery, and closes it. No tool is ever called. A
 disabled server is tested too (the result says it is disabled): testing is an explicit
 request. A name that only another scope, ``LEMON_MCP_SERVERS`` or another tool's file defines
-is refused with a message naming where it comes from, so the user sees why.
+is refused with a message naming where it comes from, so the user sees why. A project entry
+the user has not trusted (``lemon mcp trust``) is refused before anything starts.
 """
 
 from __future__ import annotations
@@ -57,7 +58,10 @@ def test_server(ctx: LemonContext, name: str, *, scope: str = "project",
     :class:`~lemon_core.mcp.client.errors.McpConnectionError` (a fixed, redacted message) when
     that fails, :class:`NotFoundError` for an unknown name, a ``UsageError`` for an invalid
     one."""
+    from lemon_core.mcp.trust.policy import require_trusted
+
     found = find_server(ctx, name, scope=scope)
+    require_trusted(ctx, found.server)
     return TestedServer(found, probe(found.server, ctx, errlog=errlog))
 
 

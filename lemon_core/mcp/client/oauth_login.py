@@ -54,8 +54,10 @@ async def login_async(ctx: LemonContext, name: str, on_url: Authorizer) -> Login
 
     from lemon_core.mcp.client.connection import connect, list_all_tools
     from lemon_core.mcp.client.transports import ready_timeout, request_timeout
+    from lemon_core.mcp.trust.policy import require_trusted
 
     server, settings = oauth_server(ctx, name)
+    require_trusted(ctx, server)  # login contacts the server (and its OAuth endpoints)
     budget = settings.authorization_timeout + ready_timeout(server) + request_timeout(server)
     with authorize_with(on_url), anyio.fail_after(budget):
         async with connect(server, ctx) as client:

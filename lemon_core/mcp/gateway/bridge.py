@@ -11,6 +11,8 @@ approval runs in a worker thread, and the loop keeps answering meanwhile (an eli
 answer arrives while its call waits). The first discovery starts with the gateway and every
 request waits for it; the inventory is then rediscovered every
 ``refresh_s``, and entries that run ``lemon mcp serve`` are skipped (:mod:`.selfref`).
+Project servers the user has not trusted are not started; while there are any, one extra tool
+says so and asks the person to trust them (:mod:`.trust`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 
 from lemon_core.context import LemonContext
 from lemon_core.errors import LemonError, NotFoundError
-from lemon_core.mcp.gateway import elicit, results, rounds, shown
+from lemon_core.mcp.gateway import elicit, results, rounds, shown, trust
 from lemon_core.mcp.gateway.notify import ChangeNotifier
 from lemon_core.mcp.gateway.selfref import self_reason
 from lemon_core.mcp.runtime.approvals import ApprovalRefused, approval_key
@@ -44,7 +46,7 @@ class Gateway:
         self.pending = rounds.Pending(approval_wait_s)
         #: where 2026-07-28 clients' ``subscriptions/listen`` streams get their change events
         self.bus = InMemorySubscriptionBus()
-        self.notifier = ChangeNotifier(self.tools, self.bus)
+        self.notifier = ChangeNotifier(self.visible, self.bus)
         self.host = McpHost(ctx, on_change=self.notifier.changed, skip=self_reason,
                             **host_options)
         self._ready: Any = None
@@ -88,6 +90,18 @@ class Gateway:
     async def tools(self) -> Sequence[Any]:
         return await self._discover()
 
+    async def visible(self) -> list[Any]:
+        """What a client's ``tools/list`` shows: the hosted tools, and while project servers
+        are untrusted, the tool that says so (:mod:`.trust`)."""
+        import mcp_types as types
+
+        listed = [types.Tool(name=t.name, description=shown.description(t.description),
+                             input_schema=shown.schema(dict(t.input_schema)) or {"type": "object"})
+                  for t in await self.tools()]
+        if self.host.untrusted:
+            listed.append(trust.tool(self.host.untrusted, str(self.ctx.cwd)))
+        return listed
+
     def _say(self, message: str) -> None:
         if self.notice is not None:
             self.notice(message)
@@ -107,17 +121,15 @@ class Gateway:
         for item in self.host.last_status():
             if item.last_error:
                 self._say(f"MCP server \"{item.name}\": {item.last_error}")
+        if self.host.untrusted:
+            self._say(trust.note(self.host.untrusted, str(self.ctx.cwd)))
 
     # -- requests ------------------------------------------------------------------------
     async def list_tools(self, session: Any) -> list[Any]:
-        import mcp_types as types
-
         await self.ready()
-        hosted = await self.tools()
-        self.notifier.listed_now(session, hosted)
-        return [types.Tool(name=t.name, description=shown.description(t.description),
-                           input_schema=shown.schema(dict(t.input_schema)) or {"type": "object"})
-                for t in hosted]
+        listed = await self.visible()
+        self.notifier.listed_now(session, listed)
+        return listed
 
     async def call_tool(self, session: Any, request_id: Any, name: str,
                         arguments: dict[str, Any], *, protocol_version: str | None = None,
@@ -125,6 +137,9 @@ class Gateway:
         import anyio
 
         await self.ready()
+        if name == trust.TOOL:
+            return await self._trust_call(session, request_id, protocol_version,
+                                          input_responses, request_state)
         try:
             tool = self.host.find(name)  # the inventory in memory: no discovery, no thread
         except NotFoundError:
@@ -168,6 +183,46 @@ class Gateway:
             return results.tool_error(f"the call of {tool.name} failed inside lemon; it "
                                       "was not retried")
         return results.from_host(tool, result)
+
+    async def _trust_call(self, session: Any, request_id: Any, protocol_version: str | None,
+                          input_responses: Any, request_state: Any) -> Any:
+        """The extra tool: ask the person to trust the untrusted servers (never the agent)."""
+        import anyio
+        import mcp_types as types
+
+        from lemon_core.mcp.runtime.names import server_identity
+        from lemon_core.mcp.trust.store import trust_servers
+
+        servers = tuple(self.host.untrusted)
+        project = str(self.ctx.cwd)
+        if not servers:
+            return types.CallToolResult(content=[types.TextContent(
+                text="Every MCP server of this project is trusted; list the tools again.")])
+        shown = {"shown": [server_identity(s) for s in servers]}  # what the form showed
+        version = protocol_version or getattr(session, "protocol_version", None)
+        if rounds.is_modern(version):
+            if request_state is None:
+                if not rounds.can_ask(session):
+                    return results.tool_error(trust.refused(servers, project, asked=False))
+                return trust.input_required(servers, project,
+                                            self.pending.mint(trust.TOOL, shown))
+            if not self.pending.redeem(request_state, trust.TOOL, shown):
+                return results.tool_error(STALE)
+            yes = rounds.answered_yes(input_responses)
+        elif elicit.can_elicit(session):
+            yes = await trust.ask(session, servers, project, request_id, self.approval_wait_s)
+        else:
+            return results.tool_error(trust.refused(servers, project, asked=False))
+        if not yes:
+            return results.tool_error(trust.refused(servers, project, asked=True))
+        try:
+            names = await anyio.to_thread.run_sync(trust_servers, self.ctx, servers)
+        except LemonError as exc:
+            return results.tool_error(f"the trust could not be recorded: {exc}")
+        await self.host.atools(refresh=True)
+        return types.CallToolResult(content=[types.TextContent(
+            text=f"The user trusted {len(names)} MCP server(s) of this project; lemon started "
+                 "them. List the tools again to see their tools.")])
 
     def _source_of(self, tool: Any) -> Any:
         """The configuration entry's source (file) of ``tool``'s server, for the refusal."""

@@ -17,6 +17,12 @@ its last inventory for at most ``ttl_s`` (default 300 s). A server removed or re
 configuration is retired at the next discovery, and calls to its old names fail.
 ``LEMON_MCP_DISABLED=1`` (or the files' top-level ``"enabled": false``) means no connection.
 
+Trust: a server of the project's own scopes (:func:`lemon_core.mcp.trust.identity.needs_trust`)
+is started or contacted only when the ``trust`` policy says yes (default: the trust store that
+``lemon mcp trust`` writes, :class:`~lemon_core.mcp.trust.policy.StoreTrust`); the others are
+listed in :attr:`McpHost.untrusted` and never touched. An embedder passes its own
+``trust(project, server) -> bool``.
+
 Calls never take the discovery lock; each is bounded and never replayed
 (:mod:`lemon_core.mcp.runtime.calls`); approval is asked at most once, through the caller's
 callback (:mod:`lemon_core.mcp.runtime.approvals`).
@@ -64,8 +70,17 @@ class McpHost:
                  breaker_window_s: float = BREAKER_WINDOW_S,
                  on_change: Callable[[], None] | None = None,
                  skip: Callable[[Any], str | None] | None = None,
-                 sampler: Any = None) -> None:
+                 sampler: Any = None, trust: Any = None) -> None:
         self.ctx = ctx
+        if trust is None:
+            from lemon_core.mcp.trust.policy import StoreTrust
+
+            trust = StoreTrust(ctx)
+        #: ``trust(project, server) -> bool``, asked for each enabled server that needs trust
+        #: (:class:`~lemon_core.mcp.trust.policy.TrustPolicy`)
+        self.trust = trust
+        #: The enabled servers left out at the last discovery because they are not trusted
+        self.untrusted: tuple[Any, ...] = ()
         #: ``sampler(SamplingRequest)``: servers may sample through it, each request approved
         #: by ``approver`` first (:mod:`lemon_core.mcp.runtime.sampling`); None: no sampling
         self.sampler = sampler
@@ -200,15 +215,21 @@ class McpHost:
 
         async with self._lock:
             effective = await anyio.to_thread.run_sync(effective_servers, self.ctx)
+            untrusted = await anyio.to_thread.run_sync(self._untrusted, effective)
             # the read above cannot be cancelled; if the host was closed or cancelled
             # meanwhile, stop before starting connections on its ended task group
             await anyio.lowlevel.checkpoint_if_cancelled()
             self.config_errors = effective.errors
             wanted: dict[str, Any] = {}
             self._skipped = {}
+            before, self.untrusted = self.untrusted, tuple(untrusted.values())
+            if self.on_change is not None and before != self.untrusted:
+                self.on_change()  # a client's view of what is missing changed
             if effective.mcp_enabled:
                 for item in effective.servers:
                     reason = self.skip(item.server) if self.skip and item.enabled else None
+                    if id(item.server) in untrusted:
+                        continue
                     if reason:
                         self._skipped[server_identity(item.server)] = (item.server, reason)
                     elif item.enabled:
@@ -229,6 +250,16 @@ class McpHost:
                         tg.start_soon(self._refresh, conn)
             self._rebuild()
             self._discovered_at = time.monotonic()
+
+    def _untrusted(self, effective: Any) -> dict[int, Any]:
+        """The enabled servers of ``effective`` that the trust policy does not trust."""
+        from lemon_core.mcp.trust.policy import untrusted
+
+        if not effective.mcp_enabled:
+            return {}
+        enabled = [item.server for item in effective.servers
+                   if item.enabled and not (self.skip and self.skip(item.server))]
+        return {id(s): s for s in untrusted(enabled, self.ctx.cwd, self.trust)}
 
     def _rebuild(self) -> None:
         now = time.monotonic()

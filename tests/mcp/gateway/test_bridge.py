@@ -4,7 +4,6 @@ notification on the handshake protocols, on a ``subscriptions/listen`` stream on
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ def test_a_changed_configuration_reaches_the_client_as_list_changed(
 
     ctx = make_ctx(LEMON_AGENT_DIR=str(tmp_path / "agent"))
     beta = stdio_entry("beta", "tools-only", tmp_path / "b.log")
-    config = write_project(ctx.cwd, beta)
+    write_project(ctx.cwd, beta)
     gateway = Gateway(ctx, refresh_s=0.5)
     server = build_server(gateway, version="test")
     changes: list[str] = []  # notifications the client's message handler saw
@@ -59,7 +58,7 @@ def test_a_changed_configuration_reaches_the_client_as_list_changed(
                 await anyio.sleep(1.5)  # rediscoveries of an unchanged file: no notice
                 assert changes == [] and events == []
                 gamma = stdio_entry("gamma", "tools-only", tmp_path / "g.log")
-                config.write_text(json.dumps({"servers": [beta, gamma]}), encoding="utf-8")
+                write_project(ctx.cwd, beta, gamma)  # the user's edit (trusted)
                 with anyio.fail_after(60):
                     await changed.wait()
                 await anyio.sleep(1.5)  # further rediscoveries: still one notice

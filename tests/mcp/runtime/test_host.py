@@ -212,3 +212,23 @@ def test_on_the_callers_loop_calls_run_inline_and_approvals_in_a_thread(
 
     anyio.run(body)
     assert marker.read_text().split() == ["called"]
+
+
+def test_untrusted_project_servers_are_never_started(ctx: LemonContext, tmp_path: Path) -> None:
+    yes_log, no_log = tmp_path / "yes.log", tmp_path / "no.log"
+    write_project(ctx.cwd, stdio_entry("yes", "tools-only", yes_log),
+                  stdio_entry("no", "tools-only", no_log), trusted=False)
+    with McpHost(ctx) as host:  # the default policy: the trust store, empty here
+        assert host.tools() == () and [s.name for s in host.untrusted] == ["yes", "no"]
+    asked: list[tuple[Path, str]] = []
+
+    def policy(project: Path, server: Any) -> bool:  # an embedder's own rule
+        asked.append((project, server.name))
+        return bool(server.name == "yes")
+
+    with McpHost(ctx, trust=policy) as host:
+        assert {t.server for t in host.tools()} == {"yes"}
+        assert [s.name for s in host.untrusted] == ["no"]
+        assert "no" not in {s.name for s in host.status()}
+    assert ("yes" in {n for _, n in asked}) and all(p == ctx.cwd for p, _ in asked)
+    assert methods(yes_log) and not no_log.exists()

@@ -74,7 +74,13 @@ def ctx(make_ctx: Callable[..., LemonContext], tmp_path: Path) -> LemonContext:
     return make_ctx(LEMON_AGENT_DIR=str(tmp_path / "agent"))
 
 
-def write_project(project: Path, *servers: dict[str, Any]) -> Path:
+def write_project(project: Path, *servers: dict[str, Any], trusted: bool = True) -> Path:
+    """Write ``.lemon/mcp.json`` with ``servers`` and, unless ``trusted`` is false, record
+    them as trusted (the user's ``lemon mcp trust``) in the test's agent folder."""
+    from tests.helpers import trust_project
+
+    if trusted and servers:  # first: a running host never sees them untrusted
+        trust_project(project, servers=servers)
     path = project / ".lemon" / "mcp.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"servers": list(servers)}), encoding="utf-8")

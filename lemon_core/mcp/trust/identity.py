@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -24,6 +26,17 @@ from lemon_core.models import McpServer
 
 #: Scopes the user wrote: their servers are trusted without a record.
 USER_SCOPES = frozenset({"global", "user", "env"})
+#: An option or variable name whose value is a credential (``--token X``, ``--api-key=X``,
+#: ``GITHUB_TOKEN=X``).
+_SECRET_NAME = re.compile(r"token|secret|passw|passphrase|pwd|api[-_]?key|access[-_]?key|"
+                          r"private[-_]?key|credential|auth|bearer|cookie|session|(^|[-_])key$|"
+                          r"(^|[-_])pat$", re.IGNORECASE)
+#: A value shaped like a credential whatever option carries it.
+_SECRET_VALUE = re.compile(r"^(?:bearer\s|basic\s|gh[opusr]_|github_pat_|glpat-|sk-|sk_|pk_|rk_|"
+                           r"xox[abprs]-|AKIA|ASIA|AIza|ya29\.|eyJ)", re.IGNORECASE)
+#: An argument that is a URL and nothing else (a shell line holding one is shown whole).
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://\S*$", re.IGNORECASE)
+HIDDEN = "<hidden>"
 
 
 def needs_trust(server: McpServer) -> bool:
@@ -73,15 +86,43 @@ def shown_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
 
 
+def _option_name(arg: str) -> str:
+    return arg.lstrip("-")
+
+
+def shown_args(args: Sequence[str]) -> list[str]:
+    """``args`` as a person may see them: the value of an option or assignment named like a
+    credential (``--token X``, ``--api-key=X``, ``TOKEN=X``), anything shaped like a credential,
+    and a URL's password and query values are hidden; everything else is shown as it is."""
+    shown: list[str] = []
+    hide_next = False
+    for arg in args:
+        name, equals, value = arg.partition("=")
+        if hide_next and not arg.startswith("-"):
+            shown.append(HIDDEN)
+        elif _SECRET_VALUE.match(arg):
+            shown.append(HIDDEN)
+        elif equals and _SECRET_NAME.search(_option_name(name)):
+            shown.append(f"{name}={HIDDEN}")
+        elif _URL.match(arg):
+            shown.append(shown_url(arg))
+        else:
+            shown.append(arg)
+        hide_next = arg.startswith("-") and not equals and bool(
+            _SECRET_NAME.search(_option_name(arg)))
+    return shown
+
+
 def launch_lines(server: McpServer) -> list[str]:
     """What a person must see before trusting ``server`` (plain text: escape it to print):
-    the command and every argument, the working directory, the URL, and the names (never the
-    values) of environment variables and headers."""
+    the command and every argument (credentials hidden: :func:`shown_args`), the working
+    directory, the URL, and the names (never the values) of environment variables and
+    headers."""
     src = server.source
     where = f"{src.provider}:{src.scope}" + (f" {src.file}" if src.file else "")
     lines = [f"from {where}", f"transport: {server.transport}"]
     if server.command is not None:
-        lines.append("command: " + json.dumps([server.command, *server.args],
+        lines.append("command: " + json.dumps([server.command, *shown_args(server.args)],
                                               ensure_ascii=False))
     if server.cwd:
         lines.append(f"cwd: {server.cwd}")
@@ -97,4 +138,4 @@ def launch_lines(server: McpServer) -> list[str]:
 
 
 __all__ = ["USER_SCOPES", "launch_lines", "launch_record", "needs_trust", "record_name",
-           "secrets_digest", "shown_url"]
+           "secrets_digest", "shown_args", "shown_url"]

@@ -103,7 +103,11 @@ QUESTIONS = {
 }
 
 
-def _asker(progress: _Progress | None) -> Any:
+#: ``lemon skill remove`` asks its own questions (the discard stage deletes, not replaces).
+REMOVE_QUESTIONS = {**QUESTIONS, "discard": "Remove it and DISCARD these local edits?"}
+
+
+def _asker(progress: _Progress | None, questions: dict[str, str] = QUESTIONS) -> Any:
     from lemon_core.cli.output import ask as ask_line
     from lemon_core.cli.output import say
 
@@ -116,7 +120,7 @@ def _asker(progress: _Progress | None) -> Any:
                 f"{request.trust}) into {what}.", err=True)
         else:
             say(*_details(request), err=True)
-        return ask_line(f"{QUESTIONS[request.stage]} [y/N]").lower() in ("y", "yes")
+        return ask_line(f"{questions[request.stage]} [y/N]").lower() in ("y", "yes")
 
     return ask
 
@@ -209,20 +213,26 @@ def remove_command(
     key: str = key_argument(),
     local: bool = typer.Option(False, "--local", help="Remove the project's copy."),
     global_: bool = typer.Option(False, "--global", help="Remove the global copy."),
-    approve: bool = typer.Option(False, "--approve", help="Answer yes in advance."),
+    approve: bool = typer.Option(False, "--approve", help="Answer yes in advance (never to "
+                                 "discarding local edits)."),
+    discard_edits: bool = typer.Option(False, "--discard-edits", help="Remove a skill whose "
+                                       "files changed since lemon installed it, discarding "
+                                       "those edits (--approve alone refuses)."),
     cwd: Path | None = CWD,
     as_json: bool = JSON,
 ) -> None:
     """Remove a skill lemon installed: the project's copy if there is one, else the global one
-    (--local or --global to choose)."""
+    (--local or --global to choose). A folder lemon did not install is never deleted; local
+    edits are named and asked about (--discard-edits to discard them without asking)."""
     from lemon_core.cli.output import emit_json, say, warn
     from lemon_core.skills.installing import remove
 
     if local and global_:
         raise typer.BadParameter("use --local or --global, not both", param_hint="'--global'")
     which = True if local else (False if global_ else None)
-    answer: Any = True if approve else (_asker(None) if _interactive() else None)
-    result = remove(key, cwd=cwd, local=which, approve=answer)
+    answer: Any = True if approve else (_asker(None, REMOVE_QUESTIONS) if _interactive()
+                                        else None)
+    result = remove(key, cwd=cwd, local=which, approve=answer, discard_edits=discard_edits)
     if as_json:
         emit_json({"removed": {"key": result.key, "path": result.path, "scope": result.scope,
                                "had_record": result.record is not None,

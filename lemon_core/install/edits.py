@@ -103,8 +103,9 @@ def unchanged_since(edits: LocalEdits, target: Path) -> None:
 
 
 def guard(edits: list[LocalEdits], request: approval.ApprovalRequest,
-          approve: approval.Approver, discard_edits: bool) -> None:
-    """Return when discarding ``edits`` is allowed; else raise saying which files."""
+          approve: approval.Approver, discard_edits: bool, verb: str = "replacing") -> None:
+    """Return when discarding ``edits`` is allowed; else raise saying which files (``verb``:
+    what would discard them, "replacing" or "removing")."""
     found = [e for e in edits if e]
     if not found or discard_edits:
         return
@@ -119,13 +120,14 @@ def guard(edits: list[LocalEdits], request: approval.ApprovalRequest,
             return
         raise EditsWouldBeLost(f"{'; '.join(lines)}; discarding them was not approved, so "
                                f"nothing was changed")
-    raise refused_in_advance(lines, keys)
+    raise refused_in_advance(lines, keys, verb)
 
 
-def refused_in_advance(lines: tuple[str, ...], keys: str) -> EditsWouldBeLost:
+def refused_in_advance(lines: tuple[str, ...], keys: str,
+                       verb: str = "replacing") -> EditsWouldBeLost:
     """The error for edits that an approval given in advance (``approve=True``) would lose."""
     return EditsWouldBeLost(
-        f"{'; '.join(lines)}; replacing {keys} would discard them, so nothing was changed. "
+        f"{'; '.join(lines)}; {verb} {keys} would discard them, so nothing was changed. "
         f"Copy what you want to keep elsewhere, then pass discard_edits=True "
         f"(--discard-edits), or run the command in a terminal to be asked")
 

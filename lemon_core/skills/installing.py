@@ -64,12 +64,18 @@ def install(identifier: str, ctx: LemonContext | None = None, *, local: bool = F
 
 def remove(key: str, ctx: LemonContext | None = None, *, local: bool | None = None,
            approve: Approver = None, cwd: str | Path | None = None,
-           plugins: Plugins | None = None) -> RemoveResult:
+           plugins: Plugins | None = None, discard_edits: bool = False) -> RemoveResult:
     """Remove the installed skill ``key`` (folder and lockfile record) after approval;
-    ``local`` True/False picks the project or global copy, None the project's if any."""
+    ``local`` True/False picks the project or global copy, None the project's if any.
+
+    Only what lemon installed is deleted: a folder no lockfile record names is refused; a
+    skill whose files changed since the install is removed only when discarding the named
+    edits is approved when asked (stage ``discard``) or with ``discard_edits``, never on
+    ``approve=True`` alone."""
     ctx = call_context(ctx, cwd)
     return removing.remove(key, ctx, plugins=_plugins(ctx, plugins), local=local,
-                           approve=approve, refresh=lambda: catalogs_changed(ctx))
+                           approve=approve, refresh=lambda: catalogs_changed(ctx),
+                           discard_edits=discard_edits)
 
 
 __all__ = ["InstallResult", "RemoveResult", "install", "remove"]

@@ -128,7 +128,7 @@ def test_a_linked_lemon_folder_is_refused(tmp_path: Path) -> None:
     assert sorted(os.listdir(target)) == ["mcp.json", "skill"]
 
 
-# -- §3 --force replaces only what lemon installed ----------------------------------------------
+# -- §3 --force, update and remove touch only what lemon installed ---------------------------
 
 
 def test_force_never_replaces_a_hand_written_skill(tmp_path: Path) -> None:
@@ -139,6 +139,9 @@ def test_force_never_replaces_a_hand_written_skill(tmp_path: Path) -> None:
         run = lemon(tree, "skill", "install", "./src/tools", "--local", "--approve", *extra)
         assert run.code == 1
         assert "with or without --force" in run.stderr, "the refusal steers to --force"
+    run = lemon(tree, "skill", "remove", "tools", "--local", "--approve", "--discard-edits")
+    assert run.code == 1
+    assert "did not install" in run.stderr
     assert {p.name: p.read_bytes() for p in mine.iterdir()} == before
 
 

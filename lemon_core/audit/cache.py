@@ -7,9 +7,8 @@ byte, a changed rule, an added, removed or reordered auditor each miss the cache
 cached only when every auditor declares a ``rules_version`` and its hash is known; a run in
 which an auditor failed is never cached.
 
-Entries live under ``<cache folder>/audit/`` and are sealed like the catalog cache
-(:mod:`lemon_core.catalog.cache_folder`: an HMAC under the user's private key), so a planted or
-edited cache file is ignored: it can never lower a verdict. Host findings are never cached:
+Entries live under ``<cache folder>/audit/``, sealed (:mod:`.sealed`), so a planted or edited
+cache file is ignored: it can never lower a verdict. Host findings are never cached:
 they are recomputed on every audit.
 """
 
@@ -18,28 +17,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lemon_core.audit.bundle import ReadBundle
 from lemon_core.audit.policy import HOST_RULES_VERSION, severity_of
-from lemon_core.catalog.cache_folder import (
-    ensure_key,
-    private_dir,
-    read_key,
-    seal,
-    unseal,
-)
-from lemon_core.fsio import FileProblem, atomic_write_bytes, read_bytes
+from lemon_core.audit.sealed import SealedDocs
 from lemon_core.protocols import Finding
 
-if TYPE_CHECKING:
-    from lemon_core.context import LemonContext
-
-MAGIC = b"lemon-audit-cache"
 FORMAT = 1
-SUBDIR = "audit"
-MAX_ENTRY_BYTES = 8 * 1024 * 1024
 _FIELDS = ("rule", "severity", "message", "path", "auditor", "family", "line", "excerpt")
 
 
@@ -74,59 +59,25 @@ def _finding(row: Any) -> Finding:
                    excerpt=excerpt)
 
 
-class VerdictCache:
-    """Sealed entries under ``<cache_dir>/audit``."""
-
-    def __init__(self, cache_dir: Path) -> None:
-        self.cache_dir = cache_dir
-        self.folder = cache_dir / SUBDIR
-
-    @classmethod
-    def for_context(cls, ctx: LemonContext) -> VerdictCache | None:
-        """The cache of ``ctx`` (None where the catalog cache is not used either)."""
-        from lemon_core.catalog.cache import CacheStore
-
-        store = CacheStore.for_context(ctx)
-        return None if store is None else cls(store.cache_dir)
+class VerdictCache(SealedDocs):
+    """The auditors' findings, sealed under ``<cache_dir>/audit``."""
 
     def load(self, key: str) -> list[Finding] | None:
         """The auditors' findings stored under ``key``, or None (missing, unsealed, foreign,
         another shape). Never raises."""
-        if not (private_dir(self.cache_dir) and private_dir(self.folder)):
-            return None
-        secret = read_key(self.cache_dir)
-        if secret is None:
-            return None
+        doc = self.read_doc(f"{key}.json", self.secret())
         try:
-            data = read_bytes(self.folder / f"{key}.json", MAX_ENTRY_BYTES, nofollow=True)
-        except FileProblem:
-            return None
-        payload = None if data is None else unseal(secret, MAGIC, data)
-        if payload is None:
-            return None
-        try:
-            doc = json.loads(payload)
             if doc.get("format") != FORMAT or doc.get("key") != key:
                 return None
             return [_finding(row) for row in doc["findings"]]
-        except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        except (ValueError, TypeError, KeyError, AttributeError):
             return None
 
     def save(self, key: str, findings: Sequence[Finding]) -> None:
         """Store ``findings`` under ``key``; a cache that cannot be written costs speed only."""
-        if not (private_dir(self.cache_dir, create=True)
-                and private_dir(self.folder, create=True)):
-            return
-        secret = ensure_key(self.cache_dir)
-        if secret is None:
-            return
-        doc = {"format": FORMAT, "key": key,
-               "findings": [[getattr(f, name) for name in _FIELDS] for f in findings]}
-        try:
-            payload = json.dumps(doc, ensure_ascii=False).encode("utf-8", "surrogatepass")
-            atomic_write_bytes(self.folder / f"{key}.json", seal(secret, MAGIC, payload))
-        except (OSError, TypeError, ValueError):
-            pass
+        self.write_doc(f"{key}.json", {
+            "format": FORMAT, "key": key,
+            "findings": [[getattr(f, name) for name in _FIELDS] for f in findings]})
 
 
-__all__ = ["MAGIC", "VerdictCache", "cache_key", "rules_version"]
+__all__ = ["VerdictCache", "cache_key", "rules_version"]

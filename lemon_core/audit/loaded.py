@@ -18,23 +18,13 @@ import hashlib
 import json
 import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import attrs
 
-from lemon_core.audit.cache import MAGIC, MAX_ENTRY_BYTES, SUBDIR
-from lemon_core.catalog.cache_folder import (
-    ensure_key,
-    private_dir,
-    read_key,
-    seal,
-    unseal,
-)
-from lemon_core.fsio import FileProblem, atomic_write_bytes, read_bytes
+from lemon_core.audit.sealed import SealedDocs
 
 if TYPE_CHECKING:
-    from lemon_core.context import LemonContext
     from lemon_core.fsio.tree import TreeScan
 
 FORMAT = 1
@@ -74,19 +64,8 @@ def _name(real: str) -> str:
     return f"{PREFIX}{digest.hexdigest()}.json"
 
 
-class LoadedVerdicts:
-    """The sealed records under ``<cache_dir>/audit``."""
-
-    def __init__(self, cache_dir: Path) -> None:
-        self.cache_dir = cache_dir
-        self.folder = cache_dir / SUBDIR
-
-    @classmethod
-    def for_context(cls, ctx: LemonContext) -> LoadedVerdicts | None:
-        from lemon_core.catalog.cache import CacheStore
-
-        store = CacheStore.for_context(ctx)
-        return None if store is None else cls(store.cache_dir)
+class LoadedVerdicts(SealedDocs):
+    """The sealed first-load records under ``<cache_dir>/audit``."""
 
     def recall(self, folder: str) -> LoadedVerdict | None:
         """The record of ``folder`` (None when there is none or it is not ours). Never
@@ -95,23 +74,14 @@ class LoadedVerdicts:
 
     def recall_many(self, folders: Sequence[str]) -> list[LoadedVerdict | None]:
         """:meth:`recall` of each of ``folders`` (the key read once)."""
-        if not (private_dir(self.cache_dir) and private_dir(self.folder)):
-            return [None] * len(folders)
-        secret = read_key(self.cache_dir)
+        secret = self.secret()
         if secret is None:
             return [None] * len(folders)
         return [self._recall(secret, os.path.realpath(folder)) for folder in folders]
 
     def _recall(self, secret: bytes, real: str) -> LoadedVerdict | None:
+        doc = self.read_doc(_name(real), secret)
         try:
-            data = read_bytes(self.folder / _name(real), MAX_ENTRY_BYTES, nofollow=True)
-        except FileProblem:
-            return None
-        payload = None if data is None else unseal(secret, MAGIC, data)
-        if payload is None:
-            return None
-        try:
-            doc = json.loads(payload)
             if doc.get("format") != FORMAT or doc.get("folder") != real:
                 return None
             rules = doc["rules"]
@@ -122,27 +92,17 @@ class LoadedVerdicts:
             return LoadedVerdict(doc["folder"], doc["verdict"], tuple(rules),
                                  bundle_hash if isinstance(bundle_hash, str) else None,
                                  doc["signature"])
-        except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        except (ValueError, TypeError, KeyError, AttributeError):
             return None
 
     def remember(self, folder: str, verdict: str, rules: Sequence[str],
                  bundle_hash: str | None, folder_signature: str) -> None:
         """Record ``folder``'s verdict; a cache that cannot be written costs the listing its
         column only."""
-        if not (private_dir(self.cache_dir, create=True)
-                and private_dir(self.folder, create=True)):
-            return
-        secret = ensure_key(self.cache_dir)
-        if secret is None:
-            return
         real = os.path.realpath(folder)
-        doc = {"format": FORMAT, "folder": real, "verdict": verdict,
-               "rules": list(rules), "bundle_hash": bundle_hash, "signature": folder_signature}
-        try:
-            payload = json.dumps(doc, ensure_ascii=False).encode("utf-8", "surrogatepass")
-            atomic_write_bytes(self.folder / _name(real), seal(secret, MAGIC, payload))
-        except (OSError, TypeError, ValueError):
-            pass
+        self.write_doc(_name(real), {
+            "format": FORMAT, "folder": real, "verdict": verdict, "rules": list(rules),
+            "bundle_hash": bundle_hash, "signature": folder_signature})
 
 
 __all__ = ["LoadedVerdict", "LoadedVerdicts", "signature"]

@@ -6,8 +6,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from lemon_core.audit.cache import MAGIC, SUBDIR
 from lemon_core.audit.host import audit_folder
+from lemon_core.audit.sealed import MAGIC, SUBDIR
 from lemon_core.catalog.cache_folder import read_key, seal
 from tests.audit.conftest import Crashing, PatternAuditor
 

@@ -98,7 +98,14 @@ def open_regular(path: Path | str, *, nofollow: bool = False) -> tuple[int, os.s
     :raises ValueError: for a path holding a NUL character.
     :raises NotRegular: when it is anything but a regular file (nothing was read).
     """
-    fd = os.open(path, (_OPEN_FLAGS | _NOFOLLOW) if nofollow else _OPEN_FLAGS)
+    return _regular(os.open(path, (_OPEN_FLAGS | _NOFOLLOW) if nofollow else _OPEN_FLAGS))
+
+
+def _regular(fd: int) -> tuple[int, os.stat_result]:
+    """``fd`` and its stat when it is a regular file; otherwise it is closed.
+
+    :raises NotRegular: for anything else.
+    """
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -148,14 +155,7 @@ def open_beneath(root: Path | str, relative: Path | str) -> tuple[int, os.stat_r
         fd = os.open(parts[-1], _OPEN_FLAGS | _NOFOLLOW, dir_fd=folder)
     finally:
         os.close(folder)
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise NotRegular(_kind_of(info.st_mode))
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd, info
+    return _regular(fd)
 
 
 def read_up_to(fd: int, size: int, end: int = -1) -> bytes:

@@ -85,7 +85,9 @@ class _Reader:
                     raise EOFError
 
 
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
+def varint(data: bytes, pos: int) -> tuple[int, int]:
+    """The little-endian base-128 integer of a git delta header at ``pos``, and the position
+    after it."""
     value = shift = 0
     while pos < len(data):
         byte = data[pos]
@@ -126,8 +128,8 @@ def check_pack(f: IO[bytes], limits: FetchLimits = DEFAULT_LIMITS, hash_len: int
             delta = kind in (_OFS_DELTA, _REF_DELTA)
             inflated, head = reader.inflate(20 if delta else 0, limits.max_object_bytes)
             if delta:
-                _, pos = _varint(head, 0)
-                size, _ = _varint(head, pos)  # the size of the object the delta makes
+                _, pos = varint(head, 0)
+                size, _ = varint(head, pos)  # the size of the object the delta makes
             size = max(size, inflated)
             if size > limits.max_object_bytes:
                 raise FetchTooLarge(f"an object of the repository is {size_text(size)} (over "

@@ -28,7 +28,7 @@ from typing import Any
 
 import attrs
 
-from lemon_core.source_kit.limits import FetchTooLarge, size_text
+from lemon_core.source_kit.limits import FetchTooLarge, size_text, varint
 from lemon_core.source_kit.transport import GitSourceError
 
 _CHUNK = 64 * 1024
@@ -122,18 +122,6 @@ def _loose(path: str) -> Where | None:
     return Where("loose", _TYPES[name], int(size_text_), path=path)
 
 
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while pos < len(data):
-        byte = data[pos]
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        pos += 1
-        if not byte & 0x80:
-            break
-    return value, pos
-
-
 def _damaged() -> GitSourceError:
     return GitSourceError("the repository holds a damaged pack: refusing it")
 
@@ -181,8 +169,8 @@ def _packed_at(path: str, offset: int, hash_len: int) -> Where:
                 body = _inflate_head(fd, offset + pos, 24)
             except zlib.error:
                 raise _damaged() from None
-            source, at = _varint(body, 0)
-            size, _ = _varint(body, at)
+            source, at = varint(body, 0)
+            size, _ = varint(body, at)
     finally:
         os.close(fd)
     return Where("packed", type_num, size, path=path, data_offset=offset + pos,

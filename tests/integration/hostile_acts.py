@@ -152,6 +152,36 @@ def _served_text(tree: ht.HostileTree) -> None:
                                                        target_is_directory=True)
 
 
+def fetch_repo(tree: ht.HostileTree) -> Path:
+    return tree.project / "vendor" / "skills.git"
+
+
+#: The size of each zero file outside the chosen folder, and of the one inside ``fat``.
+OUTSIDE_MIB, INSIDE_MIB = 100, 65
+
+
+def _fetch_bombs(tree: ht.HostileTree) -> None:
+    """A bare repository in the project (installed as ``git+file://``): a small skill, three
+    100 MiB zero files and an unreadable object outside it, and a skill holding a 65 MiB file.
+    Built with dulwich (``tests.gitserver``), the zeros written 64 KiB at a time."""
+    from dulwich.objects import Blob
+
+    from tests.gitserver import Zeros, build_repo
+
+    mib = 1024 * 1024
+    good = "---\nname: good\ndescription: Use when testing bounded fetches.\n---\nBody.\n"
+    build_repo(fetch_repo(tree), {
+        "skills/good/SKILL.md": good,
+        "skills/fat/SKILL.md": good.replace("good", "fat"),
+        "skills/fat/zeros.bin": Zeros(INSIDE_MIB * mib),
+        **{f"big/zeros-{n}.bin": Zeros(OUTSIDE_MIB * mib + n) for n in range(3)},
+        "big/broken.txt": "unreadable"})
+    sha = Blob.from_string(b"unreadable").id.decode()
+    loose = fetch_repo(tree) / "objects" / sha[:2] / sha[2:]
+    loose.unlink()
+    loose.mkdir()  # any read of it fails: proof that nothing outside the folder is read
+
+
 def _lock_squatters(tree: ht.HostileTree) -> None:
     """What lemon's writers take as their lock: a link to ``/etc`` and a plain file."""
     lemon = tree.project / ".lemon"
@@ -180,6 +210,8 @@ ACT_ATTACKS: dict[str, tuple[str, Callable[[ht.HostileTree], None]]] = {
     "handwritten": ("a hand-written .lemon/skill/tools where an install lands", _handwritten),
     "lock_squatters": (".lemon/mcp.json.lock -> /etc, .lemon/skills.json.lock a file",
                        _lock_squatters),
+    "fetch_bombs": ("a git repository with 300 MiB of zeros and an unreadable object outside "
+                    "the chosen folder, and a 65 MiB file inside another", _fetch_bombs),
     "toml_bomb": ("a SKILL.md whose TOML frontmatter nests 2,000 levels", _toml_bomb),
     "served_text": ("hand-placed skills with bidi, tag and escape characters, an exfiltration "
                     "and references linked out of the project", _served_text),
@@ -200,5 +232,5 @@ def build_acting_tree(base: Path, attacks: tuple[str, ...] = TOGETHER) -> ht.Hos
 
 
 __all__ = ["ACT_ATTACKS", "BAD_NAMES", "BLOCKED_SKILL", "INVISIBLE_GLOBAL", "INVISIBLE_SKILL", "PLANTED_SERVERS",
-           "PRECIOUS", "TAG_TEXT", "TOGETHER", "build_acting_tree", "cursor_user_config",
+           "PRECIOUS", "TAG_TEXT", "TOGETHER", "build_acting_tree", "cursor_user_config", "fetch_repo",
            "handwritten_skill", "linked_lemon_target", "ran_markers", "user_skills"]

@@ -155,6 +155,18 @@ def test_a_huge_file_in_a_local_source_is_refused_within_bounds(tree: ht.Hostile
     assert not (tree.agent_dir / "skill" / "big-skill").exists()
 
 
+def test_a_git_source_is_read_only_where_the_skill_is(tmp_path: Path) -> None:
+    tree = acts.build_acting_tree(tmp_path, ("fetch_bombs",))
+    url = f"git+file://{acts.fetch_repo(tree)}#subdirectory=skills/"
+    run = lemon(tree, "skill", "install", url + "good", "--approve")
+    assert run.code == 0, run.stderr
+    assert run.peak_rss_mb < 100, f"{run.peak_rss_mb:.0f} MB for a 1 KiB skill"
+    run = lemon(tree, "skill", "install", url + "fat", "--approve")
+    assert run.code == 1
+    assert "skills/fat/zeros.bin is 65 MiB" in run.stderr
+    assert not (tree.agent_dir / "skill" / "fat").exists()
+
+
 # -- §7 one portable-name rule --------------------------------------------------------------------
 
 

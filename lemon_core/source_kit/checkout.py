@@ -163,7 +163,8 @@ def plan(store: Any, tree_id: bytes, limits: FetchLimits = DEFAULT_LIMITS, root:
                                     f"{size_text(limits.max_total_bytes)}: refusing them (pick "
                                     "one skill's folder with #subdirectory=)")
             if mode != _LINK and size <= LFS_MAX_POINTER and read_small(
-                    store, sha, LFS_MAX_POINTER, shown).startswith(LFS_MAGIC):
+                    store, sha, LFS_MAX_POINTER, shown, limits.max_object_bytes
+            ).startswith(LFS_MAGIC):
                 lfs.append("/".join(path))
             entries.append(PlannedEntry(path, mode, sha, size))
     return entries, submodules, lfs
@@ -193,7 +194,8 @@ def write_tree(store: Any, tree_id: bytes, dest: Path, *,
                 continue
             shown = escape("/".join((root, *entry.path)) if root else "/".join(entry.path))
             if entry.mode == _LINK:
-                data = read_small(store, entry.sha, MAX_LINK_BYTES, f"the link {shown}")
+                data = read_small(store, entry.sha, MAX_LINK_BYTES, f"the link {shown}",
+                                  limits.max_object_bytes)
                 os.symlink(os.fsdecode(data), name, dir_fd=parent)
                 written = len(data)
             else:
@@ -202,7 +204,7 @@ def write_tree(store: Any, tree_id: bytes, dest: Path, *,
                 try:
                     written = copy_blob(store, entry.sha, fd, min(entry.size,
                                                                   limits.max_object_bytes),
-                                        f"the file {shown}")
+                                        f"the file {shown}", limits.max_object_bytes)
                 finally:
                     os.close(fd)
             files += 1

@@ -240,19 +240,22 @@ def _over(what: str, size: int, cap: int) -> FetchTooLarge:
                          "file may hold): refusing it")
 
 
-def load(store: Any, sha: bytes, cap: int, what: str = "an object of the repository") -> Any:
-    """The parsed object ``sha`` (a tree, commit or tag), refused past ``cap`` bytes (it, or
-    any object it is built from) before it is inflated."""
+def load(store: Any, sha: bytes, cap: int, what: str = "an object of the repository",
+         base_cap: int | None = None) -> Any:
+    """The parsed object ``sha`` (a tree, commit or tag), refused past ``cap`` bytes before it
+    is inflated, and when any object it is built from (a delta's bases) is past ``base_cap``
+    (default ``cap``: a small object's base may well be larger than it)."""
     where = locate(store, sha)
     if where.size > cap:
         raise _over(what, where.size, cap)
-    _check_chain(store, where, cap, what, len(_hex(sha)) // 2)
+    _check_chain(store, where, max(cap, base_cap or 0), what, len(_hex(sha)) // 2)
     return store[sha]
 
 
-def read_small(store: Any, sha: bytes, cap: int, what: str) -> bytes:
-    """The bytes of the blob ``sha``, refused past ``cap`` before it is inflated."""
-    return load(store, sha, cap, what).as_raw_string()  # type: ignore[no-any-return]
+def read_small(store: Any, sha: bytes, cap: int, what: str, base_cap: int) -> bytes:
+    """The bytes of the blob ``sha``, refused past ``cap`` (its bases past ``base_cap``)
+    before it is inflated."""
+    return load(store, sha, cap, what, base_cap).as_raw_string()  # type: ignore[no-any-return]
 
 
 def _write_all(fd: int, data: bytes | memoryview) -> None:
@@ -261,14 +264,16 @@ def _write_all(fd: int, data: bytes | memoryview) -> None:
         view = view[os.write(fd, view):]
 
 
-def copy_blob(store: Any, sha: bytes, out: int, cap: int, what: str) -> int:
+def copy_blob(store: Any, sha: bytes, out: int, cap: int, what: str,
+              base_cap: int | None = None) -> int:
     """Write the blob ``sha`` into the descriptor ``out``, 64 KiB at a time; its size.
     Refused past ``cap`` from its header, before a byte is written; a stream that inflates
-    to other bytes than its header and id promise is refused too."""
+    to other bytes than its header and id promise is refused too. The objects a delta is
+    built from are held to ``base_cap`` (default ``cap``)."""
     where = locate(store, sha)
     if where.size > cap:
         raise _over(what, where.size, cap)
-    _check_chain(store, where, cap, what, len(_hex(sha)) // 2)
+    _check_chain(store, where, max(cap, base_cap or 0), what, len(_hex(sha)) // 2)
     if where.kind == "memory" or where.delta:
         data = store[sha].as_raw_string()
         if len(data) > cap:

@@ -4,6 +4,8 @@ is unpacked or written."""
 from __future__ import annotations
 
 import io
+import shutil
+import subprocess
 import os
 import zlib
 from collections.abc import Iterator
@@ -180,3 +182,38 @@ def test_a_short_commit_id_is_found_without_reading_blobs(tmp_path: Path) -> Non
     result = fetch_tree(f"file://{tmp_path / 'r'}", first[:8], dest, subdirectory="skills/good")
     assert result.commit == first
     assert (dest / "SKILL.md").read_text() == GOOD
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git to write deltas")
+def test_files_stored_as_changes_to_larger_objects_are_fetched(tmp_path: Path) -> None:
+    """Published repositories are packed by git, which stores a file as a change to a similar,
+    often larger, one (a LICENSE beside a longer LICENSE, a tiny file beside a bigger one, a
+    link beside a longer link): each is fetched whole, its base held to the fetch's object cap,
+    not to the file's own size (anthropics/skills' LICENSE.txt was refused as 'a change to an
+    object of 11 KiB, over the 11 KiB a fetched file may hold')."""
+    licence = "".join(f"clause {n}: the software is provided as is\n" for n in range(300))
+    skill = "---\nname: good\ndescription: Use when testing deltas.\n---\nBody.\n"
+    build_repo(tmp_path / "r", {
+        "skills/good/SKILL.md": skill,
+        "skills/good/LICENSE.txt": licence[: len(licence) - 400],
+        "skills/good/tiny.md": licence[:600],
+        "skills/other/LICENSE.txt": licence,
+        "skills/other/SKILL.md": skill.replace("good", "other") + "More text.\n" * 40,
+    })
+    subprocess.run(["git", "-C", str(tmp_path / "r"), "repack", "-adq", "-f", "--window=50",
+                    "--depth=50"], check=True, capture_output=True)
+    from dulwich.repo import Repo
+
+    from lemon_core.source_kit.objects import locate
+
+    with Repo(str(tmp_path / "r")) as repo:
+        tree = repo.object_store[repo[repo.refs[b"refs/heads/main"]].tree]
+        ids = [tree.lookup_path(repo.object_store.__getitem__, path)[1]
+               for path in (b"skills/good/LICENSE.txt", b"skills/good/tiny.md")]
+        deltas = [locate(repo.object_store, sha) for sha in ids]
+    assert any(w.delta and w.source_size > w.size for w in deltas), "git wrote no such delta"
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    fetch_tree(f"file://{tmp_path / 'r'}", None, dest, subdirectory="skills/good")
+    assert (dest / "LICENSE.txt").read_text() == licence[: len(licence) - 400]
+    assert (dest / "tiny.md").read_text() == licence[:600]

@@ -252,9 +252,10 @@ def load(store: Any, sha: bytes, cap: int, what: str = "an object of the reposit
     return store[sha]
 
 
-def read_small(store: Any, sha: bytes, cap: int, what: str, base_cap: int) -> bytes:
-    """The bytes of the blob ``sha``, refused past ``cap`` (its bases past ``base_cap``)
-    before it is inflated."""
+def read_small(store: Any, sha: bytes, cap: int, what: str,
+               base_cap: int | None = None) -> bytes:
+    """The bytes of the blob ``sha``, refused past ``cap`` (its bases past ``base_cap``,
+    default ``cap``) before it is inflated."""
     return load(store, sha, cap, what, base_cap).as_raw_string()  # type: ignore[no-any-return]
 
 

@@ -128,6 +128,7 @@ def status(
                    "errors": errors_view(host.config_errors), "untrusted": untrusted})
     elif not items:
         say("MCP is turned off (LEMON_MCP_DISABLED)." if disabled else
+            "No trusted MCP servers to start (see the note above)." if untrusted else
             "No enabled MCP servers." + (" (See the errors above.)" if failed else ""))
     else:
         say(table([(s.name, s.transport, "yes" if s.connected else "no", s.tools, s.resources,

@@ -77,6 +77,8 @@ def test_nothing_of_an_untrusted_project_runs(capsys, env: Path, project: Path,
         assert err.count("lemon mcp trust") == 1, argv  # one line names the command
         if "--json" in argv:
             assert sorted(json.loads(out)["untrusted"]) == ["lem", "root", "vsc"]
+        elif argv == ("status",):
+            assert "No trusted MCP servers to start" in out  # not "no enabled servers"
     code, _, err = _lemon(capsys, project, "call", "mcp_lem_x_0123456789abcdef")
     assert code == 1 and "not trusted" in err and "lemon mcp trust" in err
     code, _, err = _lemon(capsys, project, "test", "lem")

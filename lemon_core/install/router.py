@@ -8,12 +8,13 @@ absolute); the router calls it. An identifier no source accepts is a
 :class:`~lemon_core.errors.UsageError` listing every accepted form (each source's optional
 ``forms``).
 
-What a person types is first passed through :func:`shorthand` (the install and preview
-calls do; a lockfile's recorded identifier is not, so it routes as it did when recorded): ``owner/repo`` (exactly two
-parts shaped like a GitHub owner and repository) means ``gh:owner/repo``, as in the ``skills``
-CLI, and is refused when a folder of that name exists in the working directory (the message
-names both readings); a registry-shaped ``a/b/c`` that names an existing folder there is
-refused with "use ./a/b/c". A path is never guessed: a folder is named with ``./``.
+What a person types first goes through :func:`shorthand` (the install and preview calls do
+that; a lockfile's recorded identifier does not, so it routes as it did when recorded):
+``owner/repo`` (exactly two parts shaped like a GitHub owner and repository) means
+``gh:owner/repo``, as in the ``skills`` CLI, and is refused when a folder of that name exists
+in the working directory (the message names both readings); a registry-shaped ``a/b/c`` that
+names an existing folder there is refused with "use ./a/b/c". A path is never guessed: a
+folder is named with ``./``.
 """
 
 from __future__ import annotations

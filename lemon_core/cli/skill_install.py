@@ -161,7 +161,8 @@ def result_json(item: Any) -> dict[str, Any]:
 def install_command(
     identifier: str = typer.Argument(..., metavar="ID",
                                      help="What to install: a folder (/abs, ./rel, ~/…), a git "
-                                          "URL (https://…, git@…, git+…), gh:OWNER/REPO, "
+                                          "URL (https://…, git@…, git+…), gh:OWNER/REPO "
+                                          "or OWNER/REPO, "
                                           "hermes:COLLECTION/CATEGORY/SKILL or a registry "
                                           "ref NAMESPACE/CATEGORY/NAME."),
     local: bool = typer.Option(False, "--local", help="Install into the project "

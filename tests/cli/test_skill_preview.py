@@ -119,3 +119,21 @@ def test_owner_repo_is_github(capsys, env, tmp_path, github, monkeypatch) -> Non
     assert (item["key"], item["source"], item["identifier"]) == ("pdf", "gh", "gh:octo/skills")
     lock = json.loads((env / "skills.lock.json").read_text())
     assert "gh:octo/skills" in json.dumps(lock) and '"octo/skills"' in json.dumps(lock)
+
+
+def test_a_terminal_is_asked_before_the_fetch(capsys, env, tmp_path, monkeypatch) -> None:
+    import io
+
+    from lemon_core.cli import skill_install
+
+    tree = _tree(tmp_path / "tree")
+    monkeypatch.setattr(skill_install, "_interactive", lambda: True)
+    monkeypatch.setattr("sys.stdin", io.StringIO("n\n"))
+    code, out, err = run_cli(capsys, "skill", "install", str(tree), "--list")
+    assert code == 1 and out == "" and "was not approved" in err
+    assert "into a private staging folder to list its skills; nothing is installed" in err
+    assert "Fetch it? [y/N]" in err
+    monkeypatch.setattr("sys.stdin", io.StringIO("y\n"))
+    code, out, err = run_cli(capsys, "skill", "install", str(tree), "--list")
+    assert code == 0 and "4 skills, nothing installed" in out, err
+    assert not (env / "skill").exists()

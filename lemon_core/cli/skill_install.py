@@ -161,7 +161,8 @@ def result_json(item: Any) -> dict[str, Any]:
 def install_command(
     identifier: str = typer.Argument(..., metavar="ID",
                                      help="What to install: a folder (/abs, ./rel, ~/…), a git "
-                                          "URL (https://…, git@…, git+…), gh:OWNER/REPO, "
+                                          "URL (https://…, git@…, git+…), gh:OWNER/REPO "
+                                          "or OWNER/REPO, "
                                           "hermes:COLLECTION/CATEGORY/SKILL or a registry "
                                           "ref NAMESPACE/CATEGORY/NAME."),
     local: bool = typer.Option(False, "--local", help="Install into the project "
@@ -176,6 +177,9 @@ def install_command(
                                     "install every one."),
     override_block: bool = typer.Option(False, "--override-block", help="Ask to install a "
                                         "bundle the audit blocked (bound to its exact hash)."),
+    list_only: bool = typer.Option(False, "--list", help="Only show the skills of the tree "
+                                   "(folder, validity, audit verdict, description); install "
+                                   "nothing."),
     cwd: Path | None = CWD,
     as_json: bool = JSON,
 ) -> None:
@@ -184,6 +188,19 @@ def install_command(
     from lemon_core.skills.installing import install
 
     interactive = _interactive()
+    if list_only:
+        used = [flag for flag, on in (("--skill", bool(skill)), ("--all", all_skills),
+                                      ("--force", force), ("--override-block", override_block),
+                                      ("--discard-edits", discard_edits)) if on]
+        if used:
+            raise typer.BadParameter(f"--list installs nothing; leave out {', '.join(used)}",
+                                     param_hint="'--list'")
+        from lemon_core.cli.skill_preview import show_preview
+
+        show_preview(identifier, cwd=cwd, approve=approve, interactive=interactive,
+                     as_json=as_json, progress=_Progress() if (
+                         not as_json and sys.stderr.isatty()) else None)
+        return
     progress = _Progress() if (not as_json and sys.stderr.isatty()) else None
     answer: Any = True if approve else (_asker(progress) if interactive else None)
     try:

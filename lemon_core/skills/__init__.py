@@ -28,6 +28,7 @@ _ALIASES = {
     "lock_record": "lock_record",
     "install": "installing:install",
     "remove": "installing:remove",
+    "preview": "installing:preview",
     "uninstall": "installing:remove",
     "list_skills": "list_skills",
     "get_skill": "get_skill",

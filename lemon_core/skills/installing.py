@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lemon_core.context import LemonContext
-from lemon_core.install import pipeline
+from lemon_core.install import pipeline, router
+from lemon_core.install import preview as previewing
 from lemon_core.install import remove as removing
 from lemon_core.install.approval import Approver
 from lemon_core.install.pipeline import InstallResult
+from lemon_core.install.preview import Preview
 from lemon_core.install.remove import RemoveResult
 from lemon_core.install.select import Selector
 from lemon_core.skills.calls import call_context, catalogs_changed
@@ -45,7 +47,7 @@ def install(identifier: str, ctx: LemonContext | None = None, *, local: bool = F
             expected_bundle_hash: str | Mapping[str, str] | None = None,
             plugins: Plugins | None = None, discard_edits: bool = False) -> InstallResult:
     """Install the skill ``identifier`` names (a path, a git URL, ``gh:``, ``hermes:``, a
-    registry ref…) globally, or into the project with ``local``.
+    registry ref, the GitHub shorthand ``owner/repo``…) globally, or into the project with ``local``.
 
     ``skills`` names the skills to take from a tree of several (``all_skills`` takes them
     all; ``select(candidates)`` may pick instead); ``force`` replaces a copy lemon installed
@@ -55,11 +57,24 @@ def install(identifier: str, ctx: LemonContext | None = None, *, local: bool = F
     exact hash. Returns the first installed skill (``result.all`` lists every one).
     """
     ctx = call_context(ctx, cwd)
+    identifier = router.shorthand(identifier, ctx)  # owner/repo: gh:owner/repo, recorded so
     return pipeline.install(
         identifier, ctx, plugins=_plugins(ctx, plugins), local=local, force=force,
         approve=approve, skills=tuple(skills), all_skills=all_skills, progress=progress,
         choose=select, revision=revision, expected_bundle_hash=expected_bundle_hash,
         override=override, refresh=lambda: catalogs_changed(ctx), discard_edits=discard_edits)
+
+
+def preview(identifier: str, ctx: LemonContext | None = None, *, approve: Approver = None,
+            progress: ProgressCallback | None = None, cwd: str | Path | None = None,
+            plugins: Plugins | None = None) -> Preview:
+    """The skills of the tree ``identifier`` names (folder, description, validity under
+    lemon's manifest rules, audit verdict), fetched into a private staging folder after the
+    ``fetch`` approval an install asks for, and removed again: nothing is installed, no
+    skills folder or lockfile is written (``lemon skill install ID --list``)."""
+    ctx = call_context(ctx, cwd)
+    return previewing.preview(identifier, ctx, plugins=_plugins(ctx, plugins),
+                              approve=approve, progress=progress)
 
 
 def remove(key: str, ctx: LemonContext | None = None, *, local: bool | None = None,
@@ -78,4 +93,4 @@ def remove(key: str, ctx: LemonContext | None = None, *, local: bool | None = No
                            discard_edits=discard_edits)
 
 
-__all__ = ["InstallResult", "RemoveResult", "install", "remove"]
+__all__ = ["InstallResult", "Preview", "RemoveResult", "install", "preview", "remove"]

@@ -74,7 +74,8 @@ def credentials(url: str, ctx: Any) -> tuple[Any, tuple[str, ...]]:
 class GhSource:
     name = "gh"
     order = 30
-    forms = (FORM,)
+    #: ``<owner>/<repo>`` is read as ``gh:<owner>/<repo>`` before routing (the router's shorthand).
+    forms = (FORM, "<owner>/<repo> (GitHub, as gh:<owner>/<repo>)")
 
     def __init__(self) -> None:
         self._refs: Any = None

@@ -85,3 +85,78 @@ def test_the_installed_sources_route_their_own_forms(make_ctx) -> None:
         assert router.resolve("./skill", ctx, plugins=plugins)[0].name == "local"
     if "gh" in names:
         assert router.resolve("gh:owner/repo", ctx, plugins=plugins)[0].name == "gh"
+
+
+# -- the typed shorthands (issue 18): owner/repo is GitHub, a folder is named with ./ ----------
+
+
+def _real_sources():
+    from lemon_plugins.sources import gh, local, registry
+
+    return inline_plugins(("sources.gh", gh), ("sources.local", local),
+                          ("sources.registry", registry))
+
+
+@pytest.mark.parametrize(("typed", "expanded"), [
+    ("anthropics/skills", "gh:anthropics/skills"),
+    ("  openai/skills  ", "gh:openai/skills"),
+    ("vercel-labs/agent-skills.git", "gh:vercel-labs/agent-skills.git"),
+    ("gh:octo/skills", "gh:octo/skills"),
+    ("./octo/skills", "./octo/skills"),
+    ("official/tools/pdf", "official/tools/pdf"),
+    ("octo/skills@v1", "octo/skills@v1"),
+    ("-x/skills", "-x/skills"),
+    ("my folder/x", "my folder/x"),
+    ("octo/..", "octo/.."),
+    ("builtin", "builtin"),
+])
+def test_the_github_shorthand_is_written_out(make_ctx, typed: str, expanded: str) -> None:
+    assert router.shorthand(typed, make_ctx()) == expanded
+
+
+def test_owner_repo_routes_to_the_gh_source(make_ctx) -> None:
+    ctx = make_ctx()
+    source, ref = router.resolve(router.shorthand("octo/skills", ctx), ctx,
+                                 plugins=_real_sources())
+    assert source.name == "gh"
+    assert (ref.identifier, ref.canonical_id, ref.name, ref.subpath) == (
+        "gh:octo/skills", "octo/skills", "skills", None)
+
+
+def test_owner_repo_that_is_a_folder_here_names_both_readings(make_ctx, project: Path) -> None:
+    (project / "octo" / "skills").mkdir(parents=True)
+    with pytest.raises(UsageError) as caught:
+        router.shorthand("octo/skills", make_ctx())
+    assert str(caught.value) == ("./octo/skills is a folder here; use ./octo/skills for the "
+                                 "folder or gh:octo/skills for GitHub")
+    # both readings named in the message route as they say
+    ctx = make_ctx()
+    assert router.resolve(router.shorthand("./octo/skills", ctx), ctx,
+                          plugins=_real_sources())[0].name == "local"
+    assert router.resolve(router.shorthand("gh:octo/skills", ctx), ctx,
+                          plugins=_real_sources())[0].name == "gh"
+
+
+def test_a_file_of_that_name_is_not_a_folder(make_ctx, project: Path) -> None:
+    (project / "octo").mkdir()
+    (project / "octo" / "skills").write_text("x")
+    assert router.shorthand("octo/skills", make_ctx()) == "gh:octo/skills"
+
+
+def test_a_three_part_folder_is_not_taken_for_a_registry_ref(make_ctx, project: Path) -> None:
+    ctx = make_ctx()
+    source, ref = router.resolve(router.shorthand("a/b/c", ctx), ctx, plugins=_real_sources())
+    assert source.name == "registry" and ref.identifier == "a/b/c"  # no such folder: a ref
+    (project / "a" / "b" / "c").mkdir(parents=True)
+    with pytest.raises(UsageError, match=r"use \./a/b/c for the folder"):
+        router.shorthand("a/b/c", ctx)
+    source, ref = router.resolve(router.shorthand("./a/b/c", ctx), ctx,
+                                 plugins=_real_sources())
+    assert source.name == "local" and ref.canonical_id == str(project / "a" / "b" / "c")
+
+
+def test_a_recorded_identifier_is_routed_without_the_shorthand(make_ctx, project) -> None:
+    """resolve() itself reads what a lockfile recorded, as it was recorded."""
+    (project / "a" / "b" / "c").mkdir(parents=True)
+    source, _ = router.resolve("a/b/c", make_ctx(), plugins=_real_sources())
+    assert source.name == "registry"

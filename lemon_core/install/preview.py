@@ -1,0 +1,127 @@
+"""What a source's tree holds, without installing anything: ``lemon skill install SOURCE --list``.
+
+The identifier is routed, asked about (stage ``fetch``, as an install asks) and fetched with
+the install pipeline's own steps (:func:`~lemon_core.install.pipeline.resolve_source`,
+:func:`~lemon_core.install.pipeline.ask`, :func:`~lemon_core.install.pipeline.fetch`: the
+same sources, the same bounded fetch), into a private (0700) staging folder of the system's
+temporary folder, never a skills folder. Every skill of the tree
+(:func:`~lemon_core.install.select.find_skills`) is then checked as an install checks it (safe
+tree, SKILL.md under lemon's manifest rules, the folder's name) and audited by the audit host;
+the staging folder is removed whatever happens. No skills folder, lockfile or catalog is
+written, and nothing from the tree is ever run.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import attrs
+
+from lemon_core.errors import LemonError
+from lemon_core.install import approval, checks, gate, pipeline, router, select, staging
+from lemon_core.manifest.load import load_manifest
+from lemon_core.protocols import Finding
+from lemon_core.source_kit.location import public_url
+
+if TYPE_CHECKING:
+    from lemon_core.context import LemonContext
+    from lemon_core.plugin_registry import Plugins
+    from lemon_core.protocols import ProgressCallback
+
+#: The ``scope`` of the fetch approval a preview asks for: nothing is installed anywhere.
+SCOPE = "preview"
+
+
+@attrs.frozen
+class PreviewRow:
+    """One skill of the tree. ``folder`` is relative to the tree ("" is its root); ``key`` the
+    name it would install as; ``valid`` whether lemon would install it (``reason`` says why
+    not); ``verdict`` the audit's ``pass``/``warn``/``block``. Text is as found: escape it
+    to show it."""
+
+    key: str
+    folder: str
+    description: str | None
+    valid: bool
+    reason: str | None
+    verdict: str
+    findings: tuple[Finding, ...] = ()
+
+
+@attrs.frozen
+class Preview:
+    """The skills of the tree ``identifier`` names, sorted by folder."""
+
+    identifier: str
+    source: str
+    canonical_id: str | None
+    trust: str
+    revision: str | None
+    rows: tuple[PreviewRow, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def _row(tree: Path, subdir: str, fallback: str, ctx: LemonContext,
+         plugins: Plugins) -> PreviewRow:
+    folder = tree / subdir if subdir else tree
+    folder_name = subdir.rsplit("/", 1)[-1] or None
+    loaded = load_manifest(folder / select.SKILL_FILE, key=folder_name or fallback or "skill")
+    manifest = loaded.manifest
+    description = manifest.description if manifest is not None else None
+    key = (manifest.name if manifest is not None and manifest.name else None) or (
+        folder_name or fallback or "skill")
+    reason = None
+    scan = None
+    try:
+        scan = checks.check_tree(folder, repr(subdir or fallback or "the tree"))
+        key = checks.check_manifest(folder, folder_name=folder_name, fallback=fallback)
+    except LemonError as exc:
+        reason = str(exc)
+    report = gate.audit(folder, ctx, key=key, scan=scan, auditors=plugins.auditors())
+    return PreviewRow(key=key, folder=subdir, description=description, valid=reason is None,
+                      reason=reason, verdict=report.verdict, findings=report.findings)
+
+
+def _clashes(rows: list[PreviewRow]) -> list[PreviewRow]:
+    """Two valid skills of the tree with one key cannot both be installed: say so on each."""
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row.key] = counts.get(row.key, 0) + 1
+    return [attrs.evolve(row, valid=False, reason=f"another skill of the tree is named "
+                         f"{row.key!r}; only one of them can be installed")
+            if row.valid and counts[row.key] > 1 else row for row in rows]
+
+
+def preview(identifier: str, ctx: LemonContext, *, plugins: Plugins,
+            approve: approval.Approver = None,
+            progress: ProgressCallback | None = None) -> Preview:
+    """The skills of the tree ``identifier`` names (see the module docstring).
+
+    :raises ApprovalRefused: fetching was not approved (nothing was fetched).
+    :raises UsageError: the identifier is not understood (or names a folder and GitHub both).
+    """
+    source, ref = pipeline.resolve_source(router.shorthand(identifier, ctx), ctx, plugins)
+    trust = source.trust_level(ref)
+    shown = public_url(identifier.strip())
+    if trust != "builtin":
+        pipeline.ask(approve, approval.ApprovalRequest(
+            stage="fetch", identifier=shown, source=source.name, trust=trust, scope=SCOPE,
+            canonical_id=ref.canonical_id, revision=ref.revision))
+    folder = Path(tempfile.mkdtemp(prefix="lemon-preview-"))
+    try:
+        tree = folder / staging.TREE
+        os.mkdir(tree, 0o700)
+        fetched = pipeline.fetch(source, ref, tree, ctx, progress)
+        rows = _clashes([_row(tree, subdir, ref.name or "", ctx, plugins)
+                         for subdir in select.find_skills(tree)])
+    finally:
+        staging.remove_tree(folder)
+    return Preview(identifier=shown, source=source.name, canonical_id=ref.canonical_id,
+                   trust=trust, revision=fetched.revision, rows=tuple(rows),
+                   notes=tuple(fetched.notes))
+
+
+__all__ = ["SCOPE", "Preview", "PreviewRow", "preview"]

@@ -49,7 +49,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.integration import measured_run  # noqa: E402
+from tests.integration import measured_run
 
 MIRROR = Path("/work/.mirror")
 DEFAULT_REPOS = ("openai+skills", "anthropics+skills", "github+awesome-copilot",

@@ -8,11 +8,13 @@ served by dulwich's smart-HTTP server on 127.0.0.1 (``tests/gitserver.py``). Per
   outside ``.git`` and ``node_modules`` folders;
 - **agents load**: the folders holding such a file whose frontmatter agents accept: the file
   starts with a ``---`` line, a later ``---`` line closes the frontmatter, the YAML between them
-  (PyYAML ``safe_load``) is a mapping whose ``name`` and ``description`` are non-empty strings.
-  Hidden folders count (openai/skills keeps its skills in ``skills/.curated`` and the like, which
-  the ``skills`` CLI and Codex read); no other rule of lemon's (name = folder, one-line
-  description, length caps) applies. **nested** counts those of them inside another skill's
-  folder (still counted in "agents load": agents that walk a checkout find them);
+  (PyYAML ``safe_load``) is a mapping whose ``name`` and ``description`` are non-empty strings;
+  and no folder above it holds such a SKILL.md. Hidden folders count (openai/skills keeps its
+  skills in ``skills/.curated`` and the like, which the ``skills`` CLI and Codex read; a
+  ``.github/skills`` folder is Copilot's project root); no other rule of lemon's (name = folder,
+  one-line description, length caps) applies. **nested** counts the accepted SKILL.md files
+  inside another skill's folder, apart: an agent reading ``<root>/<name>/SKILL.md`` never sees
+  them, and the ``skills`` CLI's recursive search stops at the first SKILL.md of a branch;
 - **lemon installs**: ``lemon skill install git+URL --all --approve --json`` as a new process
   on a fresh home (``HOME`` and ``LEMON_CACHE_DIR`` in a scratch folder, no ``LEMON_*`` of the
   caller's): the skill folders then in the global root (``~/.lemon/agent/skill``) and the
@@ -133,11 +135,12 @@ def native_skills(repo_path: Path) -> dict[str, Any]:
         else:
             faults[folder or "."] = fault
     loaded = set(loads)
-    nested = [f for f in loads
+    nested = {f for f in loads
               if any(f.startswith(other + "/") or (other == "" and f) for other in loaded
-                     if other != f)]
-    return {"commit": commit, "skill_md": len(found), "loads": len(loads),
-            "nested": len(nested), "hidden": sum(1 for f in loads if "/." in "/" + f),
+                     if other != f)}
+    outer = [f for f in loads if f not in nested]
+    return {"commit": commit, "skill_md": len(found), "loads": len(outer),
+            "nested": len(nested), "hidden": sum(1 for f in outer if "/." in "/" + f),
             "not_loaded": faults}
 
 

@@ -91,3 +91,19 @@ def test_frontmatter_rule() -> None:
     assert fault(b"---\n- a\n---\n") == "frontmatter not a mapping"
     assert fault(b"---\nname: a\n---\n") == "no description"
     assert fault(b"---\ndescription: b\n---\n") == "no name"
+
+
+def test_a_snapshot_lacking_a_blob_is_served_whole(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from dulwich.objects import Blob
+
+    repo, _ = build_repo(tmp_path / "holey.git", {"skills/alpha/SKILL.md": _skill("alpha"),
+                                                  "site/demo.gif": b"GIF89a not here"})
+    sha = Blob.from_string(b"GIF89a not here").id.decode()
+    repo.close()
+    (tmp_path / "holey.git" / "objects" / sha[:2] / sha[2:]).unlink()  # as a snapshot lacks it
+    assert _load().main(["--repos", str(tmp_path / "holey.git"), "--json"]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    assert row["absent_blobs"] == ["site/demo.gif"]
+    assert row["lemon_status"] == "exit 0" and row["installed"] == 1
+    assert row["clone_status"] in ("exit 0", "no git on PATH")

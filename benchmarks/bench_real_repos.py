@@ -19,6 +19,8 @@ served by dulwich's smart-HTTP server on 127.0.0.1 (``tests/gitserver.py``). Per
   on a fresh home (``HOME`` and ``LEMON_CACHE_DIR`` in a scratch folder, no ``LEMON_*`` of the
   caller's): the skill folders then in the global root (``~/.lemon/agent/skill``) and the
   records in the global lockfile;
+- **unreported**: the skills agents load that are neither installed (by folder name) nor
+  named in quotes in any failure line (skipped silently, or sunk by another skill's failure);
 - **failures**: every ``lemon:`` line on stderr (and each entry of a ``failed`` list in the JSON,
   when lemon prints one), grouped by reason with the quoted names blanked;
 - **wall time** of that install (``tests/integration/measured_run.py``: a launcher forks lemon
@@ -142,7 +144,7 @@ def native_skills(repo_path: Path) -> dict[str, Any]:
     outer = [f for f in loads if f not in nested]
     return {"commit": commit, "skill_md": len(found), "loads": len(outer),
             "nested": len(nested), "hidden": sum(1 for f in outer if "/." in "/" + f),
-            "not_loaded": faults}
+            "not_loaded": faults, "skills": outer}
 
 
 # -- what lemon installs -------------------------------------------------------------------------
@@ -183,11 +185,11 @@ def group_reasons(lines: list[str]) -> dict[str, dict[str, Any]]:
     return dict(sorted(groups.items(), key=lambda kv: -kv[1]["count"]))
 
 
-def installed_in(home: Path) -> tuple[int, int]:
-    """Skill folders in the global root, and records in the global lockfile."""
+def installed_in(home: Path) -> tuple[list[str], int]:
+    """The skill folders in the global root, and the records in the global lockfile."""
     root = home / ".lemon" / "agent" / "skill"
-    folders = sum(1 for p in root.iterdir() if (p / "SKILL.md").is_file()) \
-        if root.is_dir() else 0
+    folders = sorted(p.name for p in root.iterdir() if (p / "SKILL.md").is_file()) \
+        if root.is_dir() else []
     records = 0
     for lock in (home / ".lemon").rglob("skills.lock.json") if (home / ".lemon").is_dir() \
             else ():
@@ -295,7 +297,8 @@ def measure(name: str, path: Path, server: Any, lemon: list[str], extra: dict[st
             walls.append(run.wall)
             if i < repeat - 1:
                 continue
-            row["installed"], row["lock_records"] = installed_in(home)
+            names, row["lock_records"] = installed_in(home)
+            row["installed"] = len(names)
             dest = scratch / f"clone-{i}"
             shutil.rmtree(dest, ignore_errors=True)
             for j in range(repeat):
@@ -310,6 +313,9 @@ def measure(name: str, path: Path, server: Any, lemon: list[str], extra: dict[st
             "lemon_peak_rss_mb": round(run.peak_rss_mb, 1),
             "failures": failures, "failure_reasons": group_reasons(failures),
         })
+        said = "\n".join(failures)
+        row["unreported"] = [f for f in row["skills"] if f.rsplit("/", 1)[-1] not in names
+                             and f"'{f.rsplit('/', 1)[-1]}'" not in said]
         clone_walls = [c["wall_s"] for c in clones if c["wall_s"] is not None]
         row["clone_status"] = clones[-1]["status"]
         row["clone_wall_s"] = round(statistics.median(clone_walls), 2) if clone_walls else None
@@ -323,12 +329,12 @@ def measure(name: str, path: Path, server: Any, lemon: list[str], extra: dict[st
 
 def print_table(rows: list[dict[str, Any]]) -> None:
     head = ("repository", "commit", "SKILL.md", "agents load", "nested", "lemon installs",
-            "lock", "lemon exit", "lemon s", "clone s", "ratio", "peak MB")
+            "lock", "unreported", "lemon exit", "lemon s", "clone s", "ratio", "peak MB")
     table = [head]
     for r in rows:
         table.append((r["repository"], r["commit"], str(r["skill_md"]), str(r["loads"]),
                       str(r["nested"]), str(r["installed"]), str(r["lock_records"]),
-                      r["lemon_status"], f"{r['lemon_wall_s']:.2f}",
+                      str(len(r["unreported"])), r["lemon_status"], f"{r['lemon_wall_s']:.2f}",
                       "-" if r["clone_wall_s"] is None else f"{r['clone_wall_s']:.2f}",
                       "-" if r["ratio"] is None else f"{r['ratio']:.2f}",
                       f"{r['lemon_peak_rss_mb']:.0f}"))
@@ -345,6 +351,9 @@ def print_table(rows: list[dict[str, Any]]) -> None:
             names = ", ".join(group["names"])
             print(f"  {group['count']:>4} × {reason[:300]}" + (f"  (e.g. {names})" if names
                                                                  else ""))
+        if r["unreported"]:
+            print(f"  {len(r['unreported'])} skill(s) agents load that lemon neither installed "
+                  f"nor named in a failure (e.g. {', '.join(r['unreported'][:3])})")
         if r["absent_blobs"]:
             print(f"  the snapshot lacks {len(r['absent_blobs'])} blob(s) of HEAD (e.g. "
                   f"{r['absent_blobs'][0]}): served with placeholder text in their place")

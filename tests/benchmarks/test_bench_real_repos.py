@@ -63,6 +63,7 @@ def test_counts_what_agents_load_and_what_lemon_installs(
     if row["installed"] < row["loads"]:
         assert row["failures"] and row["lemon_status"] == "exit 1"
         assert sum(g["count"] for g in row["failure_reasons"].values()) == len(row["failures"])
+    assert len(row["unreported"]) <= row["loads"] - row["installed"]
     assert row["lemon_peak_rss_mb"] > 0
     assert row["clone_status"] in ("exit 0", "no git on PATH")
 
@@ -78,7 +79,7 @@ def test_table_and_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert "agents load" in out and "lemon installs" in out
     lines = [line for line in out.splitlines() if line.startswith(("one ", "two "))]
     assert len(lines) == 1 and lines[0].split()[:1] == ["two"]
-    assert lines[0].split()[5] == "1"  # lemon installed the one skill
+    assert lines[0].split()[5:8] == ["1", "1", "0"]  # installed, lock records, unreported
     assert "exit 0" in lines[0]
 
 

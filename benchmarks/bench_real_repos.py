@@ -163,12 +163,26 @@ def failure_lines(stderr: str, stdout: str) -> list[str]:
     failed = doc.get("failed") if isinstance(doc, dict) else None
     for item in failed if isinstance(failed, list) else []:
         if isinstance(item, dict):
-            who = item.get("key") or item.get("name") or item.get("folder") or "?"
+            who = item.get("key") or item.get("name") or "?"
+            where = item.get("folder")
             why = item.get("reason") or item.get("message") or item.get("error") or item
-            lines.append(f"{who}: {why}")
+            lines.append(f"'{who}'" + (f" in '{where}'" if where else "") + f": {why}")
         else:
             lines.append(str(item))
     return lines
+
+
+def warnings_of(stdout: str) -> list[str]:
+    """The warnings of the installed skills in the ``--json`` output (``'key': text``)."""
+    try:
+        doc = json.loads(stdout) if stdout.strip() else {}
+    except ValueError:
+        return []
+    out = []
+    for item in doc.get("installed", []) if isinstance(doc, dict) else []:
+        if isinstance(item, dict):
+            out.extend(f"'{item.get('key', '?')}': {w}" for w in item.get("warnings") or [])
+    return out
 
 
 def group_reasons(lines: list[str]) -> dict[str, dict[str, Any]]:
@@ -312,6 +326,7 @@ def measure(name: str, path: Path, server: Any, lemon: list[str], extra: dict[st
             "lemon_status": run.status, "lemon_wall_s": round(statistics.median(walls), 2),
             "lemon_peak_rss_mb": round(run.peak_rss_mb, 1),
             "failures": failures, "failure_reasons": group_reasons(failures),
+            "warnings": group_reasons(warnings_of(run.stdout)),
         })
         said = "\n".join(failures)
         row["unreported"] = [f for f in row["skills"] if f.rsplit("/", 1)[-1] not in names
@@ -351,6 +366,9 @@ def print_table(rows: list[dict[str, Any]]) -> None:
             names = ", ".join(group["names"])
             print(f"  {group['count']:>4} × {reason[:300]}" + (f"  (e.g. {names})" if names
                                                                  else ""))
+        for reason, group in r["warnings"].items():
+            print(f"  {group['count']:>4} × installed with a warning: {reason[:300]}  "
+                  f"(e.g. {', '.join(group['names'])})")
         if r["unreported"]:
             print(f"  {len(r['unreported'])} skill(s) agents load that lemon neither installed "
                   f"nor named in a failure (e.g. {', '.join(r['unreported'][:3])})")

@@ -108,3 +108,19 @@ def test_a_snapshot_lacking_a_blob_is_served_whole(
     assert row["absent_blobs"] == ["site/demo.gif"]
     assert row["lemon_status"] == "exit 0" and row["installed"] == 1
     assert row["clone_status"] in ("exit 0", "no git on PATH")
+
+
+def test_failures_and_warnings_are_read_from_stderr_and_json() -> None:
+    module = _load()
+    stdout = json.dumps({
+        "installed": [{"key": "a", "warnings": ["description spans lines"]},
+                       {"key": "b", "warnings": []}],
+        "failed": [{"key": "c", "folder": "skills/c", "reason": "blocked by the audit"},
+                   {"key": "d", "folder": "skills/d", "reason": "blocked by the audit"}]})
+    lines = module.failure_lines("progress\nlemon: 'e' is broken\n", stdout)
+    assert lines == ["lemon: 'e' is broken", "'c' in 'skills/c': blocked by the audit",
+                     "'d' in 'skills/d': blocked by the audit"]
+    groups = module.group_reasons(lines)
+    assert groups["'…' in '…': blocked by the audit"] == {"count": 2, "names": ["c", "d"]}
+    assert groups["'…' is broken"] == {"count": 1, "names": ["e"]}
+    assert module.warnings_of(stdout) == ["'a': description spans lines"]

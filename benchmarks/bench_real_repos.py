@@ -185,13 +185,30 @@ def warnings_of(stdout: str) -> list[str]:
     return out
 
 
+def reason_of(text: str) -> str:
+    """A failure or warning line reduced to its reason, so the same rule groups together:
+    quoted names (and the same names unquoted) blanked, an audit block reduced to its blocking
+    rules, file lists, paths and numbers blanked."""
+    names = sorted({n.strip("'") for n in _QUOTED.findall(text)} - {""}, key=len, reverse=True)
+    text = _QUOTED.sub("'…'", text)
+    for name in names:
+        if len(name) >= 3:
+            text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", "…", text)
+    if "blocked by the security audit" in text:
+        rules = sorted(set(re.findall(r"\[block\] ([\w.-]+)", text)))
+        return "blocked by the security audit: [block] " + ", ".join(rules)
+    text = re.sub(r"\([^()]*/[^()]*\)", "(…)", text)
+    text = re.sub(r"(?<![\w.])/[^\s`'\")]+", "PATH", text)
+    return re.sub(r"\d+", "N", text)
+
+
 def group_reasons(lines: list[str]) -> dict[str, dict[str, Any]]:
-    """Failures grouped by reason (quoted names blanked so the same rule groups together):
-    how many, and the first names quoted in them."""
+    """Failures grouped by reason (:func:`reason_of`): how many, and the first names quoted in
+    them."""
     groups: dict[str, dict[str, Any]] = {}
     for line in lines:
         text = line.removeprefix("lemon:").strip()
-        group = groups.setdefault(_QUOTED.sub("'…'", text), {"count": 0, "names": []})
+        group = groups.setdefault(reason_of(text), {"count": 0, "names": []})
         group["count"] += 1
         names = _QUOTED.findall(text)
         if names and len(group["names"]) < 3:

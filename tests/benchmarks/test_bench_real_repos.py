@@ -124,3 +124,12 @@ def test_failures_and_warnings_are_read_from_stderr_and_json() -> None:
     assert groups["'…' in '…': blocked by the audit"] == {"count": 2, "names": ["c", "d"]}
     assert groups["'…' is broken"] == {"count": 1, "names": ["e"]}
     assert module.warnings_of(stdout) == ["'a': description spans lines"]
+    # the same rule groups together whatever the names, files and numbers
+    assert module.reason_of("'x' in 'skills/x': x is blocked by the security audit: [warn] a.b: "
+                            "w; [block] c.d: why (an override must name sha256:00)") \
+        == "blocked by the security audit: [block] c.d"
+    assert module.reason_of("'x' in 'a/x': 'x' is not installed: 4 file(s) are Git LFS pointers "
+                            "(a/b.png, c/d.gif)") \
+        == "'…' in '…': '…' is not installed: N file(s) are Git LFS pointers (…)"
+    assert module.reason_of("'ab-c': ab-c: installed although (x) [y]; run `lint --fix /tmp/q`") \
+        == "'…': …: installed although (x) [y]; run `lint --fix PATH`"

@@ -196,7 +196,11 @@ def reason_of(text: str) -> str:
             text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", "…", text)
     if "blocked by the security audit" in text:
         rules = sorted(set(re.findall(r"\[block\] ([\w.-]+)", text)))
-        return "blocked by the security audit: [block] " + ", ".join(rules)
+        if rules:
+            return "blocked by the security audit: [block] " + ", ".join(rules)
+        warns = sorted(set(re.findall(r"\[warn\] ([\w.-]+)", text)))
+        return "blocked by the security audit, no [block] finding listed: [warn] " \
+            + ", ".join(warns)
     text = re.sub(r"\([^()]*/[^()]*\)", "(…)", text)
     text = re.sub(r"(?<![\w.])/[^\s`'\")]+", "PATH", text)
     return re.sub(r"\d+", "N", text)

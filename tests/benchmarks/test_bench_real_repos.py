@@ -128,6 +128,8 @@ def test_failures_and_warnings_are_read_from_stderr_and_json() -> None:
     assert module.reason_of("'x' in 'skills/x': x is blocked by the security audit: [warn] a.b: "
                             "w; [block] c.d: why (an override must name sha256:00)") \
         == "blocked by the security audit: [block] c.d"
+    assert module.reason_of("x is blocked by the security audit: [warn] b.c: w; [warn] a.b: v") \
+        == "blocked by the security audit, no [block] finding listed: [warn] a.b, b.c"
     assert module.reason_of("'x' in 'a/x': 'x' is not installed: 4 file(s) are Git LFS pointers "
                             "(a/b.png, c/d.gif)") \
         == "'…' in '…': '…' is not installed: N file(s) are Git LFS pointers (…)"

@@ -99,6 +99,7 @@ __all__ = [
     "RefCache",
     "RemoteRefs",
     "Resolution",
+    "UpstreamTrees",
     "check_ref",
     "check_subdirectory",
     "fetch_tree",
@@ -112,7 +113,6 @@ __all__ = [
     "split_location",
     "token_auth",
     "upstream_commit",
-    "url_scheme",
-    "UpstreamTrees",
     "upstream_trees",
+    "url_scheme",
 ]

@@ -304,7 +304,7 @@ def upstream_trees(url: str, ref: str | None, folders: list[str], *,
     from dulwich.client import LocalGitClient
 
     shown = public_url(url)
-    report: ProgressCallback = lambda done, total, message: None  # noqa: E731
+    report: ProgressCallback = lambda done, total, message: None
     with git_errors(url, secrets), contextlib.ExitStack() as stack:
         client, path = open_client(url, auth)
         stack.callback(client.close)

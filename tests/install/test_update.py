@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import attrs
-
 import pytest
 
 from lemon_core.install import pipeline

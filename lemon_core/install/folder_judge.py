@@ -59,14 +59,17 @@ def _folder(record: LockRecord) -> str:
 def _bundle_at(ask: Ask, commit: str, ctx: LemonContext) -> str | None:
     """The bundle hash of the record's folder fetched at ``commit`` (an older record's
     fallback); None when the fetched folder is no safe bundle."""
-    from lemon_core.install.outdated import installed_bundle
+    from lemon_core.fsio.tree import bundle_hash, scan_tree
 
     with tempfile.TemporaryDirectory(prefix="lemon-outdated-") as scratch:
         dest = Path(scratch) / "skill"
         dest.mkdir()
         ref = attrs.evolve(ask.ref, revision=commit, subpath=_folder(ask.record) or None)
         ask.source.fetch(ref, dest, ctx, None)
-        return installed_bundle(dest)[0]
+        scan = scan_tree(dest)
+        if scan.problems or not scan.complete:
+            return None
+        return bundle_hash(dest, scan.entries)
 
 
 def judge(asks: Sequence[Ask | None], ctx: LemonContext) -> tuple[list[Verdict], int]:

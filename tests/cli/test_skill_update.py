@@ -189,8 +189,12 @@ def test_the_real_lemon_judges_git_skills_per_folder(env, home, tmp_path) -> Non
         assert run.returncode == 1 and fetches() == 1
         rows = {line.split()[0]: line.split()[-1] for line in run.stdout.splitlines()[1:]}
         assert rows == {"a": "current", "b": "outdated", "c": "current"}, run.stdout
+        server.requests.clear()
         run = lemon("skill", "check", "b", "--offline", "--json")
         assert json.loads(run.stdout)["install"]["upstream_now"] is None
+        assert server.requests == []  # offline stays offline
+        run = lemon("skill", "check", "b", "--json")
+        assert json.loads(run.stdout)["install"]["outdated"] and fetches() == 1
         server.requests.clear()
         run = lemon("skill", "update", "--approve")
         assert run.returncode == 0, run.stderr

@@ -240,3 +240,25 @@ def test_an_old_record_without_a_tree_id_compares_the_bundle(ctx, make_ctx, git_
         results = update((), make_ctx(), plugins=git_plugins, approve=True)
         assert [r.action for r in results] == ["current", "updated", "current"]
         assert all(_record(agent, k).tree_id for k in "abc")  # recorded now
+
+
+def test_skills_installed_one_by_one_update_from_one_fetch(ctx, make_ctx, git_plugins, agent,
+                                                          tmp_path) -> None:
+    from tests.gitserver import GitServer, build_repo, commit
+
+    with GitServer() as server:
+        repo, _ = build_repo(tmp_path / "r", _repo())
+        url = server.add("o/r.git", repo)
+        for key in "ab":
+            pipeline.install(f"git+{url}#subdirectory=skills/{key}", ctx, plugins=git_plugins,
+                             approve=True)
+        assert _record(agent, "a").tree_id and _record(agent, "b").tree_id
+        changed = commit(repo, _repo(changed=("a", "b")))
+        server.requests.clear()
+        results = update((), make_ctx(), plugins=git_plugins, approve=True)
+        assert [(r.key, r.action) for r in results] == [("a", "updated"), ("b", "updated")]
+        assert _fetches(server) == 2  # one to judge both folders, one to install both
+        for key in "ab":  # each keeps its own identity
+            record = _record(agent, key)
+            assert record.identifier == f"git+{url}#subdirectory=skills/{key}"
+            assert record.subdirectory == f"skills/{key}" and record.resolved_commit == changed

@@ -7,6 +7,9 @@ install recorded as ``upstream_hash``, so an unchanged skill is never outdated) 
 the record's. Each distinct upstream (source kind, canonical id, ref, subdirectory) is asked
 once per call, and the sources share one ref listing per repository within the context
 (:class:`lemon_core.source_kit.RefCache`), so 100 skills of 5 repositories cost 5 lookups.
+A git/gh repository whose commit moved is then fetched once for all its skills and each
+skill judged by its own folder (:mod:`lemon_core.install.folder_judge`): a commit that
+changed only a README or another skill outdates nothing.
 """
 
 from __future__ import annotations

@@ -59,6 +59,11 @@ class FetchResult:
     revision: str | None = None
     notes: tuple[str, ...] = ()
     upstream_hash: str | None = None
+    #: Optional: the git tree id of the fetched folder (``""``) and of each folder in it
+    #: (``a/b``); the installer records the skill folder's as ``tree_id``, which ``outdated``
+    #: compares with the same folder's tree upstream (a source may also offer
+    #: ``upstream_trees(ref, folders, ctx)`` answering an object with ``commit`` and ``trees``).
+    trees: Mapping[str, str] | None = None
 
 
 @runtime_checkable

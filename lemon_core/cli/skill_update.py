@@ -52,6 +52,15 @@ def update_json(item: Any) -> dict[str, Any]:
                                                      "changed": list(changes.changed)}}
 
 
+def _done_line(result: Any) -> None:
+    """One line on stderr per skill as soon as it is done (without a terminal there is no
+    progress bar: a long update is not silent until the end)."""
+    from lemon_core.cli.output import say
+
+    what = {"current": "up to date", "reinstalled": "reinstalled (local drift)"}
+    say(f"{result.key} ({result.scope}): {what.get(result.action, result.action)}", err=True)
+
+
 @app.command("update", short_help="Update installed skills from their sources.")
 def update_command(
     keys: list[str] = KEYS,
@@ -75,7 +84,8 @@ def update_command(
     try:
         results = update(tuple(keys or ()), cwd=cwd, approve=answer, force=force, local=which,
                          allow_trust_change=allow_trust_change, progress=progress,
-                         discard_edits=discard_edits)
+                         discard_edits=discard_edits,
+                         on_result=None if as_json or sys.stderr.isatty() else _done_line)
     finally:
         if progress is not None:
             progress.stop()
@@ -125,7 +135,9 @@ def outdated_command(
     as_json: bool = JSON,
 ) -> None:
     """Every recorded skill: current, outdated (upstream changed), drift (local files
-    changed), missing, or unknown (the upstream could not tell); each upstream asked once."""
+    changed), missing, or unknown (the upstream could not tell); each upstream asked once,
+    and each skill judged by its own folder (a repository fetched once when its commit
+    moved)."""
     from lemon_core.cli.output import emit_json, say, table, warn
     from lemon_core.skills.updating import outdated
 
@@ -134,7 +146,8 @@ def outdated_command(
              if s.status in ("outdated", "drift", "missing", "modified")]
     if as_json:
         emit_json({"skills": [s.to_json() for s in found.states],
-                   "upstreams_asked": found.lookups})
+                   "upstreams_asked": found.lookups,
+                   "repositories_fetched": found.fetches})
     else:
         if not found.states:
             say("No skills installed by lemon (no lockfile records).")

@@ -7,6 +7,9 @@ install recorded as ``upstream_hash``, so an unchanged skill is never outdated) 
 the record's. Each distinct upstream (source kind, canonical id, ref, subdirectory) is asked
 once per call, and the sources share one ref listing per repository within the context
 (:class:`lemon_core.source_kit.RefCache`), so 100 skills of 5 repositories cost 5 lookups.
+A git/gh repository whose commit moved is then fetched once for all its skills and each
+skill judged by its own folder (:mod:`lemon_core.install.folder_judge`): a commit that
+changed only a README or another skill outdates nothing.
 """
 
 from __future__ import annotations
@@ -56,6 +59,12 @@ class SkillState:
     error: str | None = None
     #: why the installed folder is no safe bundle now (:func:`installed_bundle`), or None
     problem: str | None = None
+    #: the skill folder's tree id recorded at install and upstream now (git sources)
+    recorded_tree: str | None = None
+    upstream_tree: str | None = None
+    #: the skill's own folder judged upstream (:mod:`~lemon_core.install.folder_judge`):
+    #: True changed, False unchanged although the repository's commit moved, None not judged
+    folder_changed: bool | None = None
 
     @property
     def missing(self) -> bool:
@@ -67,6 +76,8 @@ class SkillState:
 
     @property
     def outdated(self) -> bool:
+        if self.folder_changed is not None:  # the skill's own folder decides
+            return self.folder_changed
         # an upstream that answers the installed bundle's own hash is that bundle
         return self.upstream is not None and self.upstream not in (self.recorded_upstream,
                                                                    self.recorded_bundle)
@@ -89,13 +100,18 @@ class SkillState:
                 "drift": self.drift, "outdated": self.outdated, "missing": self.missing,
                 "bundle_hash": self.recorded_bundle, "current_bundle_hash": self.current_bundle,
                 "upstream_hash": self.recorded_upstream, "upstream_now": self.upstream,
-                "error": self.error, "problem": self.problem}
+                "error": self.error, "problem": self.problem, "tree_id": self.recorded_tree,
+                "upstream_tree": self.upstream_tree}
 
 
 @attrs.frozen
 class Outdated:
+    """Every state; ``lookups`` distinct upstreams asked (ref listings), ``fetches`` the
+    repositories fetched to judge skill folders (one per repository whose commit moved)."""
+
     states: tuple[SkillState, ...]
     lookups: int
+    fetches: int = 0
 
 
 def scopes(ctx: LemonContext, local: bool | None) -> list[targets.Scope]:
@@ -226,12 +242,18 @@ def tree_subdir(subdirectory: str | None, ref: Any) -> str:
 
 def states(ctx: LemonContext, plugins: Plugins, items: Sequence[Installed], *,
            upstream: bool = True) -> Outdated:
-    """The state of every item; each distinct upstream asked once (``lookups`` counts)."""
+    """The state of every item; each distinct upstream asked once (``lookups`` counts), and
+    each repository whose commit moved fetched once to judge its skills' own folders
+    (``fetches`` counts; :mod:`~lemon_core.install.folder_judge`)."""
+    from lemon_core.install import folder_judge
+
     answers: dict[tuple[Any, ...], tuple[str | None, str | None]] = {}
-    out = []
+    found: list[tuple[str | None, str | None]] = []
+    asks: list[folder_judge.Ask | None] = []
     for item in items:
         record = item.record
         answer: tuple[str | None, str | None] = (None, None)
+        ask = None
         if upstream:
             try:
                 source, ref = upstream_ref(record, ctx, plugins)
@@ -240,16 +262,26 @@ def states(ctx: LemonContext, plugins: Plugins, items: Sequence[Installed], *,
                 if group not in answers:
                     answers[group] = (source.upstream_hash(ref, ctx), None)
                 answer = answers[group]
+                if answer[0] is not None and answer[0] not in (record.upstream_hash,
+                                                               record.bundle_hash):
+                    ask = folder_judge.Ask(record, source, ref)
             except Exception as exc:  # noqa: BLE001 - one unreachable upstream is one line
                 answer = (None, str(exc) or type(exc).__name__)
+        found.append(answer)
+        asks.append(ask)
+    verdicts, fetches = folder_judge.judge(asks, ctx)
+    out = []
+    for item, answer, verdict in zip(items, found, verdicts):
+        record = item.record
         now, problem = installed_bundle(item.path)
         out.append(SkillState(
             key=record.key, scope=item.scope.name, source=record.source_kind,
             identifier=record.identifier, path=str(item.path),
             recorded_bundle=record.bundle_hash, current_bundle=now,
-            recorded_upstream=record.upstream_hash, upstream=answer[0], error=answer[1],
-            problem=problem))
-    return Outdated(tuple(out), len(answers))
+            recorded_upstream=record.upstream_hash, upstream=answer[0],
+            error=answer[1] or verdict.error, problem=problem, recorded_tree=record.tree_id,
+            upstream_tree=verdict.tree, folder_changed=verdict.changed))
+    return Outdated(tuple(out), len(answers), fetches)
 
 
 __all__ = ["Installed", "Outdated", "SkillState", "current_hash", "identifier_of", "installed",

@@ -292,6 +292,7 @@ def _record_of(job: _Job, item: Staged, fetched: FetchResult,
         updated_at=when, audit_status=item.report.verdict,
         audit_findings=gate.finding_lines(item.report), audit_override=item.override,
         file_hashes=dict(hashes) if hashes is not None else None,
+        tree_id=(getattr(fetched, "trees", None) or {}).get(item.subdir),
         extra=previous.extra if previous is not None else {})
 
 

@@ -5,7 +5,7 @@ library calls behind ``lemon skill update``, ``outdated``, ``check`` (drift and 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,14 +26,16 @@ def update(keys: Sequence[str] = (), ctx: LemonContext | None = None, *,
            approve: Approver = None, force: bool = False, local: bool | None = None,
            allow_trust_change: bool = False, progress: ProgressCallback | None = None,
            cwd: str | Path | None = None, plugins: Plugins | None = None,
-           discard_edits: bool = False) -> list[updating.UpdateResult]:
+           discard_edits: bool = False,
+           on_result: Callable[[updating.UpdateResult], None] | None = None,
+           ) -> list[updating.UpdateResult]:
     """Update the installed skills ``keys`` (all recorded ones when empty); see
     :mod:`lemon_core.install.update` (``discard_edits``: may discard local edits unasked)."""
     ctx = call_context(ctx, cwd)
     return updating.update(tuple(keys), ctx, plugins=_plugins(ctx, plugins), approve=approve,
                            force=force, local=local, allow_trust_change=allow_trust_change,
                            progress=progress, refresh=lambda: catalogs_changed(ctx),
-                           discard_edits=discard_edits)
+                           discard_edits=discard_edits, on_result=on_result)
 
 
 def outdated(ctx: LemonContext | None = None, *, keys: Sequence[str] = (),

@@ -4,7 +4,8 @@
   :func:`public_url` keep credentials out of messages and records.
 - :func:`fetch_tree` fetches one commit with dulwich (shallow when the server allows) and
   writes its tree, or a folder of it, into a staging folder; :func:`upstream_commit` is the
-  commit a ref points at upstream (one ref listing; a :class:`RefCache` shares listings of
+  commit a ref points at upstream, :func:`upstream_trees` the tree id of given folders there
+  (one fetch for them all) (one ref listing; a :class:`RefCache` shares listings of
   one repository between many skills); :func:`list_refs` / :func:`resolve` are the pieces.
 - :func:`token_auth` turns a token into HTTP credentials, only for https or loopback http.
 - :class:`FetchLimits` caps what a fetch may bring in, on every transport (pack bytes,
@@ -21,7 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from lemon_core.source_kit.checkout import LFS_REFUSAL
-    from lemon_core.source_kit.fetch import FetchedTree, fetch_tree, upstream_commit
+    from lemon_core.source_kit.fetch import (
+        FetchedTree,
+        UpstreamTrees,
+        fetch_tree,
+        upstream_commit,
+        upstream_trees,
+    )
     from lemon_core.source_kit.limits import DEFAULT_LIMITS, FetchLimits, FetchTooLarge
     from lemon_core.source_kit.location import (
         GitLocation,
@@ -54,6 +61,7 @@ if TYPE_CHECKING:
 _HOMES = {
     "LFS_REFUSAL": "checkout",
     "FetchedTree": "fetch", "fetch_tree": "fetch", "upstream_commit": "fetch",
+    "UpstreamTrees": "fetch", "upstream_trees": "fetch",
     "DEFAULT_LIMITS": "limits", "FetchLimits": "limits", "FetchTooLarge": "limits",
     "GitLocation": "location", "check_ref": "location", "check_subdirectory": "location",
     "public_url": "location", "redact": "location", "repo_name": "location",
@@ -91,6 +99,7 @@ __all__ = [
     "RefCache",
     "RemoteRefs",
     "Resolution",
+    "UpstreamTrees",
     "check_ref",
     "check_subdirectory",
     "fetch_tree",
@@ -104,5 +113,6 @@ __all__ = [
     "split_location",
     "token_auth",
     "upstream_commit",
+    "upstream_trees",
     "url_scheme",
 ]

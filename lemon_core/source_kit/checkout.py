@@ -112,6 +112,24 @@ def find_tree(store: Any, tree_id: bytes, subdirectory: str | None, commit: str,
     return current
 
 
+def folder_ids(store: Any, tree_id: bytes, limits: FetchLimits = DEFAULT_LIMITS,
+               root: str = "") -> dict[str, str]:
+    """The git tree id of ``tree_id`` (``""``) and of every folder below it (``a/b``), from
+    the trees alone (no blob is read): what an install records as each skill folder's
+    ``tree_id``. At most ``max_entries`` folders are listed."""
+    out: dict[str, str] = {}
+    stack: list[tuple[str, bytes]] = [("", tree_id)]
+    while stack and len(out) < limits.max_entries:
+        path, tid = stack.pop()
+        out[path] = tid.decode("ascii")
+        where = "/".join(p for p in (root, path) if p)
+        for raw, mode, sha in _tree(store, tid, limits, where).iteritems():
+            if stat.S_ISDIR(mode):
+                name = raw.decode("utf-8", "replace")
+                stack.append((f"{path}/{name}" if path else name, sha))
+    return out
+
+
 def plan(store: Any, tree_id: bytes, limits: FetchLimits = DEFAULT_LIMITS, root: str = "",
          ) -> tuple[list[PlannedEntry], list[str], list[str]]:
     """(entries to write, submodule notes, LFS pointer paths) of the tree, depth first, from

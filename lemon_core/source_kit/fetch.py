@@ -23,7 +23,7 @@ from typing import Any
 import attrs
 
 from lemon_core.protocols import ProgressCallback
-from lemon_core.source_kit.checkout import find_tree, write_tree
+from lemon_core.source_kit.checkout import find_tree, folder_ids, write_tree
 from lemon_core.source_kit.connect import open_client
 from lemon_core.source_kit.limits import (
     DEFAULT_LIMITS,
@@ -63,6 +63,8 @@ class FetchedTree:
     notes: tuple[str, ...]
     files: int
     bytes: int
+    #: The git tree id of the written folder (``""``) and of every folder in it (``a/b``).
+    trees: dict[str, str] = attrs.field(factory=dict)
 
 
 def _history_wants(refs: dict[Any, Any]) -> list[bytes]:
@@ -273,12 +275,55 @@ def fetch_tree(url: str, ref: str | None, dest: Path, *, subdirectory: str | Non
         report(2, 3, f"writing the files of {sha[:12]}")
         tree = find_tree(source.store, commit.tree, subdirectory, sha, limits)
         checkout = write_tree(source.store, tree, dest, limits=limits, root=subdirectory or "")
+        trees = folder_ids(source.store, tree, limits, subdirectory or "")
     report(3, 3, f"fetched {checkout.files} files at {sha[:12]}")
     name = resolution.name
     notes = checkout.notes if source.shallow else (*checkout.notes, FULL_HISTORY_NOTE)
     return FetchedTree(commit=sha, ref_name=escape(name) if name else None,
                        shallow=source.shallow, notes=notes, files=checkout.files,
-                       bytes=checkout.bytes)
+                       bytes=checkout.bytes, trees=trees)
+
+
+@attrs.frozen
+class UpstreamTrees:
+    """What :func:`upstream_trees` read: the ``commit`` the ref points at and the git tree id
+    of each asked folder there (None: no folder at that path now)."""
+
+    commit: str
+    trees: dict[str, str | None]
+
+
+def upstream_trees(url: str, ref: str | None, folders: list[str], *,
+                   auth: Auth | None = None, secrets: tuple[str, ...] = (),
+                   limits: FetchLimits = DEFAULT_LIMITS) -> UpstreamTrees:
+    """The tree id of each of ``folders`` (paths in the repository, ``""`` the root) at the
+    commit ``ref`` names on ``url`` now: one fetch of that commit for them all (the same
+    capped, shallow-first fetch as :func:`fetch_tree`), and only the trees on the way to
+    each folder are read; nothing is written. How ``outdated`` judges each installed skill
+    by its own folder, not by the repository's commit."""
+    from dulwich.client import LocalGitClient
+
+    shown = public_url(url)
+    report: ProgressCallback = lambda done, total, message: None
+    with git_errors(url, secrets), contextlib.ExitStack() as stack:
+        client, path = open_client(url, auth)
+        stack.callback(client.close)
+        source = (_local(client, path, ref, shown, stack) if isinstance(client, LocalGitClient)
+                  else _remote(client, path, ref, shown, limits, stack, report))
+        resolution = source.resolution
+        commit_id = (resolution.want if resolution.want is not None
+                     else _find_prefix(source.store, resolution.prefix or "",
+                                       _history_wants(source.refs), shown, limits))
+        commit = _peel_to_commit(source.store, commit_id, shown, limits)
+        sha = commit.id.decode("ascii")
+        trees: dict[str, str | None] = {}
+        for folder in dict.fromkeys(f.strip("/") for f in folders):
+            try:
+                trees[folder] = find_tree(source.store, commit.tree, folder or None, sha,
+                                          limits).decode("ascii")
+            except GitSourceError:  # the folder is gone (or a file) upstream now
+                trees[folder] = None
+    return UpstreamTrees(sha, trees)
 
 
 def _shallow_refused(chosen: dict[str, Any], exc: BaseException) -> bool:

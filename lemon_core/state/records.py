@@ -71,6 +71,11 @@ class LockRecord:
     #: link): lets ``update`` and ``--force`` name the files edited since the install. None
     #: in records written before lemon kept it.
     file_hashes: Mapping[str, str] | None = None
+    #: The git tree id of the skill's folder at ``resolved_commit`` (git sources): ``outdated``
+    #: compares it with that folder's tree upstream, so a commit elsewhere in the repository
+    #: outdates nothing. None in records of other sources and of an older lemon (those
+    #: compare the bundle hash).
+    tree_id: str | None = None
     #: Fields this lemon does not know, kept as read.
     extra: Mapping[str, Any] = attrs.field(factory=dict, converter=_dict, repr=False)
 
@@ -149,7 +154,7 @@ def unstructure_record(record: LockRecord) -> dict[str, Any]:
     """``record`` as JSON data: known fields first, then the unknown ones it was read with."""
     data = converter().unstructure(record)
     data.pop("extra", None)
-    for optional in ("audit_override", "file_hashes"):
+    for optional in ("audit_override", "file_hashes", "tree_id"):
         if data.get(optional) is None:
             data.pop(optional, None)
     for name, value in record.extra.items():

@@ -125,7 +125,8 @@ class GhSource:
         auth, secrets = credentials(url, ctx)
         fetched = fetch_tree(url, ref.revision, dest, subdirectory=ref.subpath, auth=auth,
                              secrets=secrets, progress=progress)
-        return FetchResult(revision=fetched.commit, notes=fetched.notes)
+        return FetchResult(revision=fetched.commit, notes=fetched.notes,
+                           trees=fetched.trees)
 
     def upstream_hash(self, ref: SourceRef, ctx: Any) -> str | None:
         from lemon_core.source_kit import upstream_commit
@@ -134,6 +135,15 @@ class GhSource:
         auth, secrets = credentials(url, ctx)
         return upstream_commit(url, ref.revision, auth=auth, secrets=secrets, cache=self.refs,
                                scope=ctx)
+
+    def upstream_trees(self, ref: SourceRef, folders: list[str], ctx: Any) -> Any:
+        """The commit the ref points at now and the tree id of each of ``folders`` (paths in
+        the repository) there: one fetch for them all."""
+        from lemon_core.source_kit import upstream_trees
+
+        url = self._url(ref, ctx)
+        auth, secrets = credentials(url, ctx)
+        return upstream_trees(url, ref.revision, folders, auth=auth, secrets=secrets)
 
     def search(self, query: str, ctx: Any, limit: int) -> list[SearchHit]:
         import urllib.parse

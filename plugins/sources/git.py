@@ -111,7 +111,7 @@ class GitSource:
         if location.url != location.public and "://" in location.url and not \
                 location.url.lower().startswith("ssh://"):
             notes += (URL_CREDENTIALS_NOTE,)
-        return FetchResult(revision=fetched.commit, notes=notes)
+        return FetchResult(revision=fetched.commit, notes=notes, trees=fetched.trees)
 
     def upstream_hash(self, ref: SourceRef, ctx: Any) -> str | None:
         from lemon_core.source_kit import split_location, upstream_commit
@@ -120,6 +120,16 @@ class GitSource:
         auth, secrets = _auth(location.url, ctx)
         return upstream_commit(location.url, ref.revision or location.ref, auth=auth,
                                secrets=secrets, cache=self.refs, scope=ctx)
+
+    def upstream_trees(self, ref: SourceRef, folders: list[str], ctx: Any) -> Any:
+        """The commit the ref points at now and the tree id of each of ``folders`` (paths in
+        the repository) there: one fetch for them all."""
+        from lemon_core.source_kit import split_location, upstream_trees
+
+        location = split_location(_location_text(ref.identifier))
+        auth, secrets = _auth(location.url, ctx)
+        return upstream_trees(location.url, ref.revision or location.ref, folders, auth=auth,
+                              secrets=secrets)
 
     def search(self, query: str, ctx: Any, limit: int) -> list[SearchHit]:
         return []

@@ -148,3 +148,58 @@ def test_a_committed_record_whose_key_cannot_name_a_skill_folder_is_refused(
         assert "\x1b" not in err
     code, out, _ = run_cli(capsys, "skill", "check", "demo", "--offline")
     assert code == 0 and "demo" in out
+
+
+def _three(changed=(), readme="# one\n"):
+    files = {f"skills/{n}/SKILL.md": f"---\nname: {n}\ndescription: Use when testing {n}.\n"
+                                     f"---\n{'Changed' if n in changed else 'Body'}.\n"
+             for n in ("a", "b", "c")}
+    return {**files, "README.md": readme}
+
+
+def test_the_real_lemon_judges_git_skills_per_folder(env, home, tmp_path) -> None:
+    """Three skills of one repository over the loopback git server: a README-only commit
+    outdates none, a change to one outdates it alone; ``update`` without a terminal prints a
+    line per skill on stderr, and each command fetches the repository once at most."""
+    from tests.gitserver import GitServer, build_repo, commit
+
+    def lemon(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([LEMON, *args], check=False, capture_output=True, text=True,
+                              env={**os.environ, "HOME": str(home)}, timeout=120)
+
+    def fetches() -> int:
+        return sum(1 for method, path, _ in server.requests
+                   if method == "POST" and path.endswith("git-upload-pack"))
+
+    with GitServer() as server:
+        repo, _ = build_repo(tmp_path / "r", _three())
+        url = server.add("o/r.git", repo)
+        run = lemon("skill", "install", f"git+{url}", "--all", "--approve")
+        assert run.returncode == 0, run.stderr
+        commit(repo, _three(readme="# two\n"))
+        server.requests.clear()
+        run = lemon("skill", "outdated", "--json")
+        assert run.returncode == 0, run.stderr + run.stdout
+        document = json.loads(run.stdout)
+        assert [s["status"] for s in document["skills"]] == ["current"] * 3
+        assert document["repositories_fetched"] == 1 and fetches() == 1
+        commit(repo, _three(changed=("b",), readme="# two\n"))
+        server.requests.clear()
+        run = lemon("skill", "outdated")
+        assert run.returncode == 1 and fetches() == 1
+        rows = {line.split()[0]: line.split()[-1] for line in run.stdout.splitlines()[1:]}
+        assert rows == {"a": "current", "b": "outdated", "c": "current"}, run.stdout
+        server.requests.clear()
+        run = lemon("skill", "check", "b", "--offline", "--json")
+        assert json.loads(run.stdout)["install"]["upstream_now"] is None
+        assert server.requests == []  # offline stays offline
+        run = lemon("skill", "check", "b", "--json")
+        assert json.loads(run.stdout)["install"]["outdated"] and fetches() == 1
+        server.requests.clear()
+        run = lemon("skill", "update", "--approve")
+        assert run.returncode == 0, run.stderr
+        assert fetches() == 2  # one to judge the three folders, one to install b
+        lines = [line for line in run.stderr.splitlines() if "(global):" in line]
+        assert sorted(lines) == ["a (global): up to date", "b (global): updated",
+                                 "c (global): up to date"], run.stderr  # as each is done
+        assert "Updated b (global)" in run.stdout and "changed: SKILL.md" in run.stdout

@@ -100,3 +100,39 @@ def test_git_skills_ask_each_repository_once(ctx, make_ctx, git_plugins, tmp_pat
         found = _states(make_ctx(), git_plugins)  # a new command: the listing is asked again
         assert [s.status for s in found.states] == ["current"] * 3 + ["outdated"] * 3
         assert found.states[3].upstream == repos[1].head().decode()
+
+
+def _fetches(server) -> int:
+    return sum(1 for method, path, _ in server.requests
+               if method == "POST" and path.endswith("git-upload-pack"))
+
+
+def _three(tmp_path, server, readme="# readme\n", changed=()):
+    files = {**_repo_files(["a", "b", "c"]), "README.md": readme}
+    files.update(_repo_files(changed, body="Changed.\n"))
+    return files
+
+
+@pytest.mark.parametrize("transport", ["http", "file"])
+def test_a_readme_commit_outdates_nothing_and_a_skill_change_only_that_skill(
+        ctx, make_ctx, git_plugins, tmp_path, transport) -> None:
+    with GitServer() as server:
+        repo, _ = build_repo(tmp_path / "r", _three(tmp_path, server))
+        url = (server.add("o/r.git", repo) if transport == "http"
+               else (tmp_path / "r").as_uri())
+        pipeline.install(f"git+{url}", ctx, plugins=git_plugins, approve=True,
+                         all_skills=True)
+        commit(repo, _three(tmp_path, server, readme="# new readme\n"))
+        server.requests.clear()
+        found = _states(make_ctx(), git_plugins)
+        assert [(s.key, s.status) for s in found.states] == [
+            ("a", "current"), ("b", "current"), ("c", "current")]
+        if transport == "http":
+            assert _fetches(server) == 1, server.requests  # one fetch for the repository
+        commit(repo, _three(tmp_path, server, readme="# new readme\n", changed=["b"]))
+        server.requests.clear()
+        found = _states(make_ctx(), git_plugins)
+        assert [(s.key, s.status) for s in found.states] == [
+            ("a", "current"), ("b", "outdated"), ("c", "current")]
+        if transport == "http":
+            assert _fetches(server) == 1, server.requests

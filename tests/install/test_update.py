@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import attrs
 import pytest
 
 from lemon_core.install import pipeline
@@ -155,3 +156,109 @@ def test_a_git_skill_updates_to_the_new_commit(ctx, make_ctx, recorder, agent,
     records = read_lock_records(agent / "skills.lock.json")[0]
     assert records["one"].resolved_commit == second and records["two"].resolved_commit == first
     assert (agent / "skill" / "one" / "SKILL.md").read_text().endswith("v2\n")
+
+
+@pytest.fixture
+def git_plugins(recorder):
+    from lemon_plugins.sources import git
+
+    from lemon_core.testing import inline_plugins
+    from tests.install.support import MarkerPlugin
+
+    return inline_plugins(("sources.git", git), ("auditors.marker", MarkerPlugin()), recorder)
+
+
+def _repo(changed=(), readme="# one\n"):
+    files = {f"skills/{n}/SKILL.md": f"---\nname: {n}\ndescription: Use when testing {n}.\n"
+                                     f"---\n{'Changed' if n in changed else 'Body'}.\n"
+             for n in ("a", "b", "c")}
+    return {**files, "README.md": readme}
+
+
+def _fetches(server) -> int:
+    return sum(1 for method, path, _ in server.requests
+               if method == "POST" and path.endswith("git-upload-pack"))
+
+
+def test_git_skills_are_updated_per_skill_from_one_fetch(ctx, make_ctx, git_plugins, agent,
+                                                        tmp_path) -> None:
+    from tests.gitserver import GitServer, build_repo, commit
+
+    with GitServer() as server:
+        repo, first = build_repo(tmp_path / "r", _repo())
+        url = server.add("o/r.git", repo)
+        pipeline.install(f"git+{url}", ctx, plugins=git_plugins, approve=True, all_skills=True)
+        tree_ids = {k: _record(agent, k).tree_id for k in "abc"}
+        assert all(tree_ids.values()) and len(set(tree_ids.values())) == 3
+        readme = commit(repo, _repo(readme="# two\n"))
+        server.requests.clear()
+        seen = []
+        results = update((), make_ctx(), plugins=git_plugins, approve=True,
+                         on_result=seen.append)
+        assert [(r.key, r.action) for r in results] == [("a", "current"), ("b", "current"),
+                                                        ("c", "current")]
+        assert seen == results
+        assert _fetches(server) == 1  # the repository once, to read the three folders
+        for key in "abc":  # the new commit is remembered: the next command fetches nothing
+            record = _record(agent, key)
+            assert record.upstream_hash == readme and record.resolved_commit == first
+            assert record.tree_id == tree_ids[key]
+        server.requests.clear()
+        assert [r.action for r in update((), make_ctx(), plugins=git_plugins)] == [
+            "current"] * 3
+        assert _fetches(server) == 0
+        changed = commit(repo, _repo(changed=("a", "c"), readme="# two\n"))
+        server.requests.clear()
+        results = update((), make_ctx(), plugins=git_plugins, approve=True)
+        assert [(r.key, r.action) for r in results] == [("a", "updated"), ("b", "current"),
+                                                        ("c", "updated")]
+        assert results[0].changes.changed == ("SKILL.md",) == results[2].changes.changed
+        assert _fetches(server) == 2  # one to judge the folders, one to install both
+        assert _record(agent, "a").resolved_commit == changed
+        assert _record(agent, "a").tree_id != tree_ids["a"]
+        assert _record(agent, "b").tree_id == tree_ids["b"]
+
+
+def test_an_old_record_without_a_tree_id_compares_the_bundle(ctx, make_ctx, git_plugins,
+                                                             agent, tmp_path) -> None:
+    from lemon_core.install import outdated
+    from lemon_core.state.lockfile import editable_records, write_records
+    from tests.gitserver import GitServer, build_repo, commit
+
+    with GitServer() as server:
+        repo, _ = build_repo(tmp_path / "r", _repo())
+        url = server.add("o/r.git", repo)
+        pipeline.install(f"git+{url}", ctx, plugins=git_plugins, approve=True, all_skills=True)
+        lock = agent / "skills.lock.json"
+        old = {k: attrs.evolve(r, tree_id=None) for k, r in editable_records(lock).items()}
+        write_records(lock, old)
+        assert "tree_id" not in json.loads(lock.read_text())["skills"]["a"]
+        commit(repo, _repo(changed=("b",), readme="# two\n"))
+        found = outdated.states(make_ctx(), git_plugins, outdated.installed(make_ctx()))
+        assert [(s.key, s.status) for s in found.states] == [
+            ("a", "current"), ("b", "outdated"), ("c", "current")]
+        results = update((), make_ctx(), plugins=git_plugins, approve=True)
+        assert [r.action for r in results] == ["current", "updated", "current"]
+        assert all(_record(agent, k).tree_id for k in "abc")  # recorded now
+
+
+def test_skills_installed_one_by_one_update_from_one_fetch(ctx, make_ctx, git_plugins, agent,
+                                                          tmp_path) -> None:
+    from tests.gitserver import GitServer, build_repo, commit
+
+    with GitServer() as server:
+        repo, _ = build_repo(tmp_path / "r", _repo())
+        url = server.add("o/r.git", repo)
+        for key in "ab":
+            pipeline.install(f"git+{url}#subdirectory=skills/{key}", ctx, plugins=git_plugins,
+                             approve=True)
+        assert _record(agent, "a").tree_id and _record(agent, "b").tree_id
+        changed = commit(repo, _repo(changed=("a", "b")))
+        server.requests.clear()
+        results = update((), make_ctx(), plugins=git_plugins, approve=True)
+        assert [(r.key, r.action) for r in results] == [("a", "updated"), ("b", "updated")]
+        assert _fetches(server) == 2  # one to judge both folders, one to install both
+        for key in "ab":  # each keeps its own identity
+            record = _record(agent, key)
+            assert record.identifier == f"git+{url}#subdirectory=skills/{key}"
+            assert record.subdirectory == f"skills/{key}" and record.resolved_commit == changed

@@ -108,7 +108,7 @@ def test_the_catalog_keeps_listing_the_multiline_skill_invalid(capsys, env, repo
 
 def test_every_failure_exits_1_and_installs_nothing(capsys, env, repo, tmp_path) -> None:
     _occupy(capsys, tmp_path)
-    code, out, err = run_cli(capsys, "skill", "install", repo, "--skill", "sneaky",
+    code, out, _ = run_cli(capsys, "skill", "install", repo, "--skill", "sneaky",
                              "--skill", "taken", "--approve", "--json")
     assert code == 1
     document = json.loads(out)

@@ -44,6 +44,31 @@ def check_tree(folder: Path, label: str) -> TreeScan:
     return scan
 
 
+def check_lfs(folder: Path, scan: TreeScan, label: str) -> None:
+    """Refuse a skill holding Git LFS pointer files: lemon never installs a pointer as if it
+    were the content (a checkout without ``git lfs pull`` has them).
+
+    :raises UnsafeBundle: naming the first pointer files."""
+    from lemon_core.source_kit.checkout import LFS_MAGIC, LFS_MAX_POINTER, LFS_REFUSAL
+
+    found = []
+    for entry in scan.entries:
+        if entry.kind != "file" or entry.size > LFS_MAX_POINTER:
+            continue
+        try:
+            head = read_bytes(folder / entry.path, LFS_MAX_POINTER, nofollow=True) or b""
+        except FileProblem:
+            continue  # the audit reads every file again and reports what it cannot
+        if head.startswith(LFS_MAGIC):
+            found.append(entry.path)
+    if found:
+        shown = ", ".join(found[:MAX_SHOWN_PROBLEMS]) + (
+            " …" if len(found) > MAX_SHOWN_PROBLEMS else "")
+        raise UnsafeBundle(f"{label} is not installed: {len(found)} file(s) are Git LFS "
+                           f"pointers ({shown}): {LFS_REFUSAL}; install it from a checkout "
+                           f"where `git lfs pull` has run")
+
+
 def check_manifest(folder: Path, *, folder_name: str | None, fallback: str) -> str:
     """The key ``folder`` installs as (see :func:`check_manifest_lenient`)."""
     return check_manifest_lenient(folder, folder_name=folder_name, fallback=fallback)[0]
@@ -109,5 +134,5 @@ def rehash(folder: Path, expected: str, key: str) -> dict[str, str]:
     return digests
 
 
-__all__ = ["UnsafeBundle", "check_manifest", "check_manifest_lenient", "check_tree", "content_hash", "hash_bundle",
+__all__ = ["UnsafeBundle", "check_lfs", "check_manifest", "check_manifest_lenient", "check_tree", "content_hash", "hash_bundle",
            "rehash"]

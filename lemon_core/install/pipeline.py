@@ -214,6 +214,7 @@ def _stage(job: _Job, tree: Path, subdir: str, force: bool,
     folder = tree / subdir if subdir else tree
     label = repr(subdir or job.ref.name or job.identifier)
     scan = checks.check_tree(folder, label)
+    checks.check_lfs(folder, scan, label)
     key, relaxed = checks.check_manifest_lenient(
         folder, folder_name=subdir.rsplit("/", 1)[-1] or None, fallback=job.ref.name or "")
     target = job.scope.target(key)

@@ -90,3 +90,21 @@ def test_a_failed_activation_leaves_no_skill_half_written(ctx, plugins, agent, s
     with pytest.raises(OSError):
         _install(src, ctx, plugins, all_skills=True, each=True)
     assert len(calls) == 2 and snapshot(agent) == before
+
+
+def test_a_skill_holding_git_lfs_pointers_fails_alone(ctx, plugins, agent, src) -> None:
+    from lemon_core.install.checks import UnsafeBundle
+    from tests.gitserver import LFS_POINTER
+
+    skill_folder(src / "skills", "alpha")
+    lfs = skill_folder(src / "skills", "pictures")
+    (lfs / "img.png").write_bytes(LFS_POINTER)
+    (src / "docs").mkdir()
+    (src / "docs" / "banner.gif").write_bytes(LFS_POINTER)  # outside every skill: ignored
+    result = _install(src, ctx, plugins, all_skills=True, each=True)
+    assert [r.key for r in result.all] == ["alpha"]
+    (failure,) = result.failed
+    assert failure.key == "pictures" and "Git LFS pointers (img.png)" in failure.reason
+    assert "git lfs pull" in failure.reason
+    with pytest.raises(UnsafeBundle, match="Git LFS pointers"):
+        _install(src, ctx, plugins, skills=["pictures"])

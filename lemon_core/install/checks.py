@@ -49,7 +49,7 @@ def check_lfs(folder: Path, scan: TreeScan, label: str) -> None:
     were the content (a checkout without ``git lfs pull`` has them).
 
     :raises UnsafeBundle: naming the first pointer files."""
-    from lemon_core.source_kit.checkout import LFS_MAGIC, LFS_MAX_POINTER, LFS_REFUSAL
+    from lemon_core.source_kit.lfs import LFS_MAGIC, LFS_MAX_POINTER, LFS_REFUSAL
 
     found = []
     for entry in scan.entries:

@@ -20,8 +20,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from lemon_core.source_kit.checkout import LFS_REFUSAL
     from lemon_core.source_kit.fetch import FetchedTree, fetch_tree, upstream_commit
+    from lemon_core.source_kit.lfs import LFS_REFUSAL
     from lemon_core.source_kit.limits import DEFAULT_LIMITS, FetchLimits, FetchTooLarge
     from lemon_core.source_kit.location import (
         GitLocation,
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 #: Where each public name lives. A name is imported on first use (PEP 562), so parsing an
 #: identifier or installing a local folder does not import the fetch, its limits and refs.
 _HOMES = {
-    "LFS_REFUSAL": "checkout",
+    "LFS_REFUSAL": "lfs",
     "FetchedTree": "fetch", "fetch_tree": "fetch", "upstream_commit": "fetch",
     "DEFAULT_LIMITS": "limits", "FetchLimits": "limits", "FetchTooLarge": "limits",
     "GitLocation": "location", "check_ref": "location", "check_subdirectory": "location",

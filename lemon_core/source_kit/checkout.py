@@ -21,6 +21,7 @@ from typing import Any
 
 import attrs
 
+from lemon_core.source_kit.lfs import LFS_MAGIC, LFS_MAX_POINTER
 from lemon_core.source_kit.limits import (
     DEFAULT_LIMITS,
     FetchLimits,
@@ -31,11 +32,6 @@ from lemon_core.source_kit.objects import copy_blob, load, object_size, read_sma
 from lemon_core.source_kit.transport import GitSourceError
 from lemon_core.text import escape
 
-LFS_MAGIC = b"version https://git-lfs.github.com/spec/"
-#: Pointer files are small; git-lfs itself caps them at 1024 bytes.
-LFS_MAX_POINTER = 1024
-LFS_REFUSAL = ("lemon does not fetch Git LFS objects, and will not install their pointer "
-               "files as if they were the content")
 #: The longest link target written (PATH_MAX on Linux).
 MAX_LINK_BYTES = 4096
 

@@ -70,9 +70,11 @@ def _manifest(data: bytes | None, key: str) -> tuple[object, str | None]:
     install uses, so the audit reports what install would refuse, in the same words."""
     if data is None:
         return None, None
-    from lemon_core.manifest.load import parse_manifest
+    from lemon_core.manifest.lenient import parse_for_install
 
-    result = parse_manifest(data, key=key, label=SKILL_FILE)  # never raises
+    # A rule only lemon enforces (a description spanning lines) is not a reason to block:
+    # install accepts it with a warning (lemon_core.manifest.lenient).
+    result, _ = parse_for_install(data, key=key, label=SKILL_FILE)  # never raises
     return result.manifest, result.reason
 
 

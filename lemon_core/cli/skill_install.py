@@ -127,10 +127,11 @@ def _asker(progress: _Progress | None, questions: dict[str, str] = QUESTIONS) ->
 
 def _chooser() -> Any:
     from lemon_core.cli.output import ask, say
+    from lemon_core.install.select import label
 
     def choose(candidates: Sequence[str]) -> list[str]:
         say("The fetched tree holds several skills:", err=True)
-        say(*(f"  {i}. {c or '(the root)'}" for i, c in enumerate(candidates, 1)), err=True)
+        say(*(f"  {i}. {label(c)}" for i, c in enumerate(candidates, 1)), err=True)
         answer = ask("Install which? (numbers separated by spaces, or 'all'):")
         if answer.strip().lower() == "all":
             return list(candidates)
@@ -154,7 +155,21 @@ def result_json(item: Any) -> dict[str, Any]:
             "identifier": item.identifier, "revision": item.revision, "trust": item.trust,
             "bundle_hash": item.bundle_hash, "verdict": item.verdict,
             "findings": [_finding_json(f) for f in item.findings], "notes": list(item.notes),
-            "replaced": item.replaced}
+            "replaced": item.replaced, "warnings": list(item.warnings)}
+
+
+def failed_json(failed: Sequence[Any]) -> list[dict[str, Any]]:
+    """The skills a multi-skill install did not install, as ``--json`` prints them."""
+    return [{"key": f.key, "folder": f.folder, "reason": f.reason, "next": f.next_step}
+            for f in failed]
+
+
+def _say_failed(failed: Sequence[Any]) -> None:
+    from lemon_core.cli.output import warn
+
+    for item in failed:
+        warn(f"{item.key} ({item.folder or 'the root'}) was not installed: {item.reason}; "
+             f"{item.next_step}", label="failed")
 
 
 @app.command("install", short_help="Install a skill (path, git URL, gh:, hermes:, registry).")
@@ -185,6 +200,7 @@ def install_command(
 ) -> None:
     """Fetch, check, audit and install a skill; nothing changes unless everything succeeds."""
     from lemon_core.cli.output import emit_json, say, warn
+    from lemon_core.install.failures import NoneInstalled
     from lemon_core.skills.installing import install
 
     interactive = _interactive()
@@ -208,11 +224,21 @@ def install_command(
                          skills=tuple(skill), all_skills=all_skills, progress=progress,
                          select=_chooser() if interactive else None, override=override_block,
                          discard_edits=discard_edits)
+    except NoneInstalled as exc:  # a multi-skill install where every chosen skill failed
+        if as_json:
+            emit_json({"installed": [], "failed": failed_json(exc.failed)})
+        else:
+            _say_failed(exc.failed)
+            warn(f"none of the {len(exc.failed)} chosen skills was installed", label="error")
+        raise typer.Exit(1) from None
     finally:
         if progress is not None:
             progress.stop()
     if as_json:
-        emit_json({"installed": [result_json(item) for item in result.all]})
+        emit_json({"installed": [result_json(item) for item in result.all],
+                   "failed": failed_json(result.failed)})
+        if result.failed:
+            raise typer.Exit(1)
         return
     for item in result.all:
         verb = "Replaced" if item.replaced else "Installed"
@@ -223,6 +249,11 @@ def install_command(
             say(_finding_line(finding))
         for note in item.notes:
             warn(note, label="note")
+        for text in item.warnings:
+            warn(text)
+    if result.failed:
+        _say_failed(result.failed)
+        raise typer.Exit(1)
 
 
 @app.command("remove", short_help="Remove an installed skill (folder and lockfile record).")

@@ -21,6 +21,10 @@ class NotLemons(LemonError):
     """The target holds something lemon did not install; it is never replaced."""
 
 
+class AlreadyInstalled(LemonError):
+    """lemon installed a skill of that name already and ``force`` is off."""
+
+
 def what_is_there(target: Path) -> str:
     """A short description of what is at ``target`` (which exists)."""
     try:
@@ -60,9 +64,10 @@ def refuse_existing(target: Path, key: str, force: bool, records: Mapping[str, L
             f"{lockfile}), so nothing was changed, with or without --force. Move or rename it "
             f"(it is yours: lemon never deletes it) and run the command again")
     if not force:
-        raise LemonError(f"{key!r} is already installed by lemon at {target}; to replace it "
-                         f"pass force=True (--force), or run 'lemon skill update {key}'")
+        raise AlreadyInstalled(f"{key!r} is already installed by lemon at {target}; to "
+                               f"replace it pass force=True (--force), or run 'lemon skill "
+                               f"update {key}'")
     return True
 
 
-__all__ = ["NotLemons", "refuse_existing", "what_is_there"]
+__all__ = ["AlreadyInstalled", "NotLemons", "refuse_existing", "what_is_there"]

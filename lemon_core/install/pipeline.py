@@ -35,6 +35,7 @@ from lemon_core.install import (
     backups,
     checks,
     edits,
+    failures,
     gate,
     occupied,
     router,
@@ -43,6 +44,8 @@ from lemon_core.install import (
     targets,
 )
 from lemon_core.install.activate import Activation, recover
+from lemon_core.install.failures import Blocked, Failure, NoneInstalled
+from lemon_core.manifest.lenient import relaxed_warning
 from lemon_core.protocols import FetchResult, Finding, SkillWriteEvent
 from lemon_core.source_kit.location import public_url
 from lemon_core.state.lockfile import editable_records, write_records
@@ -54,10 +57,6 @@ if TYPE_CHECKING:
     from lemon_core.fsio.tree import TreeScan
     from lemon_core.plugin_registry import Plugins
     from lemon_core.protocols import ProgressCallback, SkillSource, SourceRef
-
-
-class Blocked(LemonError):
-    """The audit blocked the skill and no override for exactly this bundle was approved."""
 
 
 @attrs.frozen
@@ -77,6 +76,10 @@ class InstallResult:
     notes: tuple[str, ...] = ()
     replaced: bool = False
     more: tuple[InstallResult, ...] = ()
+    #: Warnings about this skill (a lemon rule stricter than the agents it was accepted despite).
+    warnings: tuple[str, ...] = ()
+    #: On the first result: the chosen skills a multi-skill install did not install.
+    failed: tuple[Failure, ...] = ()
 
     @property
     def all(self) -> tuple[InstallResult, ...]:
@@ -96,6 +99,8 @@ class Staged:
     content_hash: str
     report: AuditReport
     override: AuditOverride | None = None
+    #: The manifest errors of rules stricter than the agents it was accepted despite.
+    relaxed: tuple[Any, ...] = ()
 
 
 def now() -> str:
@@ -209,8 +214,9 @@ def _stage(job: _Job, tree: Path, subdir: str, force: bool,
     folder = tree / subdir if subdir else tree
     label = repr(subdir or job.ref.name or job.identifier)
     scan = checks.check_tree(folder, label)
-    key = checks.check_manifest(folder, folder_name=subdir.rsplit("/", 1)[-1] or None,
-                                fallback=job.ref.name or "")
+    checks.check_lfs(folder, scan, label)
+    key, relaxed = checks.check_manifest_lenient(
+        folder, folder_name=subdir.rsplit("/", 1)[-1] or None, fallback=job.ref.name or "")
     target = job.scope.target(key)
     refuse_existing(job.scope, key, force, existing)
     report = audit_skill(folder, job.ctx, key, scan, job.plugins)
@@ -222,12 +228,41 @@ def _stage(job: _Job, tree: Path, subdir: str, force: bool,
     previous = existing.get(key)
     kept = previous.audit_override if previous is not None else None
     return Staged(key, folder, subdir, target, scan, digest, checks.content_hash(folder),
-                  report, kept)
+                  report, kept, relaxed)
+
+
+def _stage_each(job: _Job, tree: Path, chosen: Sequence[str], force: bool,
+                existing: Mapping[str, LockRecord], each: bool
+                ) -> tuple[list[Staged], list[Failure]]:
+    """Stage every chosen skill. ``each`` (a multi-skill install): a skill that fails becomes
+    a :class:`Failure` and the others go on, and skills of the tree sharing a name all fail;
+    otherwise the first failure is raised."""
+    staged: list[Staged] = []
+    failed: list[Failure] = []
+    for subdir in chosen:
+        try:
+            staged.append(_stage(job, tree, subdir, force, existing))
+        except LemonError as exc:
+            if not each:
+                raise
+            name = subdir.rsplit("/", 1)[-1] or job.ref.name or job.identifier
+            failed.append(failures.failure(name, subdir, exc))
+    seen = [s.key for s in staged]
+    if len(set(seen)) == len(seen):
+        return staged, failed
+    if not each:
+        raise LemonError(f"two skills of the tree have one name ({', '.join(seen)}); "
+                         f"nothing was installed")
+    shared = {k for k in seen if seen.count(k) > 1}
+    for key in sorted(shared):
+        failed.extend(failures.clash(key, [s.subdir for s in staged if s.key == key]))
+    return [s for s in staged if s.key not in shared], failed
 
 
 def _judge(job: _Job, staged: list[Staged], approve: approval.Approver, override: bool,
-           fetched: FetchResult) -> list[Staged]:
-    """Ask what must be asked; returns the staged skills with any new override."""
+           fetched: FetchResult, failed: list[Failure] | None = None) -> list[Staged]:
+    """Ask what must be asked; returns the staged skills with any new override. A blocked
+    skill is raised, or (``failed`` given: a multi-skill install) added to ``failed``."""
     out = []
     for item in staged:
         if item.report.verdict != "block" or gate.allowed(item.report, item.override):
@@ -235,15 +270,21 @@ def _judge(job: _Job, staged: list[Staged], approve: approval.Approver, override
             continue
         findings = "; ".join(f.summary for f in item.report.findings[:3])
         if not override or item.report.bundle_hash is None:
-            raise Blocked(f"{item.key} is blocked by the security audit: {findings}; nothing "
-                          f"was installed (an override must name this exact bundle: "
-                          f"{item.bundle_hash})")
+            blocked = Blocked(f"{item.key} is blocked by the security audit: {findings}; "
+                              f"nothing was installed (an override must name this exact "
+                              f"bundle: {item.bundle_hash})")
+            if failed is None:
+                raise blocked
+            failed.append(failures.failure(item.key, item.subdir, blocked))
+            continue
         ask(approve if approve is not True else None,  # approve=True never overrides a block
             job.request("override", [item], revision=fetched.revision, verdict="block"))
         from lemon_core.audit.overrides import make_override
 
         made = make_override(item.report, now())
         out.append(attrs.evolve(item, override=AuditOverride(**made)))
+    if not out:
+        return out
     verdicts = {s.report.verdict for s in out}
     revision, notes = fetched.revision, tuple(fetched.notes)
     if "warn" in verdicts:
@@ -343,14 +384,17 @@ def install(identifier: str, ctx: LemonContext, *, plugins: Plugins, local: bool
             expected_bundle_hash: str | Mapping[str, str] | None = None,
             override: bool = False, subpath: str | None = None, keep_identity: bool = False,
             refresh: Callable[[], None] | None = None,
-            discard_edits: bool = False) -> InstallResult:
+            discard_edits: bool = False, each: bool = False) -> InstallResult:
     """Install the skill(s) ``identifier`` names; see the module docstring for the steps.
 
     ``subpath`` replaces the identifier's subdirectory (``""``: the whole tree), so one fetch
     serves the ``skills`` of several subdirectories; ``keep_identity`` keeps each recorded
     skill's identity in its new record (both for ``sync``). ``discard_edits``: replacing a
     skill whose files changed since the install may discard those edits without asking (an
-    approval callback is asked otherwise; ``approve=True`` alone refuses)."""
+    approval callback is asked otherwise; ``approve=True`` alone refuses). ``each``: a
+    multi-skill install is per skill (:mod:`~lemon_core.install.failures`): the skills that
+    pass install, the others are listed in ``result.failed``
+    (:class:`~lemon_core.install.failures.NoneInstalled` when none passed)."""
     keys: list[str] = []
     scope_name = "project" if local else "global"
     try:
@@ -368,12 +412,17 @@ def install(identifier: str, ctx: LemonContext, *, plugins: Plugins, local: bool
         early = list(skills) or ([ref.name] if ref.name and not all_skills else [])
         keys = [k.rsplit("/", 1)[-1] for k in early]
         existing = editable_records(scope.lockfile)
-        for key in keys:
+        for key in keys if not (each and len(keys) > 1) else ():  # per skill: staged later
             refuse_existing(scope, key, force, existing)
         if job.trust != "builtin":
             ask(approve, job.request("fetch", keys=keys, revision=ref.revision))
         result = _run(job, approve, force, skills, all_skills, progress, choose,
-                      expected_bundle_hash, override, refresh, existing, discard_edits)
+                      expected_bundle_hash, override, refresh, existing, discard_edits, each)
+    except NoneInstalled as exc:
+        for item in exc.failed:
+            notify(plugins, SkillWriteEvent(item.key, "install", False, scope=scope_name,
+                                            reason=item.reason))
+        raise
     except Exception as exc:
         for key in keys or [identifier]:
             notify(plugins, SkillWriteEvent(key, "install", False, scope=scope_name,
@@ -383,6 +432,9 @@ def install(identifier: str, ctx: LemonContext, *, plugins: Plugins, local: bool
         notify(plugins, SkillWriteEvent(item.key, "install", True, scope=item.scope,
                                         path=item.path, metadata={"source": item.source,
                                                                   "verdict": item.verdict}))
+    for failed in result.failed:
+        notify(plugins, SkillWriteEvent(failed.key, "install", False, scope=result.scope,
+                                        reason=failed.reason))
     return result
 
 
@@ -390,7 +442,8 @@ def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[st
          all_skills: bool, progress: ProgressCallback | None, choose: select.Selector | None,
          expected_bundle_hash: str | Mapping[str, str] | None, override: bool,
          refresh: Callable[[], None] | None,
-         existing: Mapping[str, LockRecord], discard_edits: bool = False) -> InstallResult:
+         existing: Mapping[str, LockRecord], discard_edits: bool = False,
+         each: bool = False) -> InstallResult:
     fresh = staging.missing_folders(job.scope.skills_dir)
     swept = (*staging.sweep_stale(job.scope.skills_dir),
              *backups.sweep(job.scope.skills_dir, existing, job.scope.root))
@@ -400,14 +453,15 @@ def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[st
         tree = folder / staging.TREE
         fetched = fetch(job.source, job.ref, tree, job.ctx, progress)
         chosen = pick_skills(tree, skills, all_skills, choose)
-        staged = [_stage(job, tree, subdir, force, existing) for subdir in chosen]
-        seen = [s.key for s in staged]
-        if len(set(seen)) != len(seen):
-            raise LemonError(f"two skills of the tree have one name ({', '.join(seen)}); "
-                             f"nothing was installed")
+        each = each and len(chosen) > 1
+        staged, failed = _stage_each(job, tree, chosen, force, existing, each)
+        if each and not staged:
+            raise NoneInstalled(failed)
         _expected(staged, expected_bundle_hash)
         checked = check_edits(job, staged, existing, approve, discard_edits)
-        staged = _judge(job, staged, approve, override, fetched)
+        staged = _judge(job, staged, approve, override, fetched, failed if each else None)
+        if each and not staged:
+            raise NoneInstalled(failed)
         replaced = _activate_all(job, staged, fetched, force, refresh, checked)
         done = True
     finally:
@@ -418,9 +472,10 @@ def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[st
         key=s.key, path=str(s.target), scope=job.scope.name, source=job.source.name,
         identifier=job.identifier, revision=fetched.revision, trust=job.trust,
         bundle_hash=s.bundle_hash, verdict=s.report.verdict, findings=s.report.findings,
-        notes=swept + tuple(fetched.notes) + tuple(s.report.notes), replaced=was)
+        notes=swept + tuple(fetched.notes) + tuple(s.report.notes), replaced=was,
+        warnings=(relaxed_warning(s.key, s.relaxed, str(s.target)),) if s.relaxed else ())
         for s, was in zip(staged, replaced)]
-    return attrs.evolve(results[0], more=tuple(results[1:]))
+    return attrs.evolve(results[0], more=tuple(results[1:]), failed=tuple(failed))
 
 
-__all__ = ["Blocked", "InstallResult", "Staged", "install"]
+__all__ = ["Blocked", "Failure", "InstallResult", "NoneInstalled", "Staged", "install"]

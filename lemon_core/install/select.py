@@ -1,8 +1,9 @@
 """Which skills of a fetched tree to install.
 
 A tree holding ``SKILL.md`` at its root is one skill. Otherwise every folder holding a
-``SKILL.md`` is a candidate (found without following links, hidden folders and ``.git``
-skipped, a skill's own subfolders not searched); one candidate installs that one, several are
+``SKILL.md`` is a candidate (found without following links, a skill's own subfolders not
+searched; hidden group folders such as openai/skills' ``skills/.curated`` are searched, the
+version-control folders and ``node_modules`` of :data:`SKIPPED` are not); one candidate installs that one, several are
 never installed as one skill: the caller names them (``skills``), takes them all
 (``all_skills``), or picks through the ``select`` callback; otherwise
 :class:`ChoiceNeeded` lists them.
@@ -20,6 +21,9 @@ SKILL_FILE = "SKILL.md"
 #: Folders looked into while searching a fetched tree for skills.
 MAX_FOLDERS = 2_000
 MAX_DEPTH = 8
+
+#: Folders never searched for skills: version control metadata and installed packages.
+SKIPPED = frozenset({".git", ".hg", ".svn", ".bzr", "node_modules"})
 
 #: ``select(candidates) -> chosen``: candidates are relative folders ("" is the root).
 Selector = Callable[[Sequence[str]], Sequence[str]]
@@ -54,7 +58,7 @@ def find_skills(tree: Path) -> list[str]:
         seen += 1
         try:
             with os.scandir(tree / relative if relative else tree) as listing:
-                children = sorted((e for e in listing if not e.name.startswith(".")
+                children = sorted((e for e in listing if e.name not in SKIPPED
                                    and e.is_dir(follow_symlinks=False)), key=lambda e: e.name)
         except OSError:
             continue
@@ -65,6 +69,14 @@ def find_skills(tree: Path) -> list[str]:
             elif depth + 1 < MAX_DEPTH:
                 queue.append((rel, depth + 1))
     return sorted(found)
+
+
+def label(candidate: str) -> str:
+    """A candidate as a person reads it: its name and the folder it comes from."""
+    if not candidate:
+        return "(the root)"
+    folder, _, name = candidate.rpartition("/")
+    return f"{name} (from {folder}/)" if folder else name
 
 
 def _by_name(candidates: Sequence[str], wanted: str) -> str | None:
@@ -80,7 +92,7 @@ def choose(candidates: Sequence[str], *, skills: Sequence[str] = (), all_skills:
     if not candidates:
         raise LemonError("the fetched tree holds no SKILL.md; check the identifier (a "
                          "subdirectory can be named with #subdirectory=PATH)")
-    listed = ", ".join(c or "(the root)" for c in candidates)
+    listed = ", ".join(label(c) for c in candidates)
     if skills:
         chosen = []
         for wanted in skills:
@@ -103,4 +115,5 @@ def choose(candidates: Sequence[str], *, skills: Sequence[str] = (), all_skills:
                        candidates)
 
 
-__all__ = ["SKILL_FILE", "ChoiceNeeded", "Selector", "choose", "find_skills"]
+__all__ = ["SKILL_FILE", "SKIPPED", "ChoiceNeeded", "Selector", "choose", "find_skills",
+           "label"]

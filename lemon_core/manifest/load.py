@@ -112,8 +112,12 @@ class ManifestResult:
         return f"{first.message} [{first.code}]" if first is not None else "it does not load"
 
 
-def load_manifest(path: Path | str, *, key: str) -> ManifestResult:
+def load_manifest(path: Path | str, *, key: str,
+                  adjust: Callable[[Any], Any] | None = None) -> ManifestResult:
     """Read the head of the SKILL.md at ``path`` and validate its frontmatter.
+
+    ``adjust`` (rarely given: :mod:`~lemon_core.manifest.lenient`) maps the parsed frontmatter
+    data before it is validated.
 
     ``key`` is the skill's lookup key (its folder name); it stands in for an absent ``name``
     (the manifest keeps ``name=None``). Never raises: an unreadable path, a directory, a FIFO
@@ -129,14 +133,16 @@ def load_manifest(path: Path | str, *, key: str) -> ManifestResult:
     except ValueError:  # a NUL character in the path
         return _failed(label, "read_failed", "cannot read the file: invalid path")
     try:
-        return _parse(lambda n, end=-1: read_up_to(fd, n, end), key, label, info.st_size)
+        return _parse(lambda n, end=-1: read_up_to(fd, n, end), key, label, info.st_size,
+                      adjust)
     except OSError as exc:
         return _failed(label, "read_failed", f"cannot read the file: {_os_reason(exc)}")
     finally:
         os.close(fd)
 
 
-def parse_manifest(data: bytes, *, key: str, label: str) -> ManifestResult:
+def parse_manifest(data: bytes, *, key: str, label: str,
+                   adjust: Callable[[Any], Any] | None = None) -> ManifestResult:
     """Validate the SKILL.md content ``data``; ``label`` is the path diagnostics show.
 
     Exactly what :func:`load_manifest` does with a file's bytes (only the head is examined).
@@ -151,7 +157,7 @@ def parse_manifest(data: bytes, *, key: str, label: str) -> ManifestResult:
         position += len(chunk)
         return chunk
 
-    return _parse(read, key, label)
+    return _parse(read, key, label, adjust=adjust)
 
 
 def validate_manifest_data(data: Any, *, label: str, fmt: str = "none") -> ManifestResult:
@@ -200,11 +206,12 @@ def _frontmatter_data(fmt: str, raw: str, raw_line: int, blank: int, check: Chec
     return None
 
 
-def _parse(read: Reader, key: str, label: str, size: int = -1) -> ManifestResult:
+def _parse(read: Reader, key: str, label: str, size: int = -1,
+           adjust: Callable[[Any], Any] | None = None) -> ManifestResult:
     """Read through ``read``, split, parse and validate; never raises. ``size`` is the size of
     the file when known (a first read that returns that much reached its end)."""
     try:
-        return _parse_unguarded(read, label, size)
+        return _parse_unguarded(read, label, size, adjust)
     except OSError as exc:
         return _failed(label, "read_failed", f"cannot read the file: {_os_reason(exc)}")
     except Exception as exc:  # noqa: BLE001 - a bug: one file must never break discovery
@@ -215,12 +222,15 @@ def _parse(read: Reader, key: str, label: str, size: int = -1) -> ManifestResult
         )
 
 
-def _parse_unguarded(read: Reader, label: str, size: int) -> ManifestResult:
+def _parse_unguarded(read: Reader, label: str, size: int,
+                     adjust: Callable[[Any], Any] | None = None) -> ManifestResult:
     check = Checker(label)
     try:
         text, (fmt, raw, _, raw_line, blank) = read_split(read, read(HEAD_BYTES, size))
         check_text(text)
         data = _frontmatter_data(fmt, raw, raw_line, blank, check)
+        if adjust is not None:
+            data = adjust(data)
         manifest = build_manifest(data, check, fmt=fmt)
     except FrontmatterError as exc:
         check.error(exc.code, exc.message)

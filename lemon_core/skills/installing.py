@@ -55,6 +55,10 @@ def install(identifier: str, ctx: LemonContext | None = None, *, local: bool = F
     edits unless ``discard_edits``;
     ``override`` asks (stage ``override``) to install a bundle the audit blocked, bound to its
     exact hash. Returns the first installed skill (``result.all`` lists every one).
+
+    Several chosen skills install per skill: those that pass install, ``result.failed``
+    lists the others with their reason and next step
+    (:class:`~lemon_core.install.failures.NoneInstalled` when none did).
     """
     ctx = call_context(ctx, cwd)
     identifier = router.shorthand(identifier, ctx)  # owner/repo: gh:owner/repo, recorded so
@@ -62,7 +66,8 @@ def install(identifier: str, ctx: LemonContext | None = None, *, local: bool = F
         identifier, ctx, plugins=_plugins(ctx, plugins), local=local, force=force,
         approve=approve, skills=tuple(skills), all_skills=all_skills, progress=progress,
         choose=select, revision=revision, expected_bundle_hash=expected_bundle_hash,
-        override=override, refresh=lambda: catalogs_changed(ctx), discard_edits=discard_edits)
+        override=override, refresh=lambda: catalogs_changed(ctx), discard_edits=discard_edits,
+        each=True)
 
 
 def preview(identifier: str, ctx: LemonContext | None = None, *, approve: Approver = None,

@@ -21,7 +21,6 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from lemon_core.source_kit.checkout import LFS_REFUSAL
     from lemon_core.source_kit.fetch import (
         FetchedTree,
         UpstreamTrees,
@@ -29,6 +28,7 @@ if TYPE_CHECKING:
         upstream_commit,
         upstream_trees,
     )
+    from lemon_core.source_kit.lfs import LFS_REFUSAL
     from lemon_core.source_kit.limits import DEFAULT_LIMITS, FetchLimits, FetchTooLarge
     from lemon_core.source_kit.location import (
         GitLocation,
@@ -59,7 +59,7 @@ if TYPE_CHECKING:
 #: Where each public name lives. A name is imported on first use (PEP 562), so parsing an
 #: identifier or installing a local folder does not import the fetch, its limits and refs.
 _HOMES = {
-    "LFS_REFUSAL": "checkout",
+    "LFS_REFUSAL": "lfs",
     "FetchedTree": "fetch", "fetch_tree": "fetch", "upstream_commit": "fetch",
     "UpstreamTrees": "fetch", "upstream_trees": "fetch",
     "DEFAULT_LIMITS": "limits", "FetchLimits": "limits", "FetchTooLarge": "limits",

@@ -2,8 +2,9 @@
 
 The tree is planned first and written after: every name is checked (no ``.git`` in any
 spelling, no ``.``/``..``/``/``/NUL), submodules become notes (nothing is fetched for them),
-Git LFS pointer files refuse the fetch (see :data:`LFS_REFUSAL`), and an unknown entry mode
-refuses it. Only the objects of that tree are read, and each by its header first
+Git LFS pointer files are written as they are (the install refuses each skill that holds one,
+see :data:`LFS_REFUSAL` and :func:`lemon_core.install.checks.check_lfs`, so one skill's pointer
+never stops the others of the tree), and an unknown entry mode refuses the fetch. Only the objects of that tree are read, and each by its header first
 (:mod:`lemon_core.source_kit.objects`): a file over the per-file cap, or files over the total
 cap together, refuse the fetch before anything is written, and each file is then streamed to
 disk in bounded chunks, so memory stays flat whatever the repository holds. Files are created
@@ -20,6 +21,7 @@ from typing import Any
 
 import attrs
 
+from lemon_core.source_kit.lfs import LFS_MAGIC, LFS_MAX_POINTER
 from lemon_core.source_kit.limits import (
     DEFAULT_LIMITS,
     FetchLimits,
@@ -30,11 +32,6 @@ from lemon_core.source_kit.objects import copy_blob, load, object_size, read_sma
 from lemon_core.source_kit.transport import GitSourceError
 from lemon_core.text import escape
 
-LFS_MAGIC = b"version https://git-lfs.github.com/spec/"
-#: Pointer files are small; git-lfs itself caps them at 1024 bytes.
-LFS_MAX_POINTER = 1024
-LFS_REFUSAL = ("lemon does not fetch Git LFS objects, and will not install their pointer "
-               "files as if they were the content")
 #: The longest link target written (PATH_MAX on Linux).
 MAX_LINK_BYTES = 4096
 
@@ -192,13 +189,7 @@ def write_tree(store: Any, tree_id: bytes, dest: Path, *,
                limits: FetchLimits = DEFAULT_LIMITS, root: str = "") -> Checkout:
     """Write the tree ``tree_id`` into the empty folder ``dest``: planned and measured
     first, then each file streamed under the caps of ``limits``."""
-    entries, submodules, lfs = plan(store, tree_id, limits, root)
-    if lfs:
-        listed = ", ".join(escape(p) for p in lfs[:5]) + (" …" if len(lfs) > 5 else "")
-        raise GitSourceError(
-            f"{len(lfs)} file(s) are Git LFS pointers ({listed}): {LFS_REFUSAL}; install from "
-            "a checkout where `git lfs pull` has run, or pick a folder without LFS files "
-            "with #subdirectory=")
+    entries, submodules, _ = plan(store, tree_id, limits, root)
     top = os.open(dest, _DIR_FLAGS)
     dirs: dict[tuple[str, ...], int] = {(): top}
     files = total = 0

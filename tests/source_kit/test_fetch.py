@@ -138,13 +138,14 @@ def test_links_exec_bits_and_submodules(tmp_path: Path, git_server: GitServer) -
     assert result.notes == (note,)
 
 
-def test_lfs_pointers_refuse_the_fetch(tmp_path: Path, git_server: GitServer) -> None:
+def test_lfs_pointers_are_fetched_as_they_are(tmp_path: Path, git_server: GitServer) -> None:
+    """The install refuses each skill holding one (tests/install/test_failures.py); the
+    fetch of the tree no longer fails for one skill's pointer."""
     repo, _ = build_repo(tmp_path / "r", {"a/SKILL.md": SKILL, "a/img.png": LFS_POINTER,
                                           "b/SKILL.md": SKILL})
     url = git_server.add("o/lfs.git", repo)
-    with pytest.raises(GitSourceError, match=r"1 file\(s\) are Git LFS pointers \(a/img.png\)"):
-        _fetch(url, None, tmp_path / "dest")
-    assert os.listdir(tmp_path / "dest") == []
+    assert _fetch(url, None, tmp_path / "dest").files == 3
+    assert (tmp_path / "dest" / "a" / "img.png").read_bytes() == LFS_POINTER
     assert _fetch(url, None, tmp_path / "b", subdirectory="b").files == 1
 
 

@@ -148,9 +148,11 @@ def render(items: Iterable[PromptItem], max_chars: int | None = None,
     text = (_frame([*shown, _more(omitted, tools)], tools) if omitted
             else _frame(shown, tools))
     if len(text) > max_chars:
-        smallest = len(_frame([_more(len(ordered), tools)], tools))
-        if len(ordered) == 1:
-            smallest = min(smallest, len(_frame(lines, tools)))
+        # the fewest characters: a count of every skill, or every key alone (``lines``: the
+        # last step's); listing some keys and counting the rest is always longer than the
+        # count alone (a key's line is longer than the digits it saves)
+        smallest = min(len(_frame([_more(len(ordered), tools)], tools)),
+                       len(_frame(lines, tools)))
         return PromptListing("", 0, len(ordered), smallest)
     return PromptListing(text, len(shown), omitted)
 

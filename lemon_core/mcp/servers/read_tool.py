@@ -52,8 +52,9 @@ _KNOWN = frozenset(SCHEMA["properties"])
 
 
 def read_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """The keyword arguments of the backend's ``read`` for a tool call; ValueError (a tool
-    error) for anything the schema does not allow."""
+    """The keyword arguments of the backend's ``read`` for a tool call; ValueError (what the
+    server answers as a tool error, for a wrong type too) for anything the schema does not
+    allow."""
     unknown = sorted(set(arguments) - _KNOWN)
     if unknown:
         raise ValueError(f"unknown argument {unknown[0]!r}; read_skill takes "
@@ -63,7 +64,7 @@ def read_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
         raise ValueError("key is required: a skill key as find_skills returns it")
     out: dict[str, Any] = {"view": arguments.get("view", "full")}
     if not isinstance(out["view"], str):
-        raise ValueError(f"view must be one of {', '.join(VIEWS)}")
+        raise ValueError(f"view must be one of {', '.join(VIEWS)}")  # noqa: TRY004
     for name, target in (("section", "section"), ("path", "file")):
         value = arguments.get(name)
         if value is not None and not isinstance(value, str):
@@ -73,7 +74,7 @@ def read_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
     for flag in ("include_status", "include_manifest"):
         value = arguments.get(flag, False)
         if not isinstance(value, bool):
-            raise ValueError(f"{flag} must be true or false")
+            raise ValueError(f"{flag} must be true or false")  # noqa: TRY004
         out[flag] = value
     limit = arguments.get("max_chars")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)

@@ -15,8 +15,8 @@ from lemon_core.cli.mcp import CWD, _context, app
 def serve(
     cwd: Path | None = CWD,
     skills: bool = typer.Option(False, "--skills",
-                                help="Also offer find_skills and load_skill, as 'lemon skill "
-                                     "serve' does."),
+                                help="Also offer find_skills, load_skill and read_skill, as "
+                                     "'lemon skill serve' does."),
 ) -> None:
     """Run an MCP server on stdin/stdout exposing every enabled server of the project's
     effective set under lemon's names, filters and approvals (a tool needing approval asks
@@ -48,7 +48,8 @@ def serve(
     if backend is not None:
         from lemon_core.mcp.servers.app import build_server as build_skills
 
-        skill_server = build_skills(backend, name="lemon-skills", version=__version__)
+        skill_server = build_skills(backend, name="lemon-skills", version=__version__,
+                                    read_tool=True)
     gateway = Gateway(ctx, notice=lambda message: warn(message, label="note"))
     server = build_server(gateway, version=__version__, skills=skill_server)
     try:

@@ -101,20 +101,45 @@ def search_command(
 @app.command("prompt", short_help="Print the skills listing for a system prompt.")
 def prompt_command(
     max_chars: int | None = typer.Option(None, "--max-chars", metavar="N", min=0,
-                                            help="Keep the listing within N characters."),
+                                            help="Keep the listing within N characters (an N "
+                                                 "too small for any listing is an error)."),
+    tools: str = typer.Option("lemon-serve", "--tools", metavar="SET",
+                              help="The tools the listing names: lemon-serve (find_skills, "
+                                   "load_skill, read_skill, as 'lemon skill serve' and 'lemon "
+                                   "mcp serve --skills' offer), lazy (find_skills, load_skill, "
+                                   "as lazy-skills-mcp) or library (find_relevant, "
+                                   "read_skill: lemon's Python API)."),
+    tool_names: str | None = typer.Option(None, "--tool-names", metavar="ROLE=NAME,...",
+                                          help="Your harness' own names for the roles find, "
+                                               "load and read, e.g. "
+                                               "find=search_skills,load=open_skill; ROLE= "
+                                               "drops a role."),
     cwd: Path | None = CWD,
     as_json: bool = JSON,
 ) -> None:
     """Print the <available_skills> block an agent harness puts in its system prompt: every
-    displayable skill's key and one-line description, by key (nothing when there is none)."""
+    displayable skill's key and one-line description, by key (nothing when there is none),
+    and one line telling the model which tools load and find skills: exactly those of the
+    server given by --tools (and --tool-names), no other. A --max-chars too small for even a
+    count of the skills prints nothing and exits 1, saying the smallest N that works."""
     from lemon_core.cli.output import emit_json, say_lines
+    from lemon_core.errors import LemonError
+    from lemon_core.search.prompt_tools import prompt_tools
     from lemon_core.skills.agent import prompt_view
 
-    listing = prompt_view(_ctx(cwd), max_chars=max_chars, persistent=True)
+    named = prompt_tools(tools, tool_names)
+    listing = prompt_view(_ctx(cwd), max_chars=max_chars, persistent=True, tools=named)
     if as_json:
-        emit_json({"prompt": listing.text, "shown": listing.shown, "omitted": listing.omitted})
+        data = {"prompt": listing.text, "shown": listing.shown, "omitted": listing.omitted}
+        emit_json(data | {"needed": listing.needed} if listing.needed else data)
     elif listing.text:
         say_lines(listing.text.splitlines())
+    if listing.needed:
+        count = listing.omitted
+        raise LemonError(f"--max-chars {max_chars} is too small to list any of the {count} "
+                         f"skill{'s' if count != 1 else ''}: the smallest listing needs "
+                         f"{listing.needed} characters; nothing printed (give --max-chars "
+                         f"{listing.needed} or more)")
 
 
 def _key_or_uri(value: str) -> str:

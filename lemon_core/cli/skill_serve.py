@@ -2,7 +2,8 @@
 
 Registers on :data:`lemon_core.cli.skill_app.app`; a thin layer over
 :mod:`lemon_core.mcp.servers` (``find_skills`` / ``load_skill`` as the lazy-skills-mcp
-interface defines them, and the skills as SEP-2640 resources). stdout carries the protocol
+interface defines them, ``read_skill`` as the agent API's views, and the skills as SEP-2640
+resources). stdout carries the protocol
 only; anything else goes to stderr.
 """
 
@@ -19,8 +20,9 @@ _CWD = cwd_option("The project whose skills are served (default: the current dir
 
 @app.command("serve", short_help="Serve the skills to an agent over MCP (stdio).")
 def serve(cwd: Path | None = _CWD) -> None:
-    """Run an MCP server on stdin/stdout with the tools find_skills(query) and
-    load_skill(name) over this project's skills (every root, disabled skills left out), and
+    """Run an MCP server on stdin/stdout with the tools find_skills(query),
+    load_skill(name) and read_skill(key, view: full|summary|section|file) over this
+    project's skills (every root, disabled skills left out), and
     the skills as resources (skill://<name>/SKILL.md, skill://index.json). Changes on disk are
     seen at the next call. Register it in an agent as the command 'lemon skill serve'."""
     from lemon_core import __version__
@@ -42,7 +44,7 @@ def serve(cwd: Path | None = _CWD) -> None:
     backend = Deferred(load, start=False)
     from lemon_core.mcp.servers.app import build_server, run_stdio
 
-    server = build_server(backend, name=SERVER_NAME, version=__version__)
+    server = build_server(backend, name=SERVER_NAME, version=__version__, read_tool=True)
     try:
         run_stdio(server)
     except KeyboardInterrupt:

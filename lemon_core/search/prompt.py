@@ -1,10 +1,10 @@
 """The prompt listing: every displayable skill as its key and a one-line description.
 
 The block an agent harness puts into its system prompt, so the model knows which skills exist
-and loads one (``read_skill``) only when it is needed::
+and loads one only when it is needed::
 
     <available_skills>
-    Load a skill with read_skill(key) when one clearly matches the task. ...
+    Load a skill with load_skill(name) for its whole text, or with read_skill(key) ...
     <skill key="bun-file-io">Use this when working on file operations.</skill>
     <skill key="k8s-rollout" unavailable="true">Roll out a deployment.</skill>
     </available_skills>
@@ -15,6 +15,10 @@ clamped and XML-escaped, so no skill can close the block or forge an instruction
 order is by key and nothing in it varies between calls on the same catalog (the prompt
 caches). With a character budget the listing degrades in steps: shorter descriptions first,
 then keys alone, then as many skills as fit followed by a count of the rest.
+
+The header names exactly the tools of the server the listing is written for
+(:class:`~lemon_core.search.prompt_tools.PromptTools`; by default those of ``lemon skill
+serve``: find_skills, load_skill and read_skill), under that harness' own names, and no other.
 """
 
 from __future__ import annotations
@@ -24,11 +28,31 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
+from lemon_core.search.prompt_tools import PromptTools
+
 OPEN = "<available_skills>"
 CLOSE = "</available_skills>"
-HEADER = ("Load a skill with read_skill(key) when one clearly matches the task; do not load "
-          "skills speculatively. A skill marked unavailable=\"true\" lacks something it needs "
-          "(read_skill with include_status shows what).")
+
+
+def header(tools: PromptTools) -> str:
+    """The instruction line: how to load a skill, how to find more, with ``tools``' names
+    only."""
+    if tools.load and tools.read:
+        load = (f"Load a skill with {tools.load}(name) for its whole text, or with "
+                f"{tools.read}(key) and a view (summary, section or file) for part of it, when "
+                "one clearly matches the task")
+    else:
+        load = (f"Load a skill with {tools.load}(name)" if tools.load
+                else f"Load a skill with {tools.read}(key)") + " when one clearly matches the task"
+    text = load + "; do not load skills speculatively."
+    if tools.find:
+        text += f" Search the skills with {tools.find}(query)."
+    text += ' A skill marked unavailable="true" lacks something it needs'
+    return text + (f" ({tools.read} with include_status shows what)." if tools.read else ".")
+
+
+DEFAULT_TOOLS = PromptTools()
+HEADER = header(DEFAULT_TOOLS)
 #: The longest description shown, and the shorter clamps tried to meet a budget.
 DESCRIPTION_STEPS = (500, 200, 100, 50, 0)
 MAX_KEY_CHARS = 128
@@ -55,6 +79,9 @@ class PromptListing:
     text: str
     shown: int
     omitted: int
+    #: When a budget left the text empty though there were skills: the fewest characters any
+    #: listing of them needs (0 otherwise).
+    needed: int = 0
 
 
 def flatten(value: str, limit: int) -> str:
@@ -83,43 +110,52 @@ def _line(item: PromptItem, limit: int) -> str:
     return f'<skill key="{key}"{marker}>{description}</skill>'
 
 
-def _more(count: int) -> str:
+def _more(count: int, tools: PromptTools) -> str:
+    find = f"find them with {tools.find}" if tools.find else "they cannot be searched"
     return (f'<more count="{count}">{count} more skill{"s" if count != 1 else ""} not listed; '
-            f"find them with find_relevant.</more>")
+            f"{find}.</more>")
 
 
-def _frame(lines: Sequence[str]) -> str:
-    return "\n".join([OPEN, HEADER, *lines, CLOSE])
+def _frame(lines: Sequence[str], tools: PromptTools) -> str:
+    return "\n".join([OPEN, header(tools), *lines, CLOSE])
 
 
-def render(items: Iterable[PromptItem], max_chars: int | None = None) -> PromptListing:
-    """The listing of ``items`` (sorted by key here), within ``max_chars`` when given; the
-    empty string when there is no item, or when not even the frame fits the budget."""
+def render(items: Iterable[PromptItem], max_chars: int | None = None,
+           tools: PromptTools = DEFAULT_TOOLS) -> PromptListing:
+    """The listing of ``items`` (sorted by key here), within ``max_chars`` when given, naming
+    ``tools``; the empty string when there is no item, or when not even the frame fits the
+    budget (``needed`` then says the smallest budget that lists something)."""
     ordered = sorted(items, key=lambda item: item.key)
     if not ordered:
         return PromptListing("", 0, 0)
     for limit in DESCRIPTION_STEPS:
         lines = [_line(item, limit) for item in ordered]
-        text = _frame(lines)
+        text = _frame(lines, tools)
         if max_chars is None or len(text) <= max_chars:
             return PromptListing(text, len(ordered), 0)
     assert max_chars is not None
     # keys alone do not fit: as many as fit, then a count of the rest
-    used = len(_frame([]))
+    used = len(_frame([], tools))
     shown: list[str] = []
     for index, line in enumerate(lines):
         rest = len(ordered) - index - 1
-        tail = 1 + len(_more(rest)) if rest else 0
+        tail = 1 + len(_more(rest, tools)) if rest else 0
         if used + 1 + len(line) + tail > max_chars:
             break
         shown.append(line)
         used += 1 + len(line)
     omitted = len(ordered) - len(shown)
-    text = _frame([*shown, _more(omitted)]) if omitted else _frame(shown)
+    text = (_frame([*shown, _more(omitted, tools)], tools) if omitted
+            else _frame(shown, tools))
     if len(text) > max_chars:
-        return PromptListing("", 0, len(ordered))
+        # the fewest characters: a count of every skill, or every key alone (``lines``: the
+        # last step's); listing some keys and counting the rest is always longer than the
+        # count alone (a key's line is longer than the digits it saves)
+        smallest = min(len(_frame([_more(len(ordered), tools)], tools)),
+                       len(_frame(lines, tools)))
+        return PromptListing("", 0, len(ordered), smallest)
     return PromptListing(text, len(shown), omitted)
 
 
-__all__ = ["CLOSE", "HEADER", "OPEN", "PromptItem", "PromptListing", "flatten", "render",
-           "xml_escape"]
+__all__ = ["CLOSE", "DEFAULT_TOOLS", "HEADER", "OPEN", "PromptItem", "PromptListing",
+           "PromptTools", "flatten", "header", "render", "xml_escape"]

@@ -179,9 +179,12 @@ def _suggestable(ctx: LemonContext, snapshot: Any, derived: dict[str, Any]
 
 
 def prompt_view(ctx: LemonContext | None = None, *, max_chars: int | None = None,
-                cwd: str | Path | None = None, persistent: bool = False) -> Any:
+                cwd: str | Path | None = None, persistent: bool = False,
+                tools: Any = None) -> Any:
     """:func:`prompt_listing` with its counts (a
-    :class:`~lemon_core.search.prompt.PromptListing`: ``text``, ``shown``, ``omitted``)."""
+    :class:`~lemon_core.search.prompt.PromptListing`: ``text``, ``shown``, ``omitted`` and
+    ``needed``, the smallest budget that lists something when ``max_chars`` left it
+    empty)."""
     from lemon_core.search.prompt import PromptItem, render
 
     if max_chars is not None and max_chars < 0:
@@ -191,16 +194,20 @@ def prompt_view(ctx: LemonContext | None = None, *, max_chars: int | None = None
                         item.status.state == "active")
              for item in listing.skills
              if item.status.state in ("active", "not_ready") and not item.entry.hidden]
-    return render(items, max_chars)
+    return render(items, max_chars) if tools is None else render(items, max_chars, tools)
 
 
 def prompt_listing(ctx: LemonContext | None = None, *, max_chars: int | None = None,
-                   cwd: str | Path | None = None) -> str:
+                   cwd: str | Path | None = None, tools: Any = None) -> str:
     """The ``<available_skills>`` block for a system prompt: every active or not-ready skill
     that is not hidden, by key, as its key and a one-line description (not-ready ones marked
     ``unavailable="true"``); the empty string when there is none. ``max_chars`` bounds its
-    length: descriptions get shorter first, then only a count of the skills left out."""
-    return prompt_view(ctx, max_chars=max_chars, cwd=cwd).text
+    length: descriptions get shorter first, then only a count of the skills left out.
+    ``tools`` (a :class:`~lemon_core.search.prompt_tools.PromptTools`, e.g.
+    ``PRESETS["library"]`` for a harness calling this API) are the tool names the block tells
+    the model to call; by default those ``lemon skill serve`` offers (find_skills, load_skill,
+    read_skill)."""
+    return prompt_view(ctx, max_chars=max_chars, cwd=cwd, tools=tools).text
 
 
 # -- read_skill ---------------------------------------------------------------------------------

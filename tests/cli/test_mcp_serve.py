@@ -63,7 +63,7 @@ def test_disabled_mcp_serves_no_tools_but_the_skills(tmp_path: Path) -> None:
         async with Client(params, mode="legacy", read_timeout_seconds=90) as client:
             return [t.name for t in (await client.list_tools()).tools]
 
-    assert anyio.run(body) == ["find_skills", "load_skill"]
+    assert anyio.run(body) == ["find_skills", "load_skill", "read_skill"]
 
 
 def test_a_self_entry_is_named_on_stderr_without_its_command(tmp_path: Path) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lemon_core.search.prompt import CLOSE, OPEN, PromptItem, flatten, render
+from lemon_core.search.prompt import CLOSE, OPEN, PromptItem, flatten, header, render
+from lemon_core.search.prompt_tools import PRESETS, PromptTools
 
 
 def test_flatten_removes_line_breaks_controls_bidi_and_invisibles() -> None:
@@ -28,8 +29,31 @@ def test_render_escapes_xml_and_orders_by_key() -> None:
 
 
 def test_empty_and_impossible_budgets() -> None:
-    assert render([]).text == ""
-    assert render([PromptItem("a", "x")], max_chars=5).text == ""
+    assert render([]).text == "" and render([]).needed == 0
+    impossible = render([PromptItem("a", "x")], max_chars=5)
+    assert impossible.text == "" and impossible.omitted == 1
+    assert render([PromptItem("a", "x")], max_chars=impossible.needed).text
+    assert not render([PromptItem("a", "x")], max_chars=impossible.needed - 1).text
+
+
+_CALLED = __import__("re").compile(r"\b([A-Za-z_][A-Za-z0-9_.-]*)\(")
+
+
+def test_the_header_names_exactly_the_tools_given() -> None:
+    for tools in [*PRESETS.values(), PromptTools("search_skills", "open_skill", None),
+                  PromptTools(None, None, "get_skill")]:
+        assert set(_CALLED.findall(header(tools))) == set(tools.names()), tools
+    assert "include_status" not in header(PRESETS["lazy"])  # no tool takes it there
+    assert "read_skill with include_status" in header(PRESETS["lemon-serve"])
+
+
+def test_the_count_of_skills_left_out_points_at_the_find_tool_or_at_none() -> None:
+    items = [PromptItem(f"skill-{i:03d}", "word " * 20) for i in range(40)]
+    counted = render(items, max_chars=1000, tools=PromptTools("search_skills", "x", None))
+    assert "find them with search_skills.</more>" in counted.text
+    assert "find_relevant" not in counted.text and "find_skills" not in counted.text
+    blind = render(items, max_chars=1000, tools=PromptTools(None, "open_skill", None))
+    assert "they cannot be searched.</more>" in blind.text
 
 
 def test_budget_steps_shorter_descriptions_then_keys_then_a_count() -> None:
@@ -53,6 +77,11 @@ def test_never_breaks_the_block_and_meets_the_budget(pairs, budget) -> None:
     text = listing.text
     if budget is not None:
         assert len(text) <= budget
+    if pairs and not text:  # the budget was too small: the smallest that works is said
+        assert listing.needed > (budget or 0)
+        assert render([PromptItem(k, d) for k, d in pairs], listing.needed).text
+    else:
+        assert listing.needed == 0
     if text:
         assert text.count(OPEN) == 1 and text.count(CLOSE) == 1
         assert text.startswith(OPEN) and text.endswith(CLOSE)

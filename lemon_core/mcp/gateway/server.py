@@ -6,7 +6,7 @@ Capabilities: ``tools`` with ``listChanged`` (the gateway sends
 through the ``subscriptions/listen`` streams the SDK's ``ListenHandler`` serves from the
 gateway's bus, which is what makes the SDK advertise ``listChanged`` there). With ``skills`` (an SDK
 server built by :func:`lemon_core.mcp.servers.app.build_server`, as ``lemon skill serve``
-runs it) its ``find_skills`` and ``load_skill`` are listed first and their calls are answered
+runs it) its ``find_skills``, ``load_skill`` and ``read_skill`` are listed first and their calls are answered
 by that server's own handlers, so they are exactly ``lemon skill serve``'s.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 from lemon_core.mcp.gateway.bridge import Gateway
 
 SERVER_NAME = "lemon"
-SKILL_TOOLS = frozenset({"find_skills", "load_skill"})
+SKILL_TOOLS = frozenset({"find_skills", "load_skill", "read_skill"})
 INSTRUCTIONS = (
     "lemon serves this project's MCP servers (the effective set: lemon's own mcp.json files "
     "and the servers imported from other tools) through one connection. Call each tool by the "

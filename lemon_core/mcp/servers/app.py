@@ -6,7 +6,9 @@ Tools (fixed at startup, since Codex ignores ``list_changed``): ``find_skills(qu
 text block. ``load_skill`` states the SKILL.md's size in the result's ``_meta``
 (``size_bytes``) and, for a skill over :data:`LARGE_BYTES`, in a second text block, so a client
 can decide; the text itself is always whole. An unknown name is a tool error listing up to
-three close names.
+three close names. With ``read_tool`` (``lemon skill serve``, ``lemon mcp serve --skills``:
+a backend with ``read``) a third tool, ``read_skill(key, view, section, path, ...)``, reads a
+skill in the agent API's views (:mod:`.read_tool`), through the same first-load audit.
 
 Resources, as SEP-2640 describes them (capability ``io.modelcontextprotocol/skills``):
 ``skill://index.json`` (every skill's name, description and URI), ``skill://<name>/SKILL.md``
@@ -86,23 +88,31 @@ def load_result(backend: SkillBackend, arguments: dict[str, Any]) -> Loaded:
 
 
 def build_server(backend: SkillBackend, *, name: str, version: str,
-                 instructions: str = INSTRUCTIONS) -> Any:
+                 instructions: str | None = None, read_tool: bool = False) -> Any:
     """The SDK server for ``backend`` (a :class:`~.backend.Deferred` one may still be
     loading: ``initialize`` is answered at once, the other requests wait for it; one not yet
-    started is started by ``notifications/initialized`` or by the first request)."""
+    started is started by ``notifications/initialized`` or by the first request). With
+    ``read_tool`` it also serves ``read_skill`` (the backend then has ``read``)."""
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
+    from lemon_core.mcp.servers import read_tool as reading
+
+    if instructions is None:
+        instructions = INSTRUCTIONS + (READ_INSTRUCTIONS if read_tool else "")
     fixed: list[Any] = []
 
     def tools() -> list[Any]:
-        """The two tools, described once (at the first ``tools/list``, right after startup):
+        """The tools, described once (at the first ``tools/list``, right after startup):
         Codex ignores ``list_changed``, so the names in the description stay as they were."""
         if not fixed:
-            fixed.extend(_tools(types, backend))
+            fixed.extend(_tools(types, backend, read_tool))
         return fixed
 
     schemas = {"find_skills": FIND_SCHEMA, "load_skill": LOAD_SCHEMA}
+    if read_tool:
+        schemas[reading.NAME] = reading.SCHEMA
+    offered = " and ".join([", ".join(list(schemas)[:-1]), list(schemas)[-1]])
 
     def _error(message: str) -> Any:
         return types.CallToolResult(content=[types.TextContent(text=defang(message))],
@@ -128,8 +138,11 @@ def build_server(backend: SkillBackend, *, name: str, version: str,
                 if loaded.size > LARGE_BYTES:
                     notes.append(f"This SKILL.md is {loaded.size} bytes, returned whole.")
                 return _ok(loaded_result(loaded), notes, {"size_bytes": loaded.size})
-            return _error(f"unknown tool '{params.name}'; the tools are find_skills and "
-                          "load_skill")
+            if read_tool and params.name == reading.NAME:
+                wanted = reading.read_arguments(arguments)
+                read = backend.read(wanted.pop("key"), **wanted)  # type: ignore[attr-defined]
+                return _ok(reading.read_result(read), meta={"size_bytes": read.size})
+            return _error(f"unknown tool '{params.name}'; the tools are {offered}")
         except (LemonError, ValueError, FileProblem) as exc:  # UnknownSkill is a LemonError
             return _error(_problem(exc))
 
@@ -194,17 +207,30 @@ LOAD_SCHEMA = {"type": "object", "required": ["name"], "properties": {
     "name": {"type": "string", "description": "The skill's exact name."}}}
 
 
-def _tools(types: Any, backend: SkillBackend) -> list[Any]:
+READ_INSTRUCTIONS = (
+    " read_skill returns a skill by key in a view: its summary (outline and files), one "
+    "section, or one of its files, for a part without the whole text."
+)
+
+
+def _tools(types: Any, backend: SkillBackend, read_tool: bool = False) -> list[Any]:
     def hints(title: str) -> Any:
         return types.ToolAnnotations(title=title, read_only_hint=True, destructive_hint=False,
                                      idempotent_hint=True, open_world_hint=False)
 
-    return [
+    from lemon_core.mcp.servers import read_tool as reading
+
+    tools = [
         types.Tool(name="find_skills", description=find_description(backend.names()),
                    input_schema=FIND_SCHEMA, annotations=hints("Find skills")),
         types.Tool(name="load_skill", description=LOAD_DESCRIPTION, input_schema=LOAD_SCHEMA,
                    annotations=hints("Load a skill")),
     ]
+    if read_tool:
+        tools.append(types.Tool(name=reading.NAME, description=reading.DESCRIPTION,
+                                input_schema=reading.SCHEMA,
+                                annotations=hints("Read a skill, or part of it")))
+    return tools
 
 
 def _cursor(params: Any) -> int:

@@ -116,6 +116,10 @@ class Deferred:
     def load(self, name: str) -> Loaded:
         return self.get().load(name)
 
+    def read(self, name: str, **view: Any) -> Any:
+        """The wrapped backend's ``read`` (``lemon skill serve``'s ``read_skill``)."""
+        return self.get().read(name, **view)
+
     def read_file(self, name: str, relative: str) -> str:
         return self.get().read_file(name, relative)
 

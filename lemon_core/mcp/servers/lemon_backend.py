@@ -4,7 +4,8 @@ It serves the lemon catalog of one working directory (every root, precedence, le
 rules, the persistent cache) through the agent API: ``find_skills`` is
 :func:`lemon_core.skills.agent.find_relevant` (disabled, platform-incompatible, blocked and
 hidden skills never suggested), ``load_skill`` is :func:`~lemon_core.skills.agent.read_skill`
-(the full view; a disabled or blocked skill is refused, a hidden one stays loadable by name).
+(the full view; a disabled or blocked skill is refused, a hidden one stays loadable by name),
+and ``read_skill`` is the same function in any of its views (:meth:`LemonBackend.read`).
 A project's skill that lemon did not install is audited when it is first loaded, never at
 start-up (:class:`~lemon_core.skills.load_audit.FirstLoadAudit`): a blocked one is withheld
 with a one-line reason and left out of ``find_skills`` from then on.
@@ -120,7 +121,7 @@ class LemonBackend:
                 for hit in find_relevant(query or "", self.ctx, max_results=10 + len(withheld),
                                          persistent=True) if hit.key not in withheld][:10]
 
-    def _read(self, name: str, **view: str) -> object:
+    def _read(self, name: str, **view: Any) -> object:
         from lemon_core.skills.agent import (
             SkillUnavailableError,
             UnknownSkillError,
@@ -140,6 +141,12 @@ class LemonBackend:
         read = self._read(name)
         return Loaded(read.key, read.content, read.dir, tuple(read.files),  # type: ignore[attr-defined]
                       read.size)  # type: ignore[attr-defined]
+
+    def read(self, name: str, **view: Any) -> Any:
+        """``read_skill``: :func:`~lemon_core.skills.agent.read_skill` with ``view``
+        (view, section, file, include_status, include_manifest, max_chars), through the
+        first-load audit, the content defanged."""
+        return self._read(name, **view)
 
     def read_file(self, name: str, relative: str) -> str:
         if relative == "SKILL.md":

@@ -211,6 +211,11 @@ def test_skills_tools_beside_the_gateways(tmp_path: Path) -> None:
             assert found.structured_content["skills"][0]["name"] == "nix-flakes"
             loaded = await client.call_tool("load_skill", {"name": "nix-flakes"})
             assert "# Nix flakes" in loaded.structured_content["content"]
+            # read_skill is served too, by the same handlers as 'lemon skill serve' (issue 18 §4)
+            assert tools["read_skill"].annotations.read_only_hint is True
+            summary = await client.call_tool("read_skill", {"key": "nix-flakes",
+                                                            "view": "summary"})
+            assert not summary.is_error and "Nix flakes" in summary.structured_content["content"]
 
     anyio.run(body)
 

@@ -53,7 +53,7 @@ def _note(message: str) -> None:
 
 
 def _report(result: WriteResult, as_json: bool, text: str) -> None:
-    from lemon_core.cli.output import emit_json, say
+    from lemon_core.cli.output import emit_json, say, warn
 
     if as_json:
         emit_json(
@@ -64,10 +64,13 @@ def _report(result: WriteResult, as_json: bool, text: str) -> None:
                 "scope": result.scope,
                 "file": str(result.path),
                 "changed": result.changed,
+                "notes": list(result.notes),
             }
         )
     else:
         say(text)
+    for note in result.notes:
+        warn(note)
 
 
 @app.command("add", short_help="Add a named server.")

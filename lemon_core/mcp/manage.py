@@ -49,6 +49,9 @@ class WriteResult:
     path: Path
     changed: bool
     transport: str | None = None
+    #: What the user should know although the edit was made (e.g. its trust record could not
+    #: be written).
+    notes: tuple[str, ...] = ()
 
 
 def _edit(
@@ -115,15 +118,30 @@ def add_server(
         return True
 
     path = _edit(ctx, scope, change, timeout)
+    notes: tuple[str, ...] = ()
     if trust and scope == "project":
-        from lemon_core.mcp.trust.store import trust_servers
-
-        written = parse_file(read_bytes(path), path, scope)
-        index = written.index_of(spec.name)
-        if index is not None:
-            trust_servers(ctx, [written.servers[index]])
+        notes = _trust_written(ctx, path, scope, spec.name)
     action = "replaced" if replaced else "added"
-    return WriteResult(action, spec.name, scope, path, True, spec.transport)
+    return WriteResult(action, spec.name, scope, path, True, spec.transport, notes)
+
+
+def _trust_written(ctx: LemonContext, path: Path, scope: LemonScope, name: str
+                   ) -> tuple[str, ...]:
+    """Record the entry just written as trusted. The file is changed already, so a trust
+    store that is busy or unusable does not fail the command: it is a note saying how to trust
+    the server later (until then it is not started)."""
+    from lemon_core.mcp.trust.store import trust_servers
+
+    written = parse_file(read_bytes(path), path, scope)
+    index = written.index_of(name)
+    if index is None:
+        return ()
+    try:
+        trust_servers(ctx, [written.servers[index]])
+    except LemonError as exc:
+        return (f"{show(name)} was written but not recorded as trusted ({exc}); it is not "
+                f"started until you run 'lemon mcp trust {name}'",)
+    return ()
 
 
 def remove_server(

@@ -129,7 +129,7 @@ def test_add_json_output(lemon: Env) -> None:
     r = lemon.run("add", "api", "--sse", f"https://{URL_SECRET}.example/sse", "--approval", "never",
                   "--json").clean()  # fmt: skip
     assert r.json() == {"action": "added", "name": "api", "transport": "sse", "scope": "project",
-                        "file": str(lemon.project_file), "changed": True}  # fmt: skip
+                        "file": str(lemon.project_file), "changed": True, "notes": []}  # fmt: skip
     assert json.loads(lemon.project_file.read_text())["servers"][0]["approval"] == "never"
 
 

@@ -180,6 +180,23 @@ def test_add_into_the_project_trusts_what_it_writes(capsys, env: Path, project: 
     assert "s3cret" not in (env / "mcp-trust.json").read_text()
 
 
+def test_add_with_a_busy_trust_store_adds_and_says_how_to_trust(
+        capsys, env: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file is written first: a busy trust store must not turn a made change into a
+    failure (twenty concurrent adds saw 'busy' for an entry that was in the file)."""
+    from lemon_core.fsio.write import file_lock
+
+    monkeypatch.setenv("LEMON_LOCK_TIMEOUT", "0")
+    env.mkdir(parents=True, exist_ok=True)
+    with file_lock(env / "mcp-trust.json"):
+        code, out, err = run_cli(capsys, "mcp", "add", "mine", "--cwd", str(project),
+                                 "--stdio", "echo", "--json")
+    assert code == 0 and json.loads(out)["action"] == "added"
+    assert json.loads(out)["notes"] and "lemon mcp trust mine" in err
+    code, out, _ = _lemon(capsys, project, "list", "--all", "--json")
+    assert [(s["name"], s["trusted"]) for s in json.loads(out)["effective"]] == [("mine", False)]
+
+
 def test_without_a_terminal_trust_needs_approve(capsys, env: Path, project: Path,
                                                 tmp_path: Path) -> None:
     plant(project, tmp_path / "markers")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -246,6 +247,26 @@ def _remote(client: Any, path: str, ref: str | None, shown: str, limits: FetchLi
     return _Source(target.object_store, chosen["resolution"], chosen["refs"], shallow)
 
 
+@contextlib.contextmanager
+def _commit_at(url: str, ref: str | None, auth: Auth | None, secrets: tuple[str, ...],
+               limits: FetchLimits, report: ProgressCallback) -> Iterator[tuple[_Source, Any]]:
+    """The fetched objects of ``url`` and the commit ``ref`` names there, for the block (the
+    client, and any scratch repository the fetch made, are closed and removed after it)."""
+    from dulwich.client import LocalGitClient
+
+    shown = public_url(url)
+    with git_errors(url, secrets), contextlib.ExitStack() as stack:
+        client, path = open_client(url, auth)
+        stack.callback(client.close)
+        source = (_local(client, path, ref, shown, stack) if isinstance(client, LocalGitClient)
+                  else _remote(client, path, ref, shown, limits, stack, report))
+        resolution = source.resolution
+        commit_id = (resolution.want if resolution.want is not None
+                     else _find_prefix(source.store, resolution.prefix or "",
+                                       _history_wants(source.refs), shown, limits))
+        yield source, _peel_to_commit(source.store, commit_id, shown, limits)
+
+
 def fetch_tree(url: str, ref: str | None, dest: Path, *, subdirectory: str | None = None,
                auth: Auth | None = None, secrets: tuple[str, ...] = (),
                progress: ProgressCallback | None = None,
@@ -256,21 +277,11 @@ def fetch_tree(url: str, ref: str | None, dest: Path, *, subdirectory: str | Non
     are read, each by its header before its body, and files are streamed to disk. Nothing
     fetched is run; on failure a :class:`GitSourceError` says why and ``dest`` may hold part
     of the files (the caller owns and deletes it)."""
-    from dulwich.client import LocalGitClient
-
     shown = public_url(url)
     report = progress or (lambda done, total, message: None)
     report(0, 3, f"fetching {shown}" + (f" @{ref}" if ref else ""))
-    with git_errors(url, secrets), contextlib.ExitStack() as stack:
-        client, path = open_client(url, auth)
-        stack.callback(client.close)
-        source = (_local(client, path, ref, shown, stack) if isinstance(client, LocalGitClient)
-                  else _remote(client, path, ref, shown, limits, stack, report))
+    with _commit_at(url, ref, auth, secrets, limits, report) as (source, commit):
         resolution = source.resolution
-        commit_id = (resolution.want if resolution.want is not None
-                     else _find_prefix(source.store, resolution.prefix or "",
-                                       _history_wants(source.refs), shown, limits))
-        commit = _peel_to_commit(source.store, commit_id, shown, limits)
         sha = commit.id.decode("ascii")
         report(2, 3, f"writing the files of {sha[:12]}")
         tree = find_tree(source.store, commit.tree, subdirectory, sha, limits)
@@ -301,20 +312,8 @@ def upstream_trees(url: str, ref: str | None, folders: list[str], *,
     capped, shallow-first fetch as :func:`fetch_tree`), and only the trees on the way to
     each folder are read; nothing is written. How ``outdated`` judges each installed skill
     by its own folder, not by the repository's commit."""
-    from dulwich.client import LocalGitClient
-
-    shown = public_url(url)
-    report: ProgressCallback = lambda done, total, message: None
-    with git_errors(url, secrets), contextlib.ExitStack() as stack:
-        client, path = open_client(url, auth)
-        stack.callback(client.close)
-        source = (_local(client, path, ref, shown, stack) if isinstance(client, LocalGitClient)
-                  else _remote(client, path, ref, shown, limits, stack, report))
-        resolution = source.resolution
-        commit_id = (resolution.want if resolution.want is not None
-                     else _find_prefix(source.store, resolution.prefix or "",
-                                       _history_wants(source.refs), shown, limits))
-        commit = _peel_to_commit(source.store, commit_id, shown, limits)
+    with _commit_at(url, ref, auth, secrets, limits,
+                    lambda done, total, message: None) as (source, commit):
         sha = commit.id.decode("ascii")
         trees: dict[str, str | None] = {}
         for folder in dict.fromkeys(f.strip("/") for f in folders):

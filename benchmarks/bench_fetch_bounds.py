@@ -46,15 +46,6 @@ ROWS = ("file-outside", "file-inside", "http-outside", "http-inside", "local-out
         "local-inside")
 
 
-def lemon_command(spec: str | None) -> tuple[list[str], dict[str, str]]:
-    if spec is None:
-        return measured_run.default_lemon(), {}
-    path = Path(spec).resolve()
-    if path.is_dir():
-        return [sys.executable, "-c", "from lemon_core.cli import console; console()"], {
-            "PYTHONPATH": str(path)}
-    return [str(path)], {}
-
 
 def outside_files(total_mib: int, chunk_mib: int) -> dict[str, object]:
     files: dict[str, object] = {"skills/good/SKILL.md": SKILL}
@@ -93,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     args = parser.parse_args(argv)
-    lemon, extra = lemon_command(args.lemon)
+    lemon, extra = measured_run.lemon_command(args.lemon)
     rows = args.only or list(ROWS)
 
     scratch = Path(tempfile.mkdtemp(prefix="lemon-bench-fetch-"))

@@ -62,16 +62,6 @@ DEFAULT_REPOS = ("openai+skills", "anthropics+skills", "github+awesome-copilot",
 SKIP_DIRS = frozenset({b".git", b"node_modules"})
 
 
-def lemon_command(spec: str | None) -> tuple[list[str], dict[str, str]]:
-    """The argv that runs lemon, and the environment it needs (a checkout: ``PYTHONPATH``)."""
-    if spec is None:
-        return measured_run.default_lemon(), {}
-    path = Path(spec).resolve()
-    if path.is_dir():
-        return [sys.executable, "-c", "from lemon_core.cli import console; console()"], {
-            "PYTHONPATH": str(path)}
-    return [str(path)], {}
-
 
 def repo_name(path: Path) -> str:
     """``/work/.mirror/owner+name/repo`` → ``owner/name``; ``/x/name.git`` → ``name``."""
@@ -418,7 +408,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     args = parser.parse_args(argv)
-    lemon, extra = lemon_command(args.lemon)
+    lemon, extra = measured_run.lemon_command(args.lemon)
     paths = args.repos or [MIRROR / n / "repo" for n in DEFAULT_REPOS
                            if (MIRROR / n / "repo").is_dir()]
     if args.only:

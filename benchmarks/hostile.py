@@ -51,16 +51,6 @@ def family(attack: str) -> set[str]:
     return {"skill"}
 
 
-def lemon_command(spec: str | None) -> tuple[list[str], dict[str, str]]:
-    """The argv prefix that runs lemon, and extra environment (PYTHONPATH for a checkout)."""
-    if spec is None:
-        return measured_run.default_lemon(), {}
-    path = Path(spec).resolve()
-    if path.is_dir():
-        return [sys.executable, "-c", "from lemon_core.cli import console; console()"], {
-            "PYTHONPATH": str(path)}
-    return [str(path)], {}
-
 
 def measure(attack: str, base: Path, lemon: list[str], extra_env: dict[str, str],
             args: argparse.Namespace) -> list[dict[str, object]]:
@@ -150,7 +140,7 @@ def main() -> None:
     if args.compare:
         compare(*args.compare, rows=args.rows)
         return
-    lemon, extra_env = lemon_command(args.lemon)
+    lemon, extra_env = measured_run.lemon_command(args.lemon)
     attacks = args.attack or ["none", *ht.ATTACKS]
     if args.combined and not args.attack:
         attacks += [f"combined-{v}" for v in ht.VARIANTS]

@@ -53,6 +53,19 @@ def default_lemon() -> list[str]:
     return [sys.executable, "-c", "from lemon_core.cli import console; console()"]
 
 
+def lemon_command(spec: str | None) -> tuple[list[str], dict[str, str]]:
+    """The argv that runs lemon, and the environment it needs: ``spec`` None is the lemon next
+    to this interpreter, a folder is a lemon checkout (run through ``PYTHONPATH``), anything
+    else a ``lemon`` script. How the benchmarks' ``--lemon`` measures another checkout."""
+    if spec is None:
+        return default_lemon(), {}
+    path = Path(spec).resolve()
+    if path.is_dir():
+        return [sys.executable, "-c", "from lemon_core.cli import console; console()"], {
+            "PYTHONPATH": str(path)}
+    return [str(path)], {}
+
+
 MAX_CAPTURE = 32 * 1024 * 1024
 #: argv: report fd, address-space cap (0: none), then lemon's argv.
 _LAUNCHER = """
@@ -178,4 +191,4 @@ def tree_entries(root: Path) -> set[str]:
     return entries
 
 
-__all__ = ["Run", "default_lemon", "run", "tree_entries"]
+__all__ = ["Run", "default_lemon", "lemon_command", "run", "tree_entries"]

@@ -99,15 +99,29 @@ class CatalogSnapshot:
         return {entry.key: entry for entry in self.entries}
 
 
+def same_folder(a: str, b: str) -> bool:
+    """Whether two skill folders are one (a link in an agent root to a skill lemon lists
+    already, as ``lemon skill install --agent`` places): one real path."""
+    if a == b:
+        return True
+    try:
+        return os.path.realpath(a) == os.path.realpath(b)
+    except (OSError, ValueError):
+        return False
+
+
 def build_entries(parsed: Iterable[ParsedSkill]) -> tuple[SkillEntry, ...]:
-    """Precedence: the first loadable skill for a key wins and lists the ones it shadows."""
+    """Precedence: the first loadable skill for a key wins and lists the ones it shadows. A
+    later folder whose real path is the winner's (a link to it) is the same skill: it is
+    neither a second entry nor shadowed."""
     winners: dict[str, tuple[ParsedSkill, list[str]]] = {}
     for item in parsed:
         if item.manifest is None:
             continue
         key = item.found.key
         if key in winners:
-            winners[key][1].append(item.found.skill_md)
+            if not same_folder(winners[key][0].found.dir, item.found.dir):
+                winners[key][1].append(item.found.skill_md)
         else:
             winners[key] = (item, [])
     entries = []
@@ -310,4 +324,4 @@ class Catalog:
                                     if unchanged else float("-inf"))
 
 
-__all__ = ["Catalog", "CatalogSnapshot", "ParsedSkill", "build_entries", "scan"]
+__all__ = ["Catalog", "CatalogSnapshot", "ParsedSkill", "build_entries", "same_folder", "scan"]

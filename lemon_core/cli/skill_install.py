@@ -311,8 +311,18 @@ def remove_command(
     if as_json:
         emit_json({"removed": {"key": result.key, "path": result.path, "scope": result.scope,
                                "had_record": result.record is not None,
-                               "notes": list(result.notes)}})
+                               "notes": list(result.notes),
+                               "targets_removed": [{"agent": t.agent, "path": t.path,
+                                                    "mode": t.mode}
+                                                   for t in result.targets_removed],
+                               "targets_left": [{"agent": t.agent, "path": t.path,
+                                                 "reason": t.reason, "next": t.next_step}
+                                                for t in result.targets_left]}})
         return
     say(f"Removed {result.key} ({result.scope}) from {result.path}")
+    for placed in result.targets_removed:
+        say(f"  Removed {placed.path} ({placed.agent})")
     for note in result.notes:
         warn(note, label="note")
+    for left in result.targets_left:
+        warn(f"{left.reason}; {left.next_step}", label="left")

@@ -131,6 +131,18 @@ def ours(path: Path, folder: Path, target: AgentTarget | None, record: LockRecor
     return "foreign"
 
 
+def what_is_there(path: Path) -> str:
+    """A short description of what is at ``path`` (which exists), for a target message."""
+    if os.path.islink(path):
+        try:
+            return f"a symbolic link (to {escape(os.readlink(path))})"
+        except OSError:
+            return "a symbolic link"
+    if os.path.isdir(path):
+        return "a skill folder" if os.path.lexists(path / "SKILL.md") else "a folder"
+    return "a file"
+
+
 def _temporary(path: Path, what: str) -> Path:
     return path.parent / f".{path.name}.lemon-{what}-{os.urandom(4).hex()}"
 
@@ -246,11 +258,9 @@ def place(ctx: LemonContext, scope: Scope, key: str, targets: Sequence[AgentTarg
                 beneath.check(scope.root, path.parent)
             found = ours(path, folder, recorded.get(target.agent), record, scope.root)
             if found == "foreign":
-                from lemon_core.install.occupied import what_is_there
-
                 failed.append(TargetFailure(
                     target.agent, where, f"{escape(where)} holds {what_is_there(path)} that "
-                    f"lemon did not place; lemon never replaces or deletes it",
+                    f"lemon did not place, and lemon never replaces or deletes it",
                     f"move or rename it, then run '{_sync_hint(scope)}' to place "
                     f"{key} there"))
                 kept.append(target)
@@ -309,11 +319,9 @@ def take_out(ctx: LemonContext, scope: Scope, record: LockRecord
             if found is None:
                 continue
             if found == "foreign":
-                from lemon_core.install.occupied import what_is_there
-
                 left.append(TargetFailure(
                     target.agent, where, f"{escape(where)} now holds {what_is_there(path)} "
-                    f"lemon did not place; it was left as it is",
+                    f"that lemon did not place; it was left as it is",
                     "delete it by hand if you mean to"))
                 continue
             delete(path, scope.root)

@@ -176,7 +176,7 @@ def sync_command(
 ) -> None:
     """Install every recorded skill that is missing or differs, at its recorded commit and
     refused unless its bundle hash is the recorded one; one fetch per repository and commit."""
-    from lemon_core.cli.output import emit_json, fail, say
+    from lemon_core.cli.output import emit_json, fail, say, warn
     from lemon_core.install.sync import OutOfSync
     from lemon_core.skills.updating import sync
 
@@ -197,16 +197,30 @@ def sync_command(
     if as_json:
         emit_json({"in_sync": True, "installed": list(result.installed),
                    "fetches": result.fetches,
-                   "differences": [_diff_json(d) for d in result.differences]})
+                   "differences": [_diff_json(d) for d in result.differences],
+                   "placed": [{"agent": t.agent, "path": t.path, "mode": t.mode}
+                              for t in result.placed],
+                   "targets_failed": [{"agent": f.agent, "path": f.path, "reason": f.reason,
+                                       "next": f.next_step} for f in result.target_failures]})
+        if result.target_failures:
+            raise typer.Exit(1)
         return
-    if frozen or not result.installed:
+    if frozen or not (result.installed or result.placed):
         say("The installed skills match the lockfile.")
-    else:
+    elif result.installed:
         say(f"Installed {', '.join(result.installed)} as recorded "
             f"({result.fetches} fetch{'es' if result.fetches != 1 else ''}).")
+    for placed in result.placed:
+        say(f"  {'Linked' if placed.mode == 'link' else 'Copied'} {placed.path} "
+            f"({placed.agent})")
     for d in result.differences:
         if d.kind == "extra":
             say(f"  note: {d.key} ({d.scope}) has no lockfile record (not installed by lemon)")
+    for failed in result.target_failures:
+        warn(f"not placed in {failed.path} ({failed.agent}): {failed.reason}; "
+             f"{failed.next_step}", label="failed")
+    if result.target_failures:
+        raise typer.Exit(1)
 
 
 def _diff_json(d: Any) -> dict[str, Any]:

@@ -6,7 +6,12 @@ exactly the recorded ``bundle_hash``. Skills of one repository (the source's can
 one recorded commit are installed from one fetch, also when each was installed with its own
 ``#subdirectory=`` identifier; every record keeps its own identity. ``frozen`` changes
 nothing: it reports every difference (a missing skill, a different bundle, a skill folder
-without a record) and fails on any.
+without a record, a recorded agent-root target with nothing at its place) and fails on any.
+
+The agent roots a record names (``install --agent``) are kept in step: a reinstalled skill is
+placed in them again by the pipeline, and an installed skill whose link or copy is missing
+(a fresh home with only the lockfile, a link deleted by hand) gets it back
+(:mod:`~lemon_core.install.agent_targets`; what the user put in its place is never replaced).
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from lemon_core.errors import LemonError
-from lemon_core.install import approval, outdated, pipeline, router
+from lemon_core.fsio.write import file_lock
+from lemon_core.install import agent_targets, approval, outdated, pipeline, router
 
 if TYPE_CHECKING:
     from lemon_core.context import LemonContext
@@ -29,8 +35,9 @@ if TYPE_CHECKING:
 class Difference:
     """``kind``: ``missing``, ``bundle`` (installed bundle is not the recorded one),
     ``modified`` (the installed folder is no safe bundle now: ``problem`` says why, as
-    ``lemon skill check`` does) or ``extra`` (a skill folder in a lemon skills folder with no
-    record)."""
+    ``lemon skill check`` does), ``extra`` (a skill folder in a lemon skills folder with no
+    record) or ``target`` (nothing where the record places the skill in an agent root:
+    ``found`` names the agent, ``problem`` the path)."""
 
     key: str
     scope: str
@@ -45,6 +52,10 @@ class SyncResult:
     differences: tuple[Difference, ...]
     installed: tuple[str, ...] = ()
     fetches: int = 0
+    #: The agent-root targets placed (again) by this sync.
+    placed: tuple[agent_targets.Placed, ...] = ()
+    #: The recorded targets it could not place, each with why.
+    target_failures: tuple[agent_targets.TargetFailure, ...] = ()
 
 
 class OutOfSync(LemonError):
@@ -67,6 +78,13 @@ def differences(ctx: LemonContext, local: bool | None = None) -> tuple[
             kind = "bundle" if now is not None else "missing" if problem is None else "modified"
             found.append(Difference(item.record.key, item.scope.name, kind,
                                     item.record.bundle_hash, now, problem))
+        else:
+            for target in agent_targets.missing(ctx, item.scope, item.record):
+                path = agent_targets.target_path(ctx, item.scope, target.agent,
+                                                 item.record.key)
+                found.append(Difference(item.record.key, item.scope.name, "target",
+                                        target.mode, target.agent,
+                                        f"not placed in {path} ({target.agent})"))
     for scope in outdated.scopes(ctx, local):
         recorded = {i.record.key for i in items if i.scope == scope}
         try:
@@ -82,6 +100,7 @@ def differences(ctx: LemonContext, local: bool | None = None) -> tuple[
 
 def _describe(found: list[Difference]) -> str:
     words = {"missing": "not installed", "bundle": "installed bundle differs",
+             "target": "not placed in an agent root",
              "extra": "installed without a record"}
     return "; ".join(f"{d.key} ({d.scope}): {d.problem or words[d.kind]}" for d in found)
 
@@ -152,6 +171,8 @@ def sync(ctx: LemonContext, *, plugins: Plugins, frozen: bool = False,
     for item in needed:
         groups.setdefault(_group_of(item, ctx, plugins), []).append(item)
     done: list[str] = []
+    placed: list[agent_targets.Placed] = []
+    failed: list[agent_targets.TargetFailure] = []
     fetches = 0
     for items in groups.values():
         for identifier, subpath, batch in _batches(items, ctx, plugins):
@@ -165,7 +186,36 @@ def sync(ctx: LemonContext, *, plugins: Plugins, frozen: bool = False,
                 discard_edits=discard_edits)
             fetches += 1
             done.extend(r.key for r in result.all)
-    return SyncResult(tuple(found), tuple(done), fetches)
+            for item in result.all:
+                placed.extend(t for t in item.targets if t.action != "kept")
+                failed.extend(item.target_failures)
+    for item in outdated.installed(ctx, local=local):
+        if item in needed:
+            continue
+        wanted = agent_targets.missing(ctx, item.scope, item.record)
+        if wanted:
+            outcome = _place(ctx, item, wanted)
+            placed.extend(outcome.placed)
+            failed.extend(outcome.failed)
+    if placed and refresh is not None:
+        refresh()
+    return SyncResult(tuple(found), tuple(done), fetches, tuple(placed), tuple(failed))
+
+
+def _place(ctx: LemonContext, item: outdated.Installed,
+           wanted: tuple[Any, ...]) -> agent_targets.Outcome:
+    """Place an installed skill in the recorded agent roots it is missing from."""
+    scope = item.scope
+    with file_lock(scope.skills_dir / f".{item.record.key}", root=scope.root):
+        placement = agent_targets.Placement(scope.root)
+        try:
+            outcome = agent_targets.place(ctx, scope, item.record.key, wanted, item.record,
+                                          placement)
+        except BaseException:
+            placement.rollback()
+            raise
+        placement.commit()
+    return outcome
 
 
 __all__ = ["Difference", "OutOfSync", "SyncResult", "differences", "sync"]

@@ -161,12 +161,6 @@ class Placement:
         else:
             os.makedirs(folder, exist_ok=True)
 
-    def _link(self, text: str, path: Path) -> None:
-        if self.root is not None:
-            beneath.symlink(self.root, path, text)
-        else:
-            make_link(text, path)
-
     def put(self, folder: Path, path: Path, mode: str) -> str | None:
         """Place ``folder`` at ``path`` as a link (``mode`` ``link``) or a copy; what is at
         ``path`` (lemon's own, checked by the caller) is set aside until :meth:`commit`.
@@ -177,7 +171,7 @@ class Placement:
         if mode == "link":
             text = os.path.relpath(os.path.realpath(folder), os.path.realpath(path.parent))
             try:
-                self._link(text, fresh)
+                make_link(text, fresh, self.root)
             except (PlantedLinkError, FileExistsError):
                 raise
             except OSError as exc:
@@ -229,10 +223,14 @@ class Placement:
                     delete(backup, self.root)
 
 
-def make_link(text: str, path: Path) -> None:
-    """``os.symlink`` (module-level, so a test can make it fail as a filesystem without links
+def make_link(text: str, path: Path, root: Path | None) -> None:
+    """Make the link ``path`` holding ``text``; in a project, beneath ``root`` without
+    following a link (module-level, so a test can make it fail as a filesystem without links
     would)."""
-    os.symlink(text, path)
+    if root is not None:
+        beneath.symlink(root, path, text)
+    else:
+        os.symlink(text, path)
 
 
 def _sync_hint(scope: Scope) -> str:

@@ -112,16 +112,18 @@ def same_folder(a: str, b: str) -> bool:
 
 def build_entries(parsed: Iterable[ParsedSkill]) -> tuple[SkillEntry, ...]:
     """Precedence: the first loadable skill for a key wins and lists the ones it shadows. A
-    later folder whose real path is the winner's (a link to it) is the same skill: it is
-    neither a second entry nor shadowed."""
+    later folder whose real path is the winner's or a shadowed one's (a link to it) is that
+    same skill: it is neither a second entry nor shadowed again."""
     winners: dict[str, tuple[ParsedSkill, list[str]]] = {}
     for item in parsed:
         if item.manifest is None:
             continue
         key = item.found.key
         if key in winners:
-            if not same_folder(winners[key][0].found.dir, item.found.dir):
-                winners[key][1].append(item.found.skill_md)
+            winner, shadowed = winners[key]
+            folders = (winner.found.dir, *(os.path.dirname(p) for p in shadowed))
+            if not any(same_folder(f, item.found.dir) for f in folders):
+                shadowed.append(item.found.skill_md)
         else:
             winners[key] = (item, [])
     entries = []

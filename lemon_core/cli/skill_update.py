@@ -47,6 +47,8 @@ def update_json(item: Any) -> dict[str, Any]:
             "verdict_before": item.verdict_before, "verdict_after": item.verdict_after,
             "trust_before": item.trust_before, "trust_after": item.trust_after,
             "revision": item.revision,
+            "targets_failed": [{"agent": f.agent, "path": f.path, "reason": f.reason,
+                                "next": f.next_step} for f in item.target_failures],
             "changes": None if changes is None else {"added": list(changes.added),
                                                      "removed": list(changes.removed),
                                                      "changed": list(changes.changed)}}
@@ -76,7 +78,7 @@ def update_command(
 ) -> None:
     """Re-resolve each skill's source; reinstall (with approval, showing files, audit verdict
     and trust before and after) when upstream changed or the local copy drifted."""
-    from lemon_core.cli.output import emit_json, say
+    from lemon_core.cli.output import emit_json, say, warn
     from lemon_core.skills.updating import update
 
     which = _scope(local, global_)
@@ -91,6 +93,8 @@ def update_command(
             progress.stop()
     if as_json:
         emit_json({"updated": [update_json(r) for r in results]})
+        if any(r.target_failures for r in results):
+            raise typer.Exit(1)
         return
     for r in results:
         if r.action == "current":
@@ -102,6 +106,11 @@ def update_command(
             + (f", at {r.revision}" if r.revision else ""))
         if r.changes is not None:
             say(*(f"  {line}" for line in r.changes.lines()))
+        for failed in r.target_failures:
+            warn(f"{r.key} was not refreshed in {failed.path} ({failed.agent}): "
+                 f"{failed.reason}; {failed.next_step}", label="failed")
+    if any(r.target_failures for r in results):
+        raise typer.Exit(1)
 
 
 def install_lines(state: Any) -> list[str]:

@@ -21,7 +21,14 @@ from lemon_core.context import LemonContext
 from lemon_core.errors import InvalidSkillError, NotFoundError, UsageError
 from lemon_core.models import Diagnostic, SkillEntry, SkillStatus
 from lemon_core.skills.calls import call_context
-from lemon_core.skills.placed import PlacedTarget, placed_dirs, targets_of, unshadowed
+from lemon_core.skills.placed import (
+    Copies,
+    PlacedTarget,
+    is_placed_copy,
+    placed_copies,
+    targets_of,
+    unshadowed,
+)
 from lemon_core.state.lockfile import lockfile_path, read_lock_records
 from lemon_core.state.readiness import compute_status
 from lemon_core.state.records import LockRecord
@@ -242,7 +249,7 @@ def _listing(ctx: LemonContext, snapshot: CatalogSnapshot,
         skills = previous[2]
     else:
         resolved: Any = _ResolvedPrograms(ctx, found)
-        placed = placed_dirs(ctx, state.locks)
+        placed = placed_copies(ctx, state.locks)
         skills = tuple(
             _listed(entry, state, resolved, ctx, placed) for entry in snapshot.entries)
         derived["listing"] = (snapshot, inputs, skills, placed)
@@ -253,16 +260,15 @@ def _listing(ctx: LemonContext, snapshot: CatalogSnapshot,
 
 
 def _listed(entry: SkillEntry, state: _State, ctx: Any, real: LemonContext,
-            placed: Mapping[str, set[str]]) -> ListedSkill:
+            placed: Copies) -> ListedSkill:
     """One listed skill: its copies lemon placed in agent roots are not "shadowed" by it."""
-    mine = placed.get(entry.key)
-    if mine and entry.shadowed:
-        entry = attrs.evolve(entry, shadowed=unshadowed(entry.shadowed, mine))
+    if entry.shadowed and placed.get(entry.key):
+        entry = attrs.evolve(entry, shadowed=unshadowed(entry.key, entry.shadowed, placed))
     return ListedSkill(entry, state.status(entry, ctx), state.scope_of(entry),
                        targets_of(real, entry.scope, state.lock_record(entry)))
 
 
-def _once(invalid: tuple[InvalidSkill, ...], placed: Mapping[str, set[str]],
+def _once(invalid: tuple[InvalidSkill, ...], placed: Copies,
           listed: set[str]) -> tuple[InvalidSkill, ...]:
     """The failed skills, each once: a later folder of a key that is an earlier one's link
     (one real path), or a copy lemon placed for a key shown already, is left out."""
@@ -275,7 +281,7 @@ def _once(invalid: tuple[InvalidSkill, ...], placed: Mapping[str, set[str]],
         shown = [i for i in out if i.key == item.key]
         if any(same_folder(i.dir, item.dir) for i in shown):
             continue
-        if item.dir in placed.get(item.key, ()) and (shown or item.key in listed):
+        if (shown or item.key in listed) and is_placed_copy(item.dir, item.key, placed):
             continue
         out.append(item)
     return tuple(out)

@@ -3,12 +3,15 @@ listing folded so such a skill is shown once.
 
 A link in an agent root to a skill lemon lists already is one real path, which the catalog
 folds by itself (:func:`lemon_core.catalog.snapshot.build_entries`). A copy is another folder
-with the same files: it is folded here, by the lockfile record that names it as a target of
-the same key, so it is neither a second row, nor "shadowed", nor a second ``invalid`` row.
+with the same files: it is folded here, when the lockfile record of the same key names it as
+a copy target and its ``SKILL.md`` is still the recorded one (``content_hash``), so it is
+neither a second row, nor "shadowed", nor a second ``invalid`` row. A folder the user put
+there instead, or a copy whose ``SKILL.md`` they edited, is listed as before.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -53,20 +56,43 @@ def targets_of(ctx: LemonContext, scope: str, record: LockRecord | None
     return tuple(out)
 
 
-def placed_dirs(ctx: LemonContext, locks: Mapping[str, Mapping[str, LockRecord]]
-                ) -> dict[str, set[str]]:
-    """Every folder a record names as a target, by key (empty when no record has one)."""
-    out: dict[str, set[str]] = {}
+#: Copies: by key, each copy folder a record names and the SKILL.md hash it records.
+Copies = Mapping[str, Mapping[str, "str | None"]]
+
+
+def placed_copies(ctx: LemonContext, locks: Mapping[str, Mapping[str, LockRecord]]
+                  ) -> dict[str, dict[str, str | None]]:
+    """Every folder a record names as a copy target, by key, with the record's
+    ``content_hash`` (empty when no record has one)."""
+    out: dict[str, dict[str, str | None]] = {}
     for scope, records in locks.items():
         for key, record in records.items():
             for target in targets_of(ctx, scope, record):
-                out.setdefault(key, set()).add(target.path)
+                if target.mode == "copy":
+                    out.setdefault(key, {})[target.path] = record.content_hash
     return out
 
 
-def unshadowed(shadowed: Sequence[str], placed: set[str]) -> tuple[str, ...]:
-    """``shadowed`` (SKILL.md paths) without those in a folder lemon placed for the key."""
-    return tuple(path for path in shadowed if os.path.dirname(path) not in placed)
+def is_placed_copy(folder: str, key: str, copies: Copies) -> bool:
+    """Whether ``folder`` is a copy lemon placed for ``key`` and its SKILL.md is unchanged."""
+    mine = copies.get(key)
+    if not mine or folder not in mine or mine[folder] is None:
+        return False
+    from lemon_core.fsio import read_bytes
+    from lemon_core.fsio.read import FileProblem
+
+    try:
+        data = read_bytes(os.path.join(folder, "SKILL.md"), 16 * 1024 * 1024)
+    except FileProblem:
+        return False
+    return data is not None and "sha256:" + hashlib.sha256(data).hexdigest() == mine[folder]
 
 
-__all__ = ["PlacedTarget", "placed_dirs", "targets_of", "unshadowed"]
+def unshadowed(key: str, shadowed: Sequence[str], copies: Copies) -> tuple[str, ...]:
+    """``shadowed`` (SKILL.md paths) without those in a copy lemon placed for ``key``."""
+    return tuple(path for path in shadowed
+                 if not is_placed_copy(os.path.dirname(path), key, copies))
+
+
+__all__ = ["Copies", "PlacedTarget", "is_placed_copy", "placed_copies", "targets_of",
+           "unshadowed"]

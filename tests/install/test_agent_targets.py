@@ -167,6 +167,16 @@ def test_list_shows_a_linked_or_copied_skill_once(ctx, plugins, agent, home, pro
     assert listing.invalid == ()
 
 
+def test_a_changed_or_foreign_folder_at_a_copy_target_is_still_listed(
+        ctx, plugins, agent, home, src) -> None:
+    _install(ctx, plugins, skill_folder(src, "demo"), agents=["claude"], copy=True)
+    copied = home / ".claude" / "skills" / "demo" / "SKILL.md"
+    assert list_skills(ctx, refresh=True).skills[0].entry.shadowed == ()
+    copied.write_text(copied.read_text() + "Edited by hand.\n")
+    (item,) = list_skills(ctx, refresh=True).skills
+    assert item.entry.shadowed == (str(copied),)
+
+
 def test_an_invalid_linked_skill_is_one_invalid_row(ctx, plugins, agent, home, src) -> None:
     folder = skill_folder(src, "demo")
     _install(ctx, plugins, folder, agents=["claude"])
@@ -218,6 +228,18 @@ def test_update_refreshes_copies_and_links_follow(ctx, plugins, agent, home, src
     assert not (home / ".codex" / "skills" / "demo").is_symlink()
     record = _records(agent / "skills.lock.json")["demo"]
     assert record.targets == (AgentTarget("claude", "link"), AgentTarget("codex", "copy"))
+
+
+def test_update_leaves_a_copy_the_user_edited_and_says_so(ctx, plugins, home, src) -> None:
+    folder = skill_folder(src, "demo")
+    _install(ctx, plugins, folder, agents=["claude"], copy=True)
+    copied = home / ".claude" / "skills" / "demo" / "SKILL.md"
+    copied.write_text(copied.read_text() + "My note.\n")
+    (folder / "SKILL.md").write_text((folder / "SKILL.md").read_text() + "Version 2.\n")
+    (result,) = update(["demo"], ctx, plugins=plugins, approve=True)
+    (failed,) = result.target_failures
+    assert failed.agent == "claude" and "lemon did not place" in failed.reason
+    assert copied.read_text().endswith("My note.\n")
 
 
 def test_reinstall_keeps_the_targets_recorded_before(ctx, plugins, agent, home, src) -> None:

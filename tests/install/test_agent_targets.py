@@ -306,3 +306,63 @@ def test_a_lockfile_without_targets_loads_and_keeps_working(ctx, plugins, agent,
     record = _records(agent / "skills.lock.json")["demo"]
     assert record.targets == ()
     assert remove("demo", ctx, plugins=plugins, approve=True).targets_removed == ()
+
+
+@pytest.fixture
+def git_plugins(recorder):
+    from lemon_plugins.sources import git
+
+    from lemon_core.testing import inline_plugins
+    from tests.install.support import MarkerPlugin
+
+    return inline_plugins(("sources.git", git), ("auditors.marker", MarkerPlugin()), recorder)
+
+
+def test_a_repository_installed_with_all_links_every_skill_and_a_fresh_home_gets_them_back(
+        ctx, git_plugins, agent, home, tmp_path) -> None:
+    from tests.gitserver import GitServer, build_repo
+
+    names = ["alpha", "beta", "gamma"]
+    files = {f"skills/{n}/SKILL.md": f"---\nname: {n}\ndescription: Use when testing {n}.\n"
+                                     f"---\nBody.\n" for n in names}
+    with GitServer() as server:
+        repo, _ = build_repo(tmp_path / "repo", files)
+        url = server.add("o/skills.git", repo)
+        result = pipeline.install(f"git+{url}", ctx, plugins=git_plugins, approve=True,
+                                  all_skills=True, agents=["agents"])
+        assert sorted((r.key, r.targets[0].action) for r in result.all) == [
+            (n, "linked") for n in names]
+        lockfile = (agent / "skills.lock.json").read_bytes()
+        shutil.rmtree(home / ".lemon")
+        shutil.rmtree(home / ".agents")
+        agent.mkdir(parents=True)
+        (agent / "skills.lock.json").write_bytes(lockfile)
+        synced = sync(ctx, plugins=git_plugins, approve=True)
+    assert sorted(synced.installed) == names and synced.fetches == 1
+    for name in names:
+        link = home / ".agents" / "skills" / name
+        assert link.is_symlink() and (link / "SKILL.md").is_file()
+    assert [i.entry.key for i in list_skills(ctx, refresh=True).skills] == names
+    assert all(i.entry.shadowed == () for i in list_skills(ctx).skills)
+
+
+def test_global_roots_follow_their_override(make_ctx, plugins, tmp_path, src) -> None:
+    claude = tmp_path / "claude-skills"
+    ctx = make_ctx(LEMON_CLAUDE_SKILLS_DIR=str(claude))
+    result = pipeline.install(str(skill_folder(src, "demo")), ctx, plugins=plugins,
+                              approve=True, agents=["claude"])
+    assert result.targets[0].path == str(claude / "demo") and (claude / "demo").is_symlink()
+
+
+def test_asking_for_another_mode_switches_a_target_lemon_placed(ctx, plugins, agent, home,
+                                                                src) -> None:
+    folder = skill_folder(src, "demo")
+    _install(ctx, plugins, folder, agents=["claude"])
+    _install(ctx, plugins, folder, agents=["claude"], copy=True, force=True)
+    placed = home / ".claude" / "skills" / "demo"
+    assert placed.is_dir() and not placed.is_symlink()
+    _install(ctx, plugins, folder, agents=["claude"], force=True)
+    assert placed.is_symlink()
+    assert _hidden(placed.parent) == []
+    assert _records(agent / "skills.lock.json")["demo"].targets == (AgentTarget("claude",
+                                                                                "link"),)

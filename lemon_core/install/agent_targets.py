@@ -254,6 +254,10 @@ def place(ctx: LemonContext, scope: Scope, key: str, targets: Sequence[AgentTarg
             where = str(path)
             if scope.root is not None:
                 beneath.check(scope.root, path.parent)
+            if _same_place(path.parent, folder.parent):  # lemon's root is this agent's root
+                placed.append(Placed(target.agent, where, target.mode, "kept"))
+                kept.append(target)
+                continue
             found = ours(path, folder, recorded.get(target.agent), record, scope.root)
             if found == "foreign":
                 failed.append(TargetFailure(

@@ -204,6 +204,11 @@ class _Job:
     def request(self, stage: str, staged: Sequence[Staged] = (), keys: Sequence[str] = (),
                 **more: Any) -> approval.ApprovalRequest:
         findings = tuple(f for s in staged for f in s.report.findings)
+        if self.agents and stage in ("install", "warn"):  # where else it will be placed
+            more["notes"] = (*more.get("notes", ()), *(
+                f"also {'linked' if t.mode == 'link' else 'copied'} into "
+                f"{agent_targets.target_path(self.ctx, self.scope, t.agent, '')} ({t.agent})"
+                for t in self.agents))
         return approval.ApprovalRequest(
             stage=stage, identifier=self.identifier, source=self.source.name,
             trust=self.trust, scope=self.scope.name,

@@ -366,3 +366,24 @@ def test_asking_for_another_mode_switches_a_target_lemon_placed(ctx, plugins, ag
     assert _hidden(placed.parent) == []
     assert _records(agent / "skills.lock.json")["demo"].targets == (AgentTarget("claude",
                                                                                 "link"),)
+
+
+def test_an_agent_root_that_is_lemons_own_root_is_left_as_it_is(make_ctx, plugins, home,
+                                                                src) -> None:
+    ctx = make_ctx(LEMON_AGENT_SKILLS_DIR=str(home / ".claude" / "skills"))
+    result = pipeline.install(str(skill_folder(src, "demo")), ctx, plugins=plugins,
+                              approve=True, agents=["claude"])
+    assert [(t.agent, t.action) for t in result.targets] == [("claude", "kept")]
+    assert result.target_failures == ()
+    assert (home / ".claude" / "skills" / "demo").is_dir()
+    assert not (home / ".claude" / "skills" / "demo").is_symlink()
+
+
+def test_the_install_question_names_the_agent_roots(ctx, plugins, home, src) -> None:
+    asked = []
+    pipeline.install(str(skill_folder(src, "demo")), ctx, plugins=plugins,
+                     approve=lambda request: asked.append(request) or True,
+                     agents=["claude", "agents"], copy=True)
+    (install,) = [r for r in asked if r.stage == "install"]
+    assert f"also copied into {home / '.claude' / 'skills'} (claude)" in install.notes
+    assert f"also copied into {home / '.agents' / 'skills'} (agents)" in install.notes

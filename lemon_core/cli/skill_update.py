@@ -23,6 +23,10 @@ SCOPE_LOCAL = typer.Option(False, "--local", help="Only the project's skills.")
 SCOPE_GLOBAL = typer.Option(False, "--global", help="Only the global skills.")
 KEYS = typer.Argument(None, metavar="[KEY]...", help="Skills to update (every recorded "
                       "skill when none is given).")
+SYNC_AGENT = typer.Option([], "--agent", metavar="NAME", help="Also place every recorded "
+                          "skill where this agent reads skills (repeatable; as install "
+                          "--agent).")
+SYNC_COPY = typer.Option(False, "--copy", help="With --agent: a real copy, not a link.")
 APPROVE = typer.Option(False, "--approve", help="Answer yes to every question in advance "
                        "(never to a trust change or an audit block).")
 
@@ -180,11 +184,14 @@ def sync_command(
     discard_edits: bool = DISCARD_EDITS,
     local: bool = SCOPE_LOCAL,
     global_: bool = SCOPE_GLOBAL,
+    agent: list[str] = SYNC_AGENT,
+    copy: bool = SYNC_COPY,
     cwd: Path | None = CWD,
     as_json: bool = JSON,
 ) -> None:
     """Install every recorded skill that is missing or differs, at its recorded commit and
-    refused unless its bundle hash is the recorded one; one fetch per repository and commit."""
+    refused unless its bundle hash is the recorded one; one fetch per repository and commit.
+    Recorded agent-root links and copies that are missing are placed again."""
     from lemon_core.cli.output import emit_json, fail, say, warn
     from lemon_core.install.sync import OutOfSync
     from lemon_core.skills.updating import sync
@@ -193,7 +200,7 @@ def sync_command(
     answer, progress = (None, None) if frozen else _answer(approve, as_json)
     try:
         result = sync(cwd=cwd, frozen=frozen, local=which, approve=answer, progress=progress,
-                      discard_edits=discard_edits)
+                      discard_edits=discard_edits, agents=tuple(agent), copy=copy)
     except OutOfSync as exc:
         if as_json:
             emit_json({"in_sync": False, "differences": [_diff_json(d) for d in

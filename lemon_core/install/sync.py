@@ -17,14 +17,15 @@ placed in them again by the pipeline, and an installed skill whose link or copy 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from lemon_core.errors import LemonError
+from lemon_core.errors import LemonError, UsageError
 from lemon_core.fsio.write import file_lock
 from lemon_core.install import agent_targets, approval, outdated, pipeline, router
+from lemon_core.state.lockfile import editable_records, write_records
 
 if TYPE_CHECKING:
     from lemon_core.context import LemonContext
@@ -154,10 +155,21 @@ def _batches(items: list[outdated.Installed], ctx: LemonContext, plugins: Plugin
 
 def sync(ctx: LemonContext, *, plugins: Plugins, frozen: bool = False,
          local: bool | None = None, approve: approval.Approver = None, progress: Any = None,
-         refresh: Callable[[], None] | None = None, discard_edits: bool = False) -> SyncResult:
+         refresh: Callable[[], None] | None = None, discard_edits: bool = False,
+         agents: Sequence[str] = (), copy: bool = False) -> SyncResult:
     """Install what the lockfile records and is not installed exactly (see the module). A
     skill with local edits is put back only when discarding them is approved by name or
-    ``discard_edits`` (:mod:`lemon_core.install.edits`)."""
+    ``discard_edits`` (:mod:`lemon_core.install.edits`). ``agents`` (with ``copy``) adds those
+    agent roots to every recorded skill of the scope(s) and places it there, as
+    ``install --agent`` would (``github`` needs ``local=True``)."""
+    if agents and frozen:
+        raise UsageError("--frozen changes nothing, so it places nothing: leave out --agent")
+    if copy and not agents:
+        raise UsageError("--copy places copies in the agent roots named with --agent; name "
+                         "at least one (--agent NAME)")
+    asked = agent_targets.requested(agents, copy=copy, local=local is True)
+    for scope in outdated.scopes(ctx, local) if asked else ():
+        agent_targets.guard(ctx, scope, asked)  # a planted .claude link: refused up front
     needed, found = differences(ctx, local)
     if frozen:
         # A skill folder without a record (a skill written by hand and committed with the
@@ -190,12 +202,14 @@ def sync(ctx: LemonContext, *, plugins: Plugins, frozen: bool = False,
                 placed.extend(t for t in item.targets if t.action != "kept")
                 failed.extend(item.target_failures)
     for item in outdated.installed(ctx, local=local):
-        if item in needed:
+        if item in needed and not asked:
             continue
-        wanted = agent_targets.missing(ctx, item.scope, item.record)
+        recorded = {(t.agent, t.mode) for t in item.record.targets}
+        wanted = agent_targets.wanted(agent_targets.missing(ctx, item.scope, item.record),
+                                      [t for t in asked if (t.agent, t.mode) not in recorded])
         if wanted:
             outcome = _place(ctx, item, wanted)
-            placed.extend(outcome.placed)
+            placed.extend(t for t in outcome.placed if t.action != "kept")
             failed.extend(outcome.failed)
     if placed and refresh is not None:
         refresh()
@@ -206,11 +220,16 @@ def _place(ctx: LemonContext, item: outdated.Installed,
            wanted: tuple[Any, ...]) -> agent_targets.Outcome:
     """Place an installed skill in the recorded agent roots it is missing from."""
     scope = item.scope
-    with file_lock(scope.skills_dir / f".{item.record.key}", root=scope.root):
+    key = item.record.key
+    with file_lock(scope.skills_dir / f".{key}", root=scope.root):
+        record = editable_records(scope.lockfile).get(key) or item.record
         placement = agent_targets.Placement(scope.root)
         try:
-            outcome = agent_targets.place(ctx, scope, item.record.key, wanted, item.record,
-                                          placement)
+            outcome = agent_targets.place(ctx, scope, key, wanted, record, placement)
+            targets = agent_targets.wanted(record.targets, outcome.recorded)
+            if targets != record.targets:
+                write_records(scope.lockfile, {key: attrs.evolve(record, targets=targets)},
+                              root=scope.root)
         except BaseException:
             placement.rollback()
             raise

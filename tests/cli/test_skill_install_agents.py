@@ -103,3 +103,13 @@ def test_remove_and_sync_keep_the_targets_in_step(capsys, skill, home) -> None:
     removed = json.loads(out)["removed"]
     assert [t["path"] for t in removed["targets_removed"]] == [str(link)]
     assert removed["targets_left"] == [] and not os.path.lexists(link)
+
+
+def test_sync_agent_adds_a_root_to_what_is_installed(capsys, skill, home) -> None:
+    run_cli(capsys, "skill", "install", str(skill), "--approve")
+    code, out, err = run_cli(capsys, "skill", "sync", "--agent", "codex", "--copy",
+                             "--approve")
+    assert code == 0, err
+    assert f"Copied {home / '.codex' / 'skills' / 'demo'} (codex)" in out
+    code, _, err = run_cli(capsys, "skill", "sync", "--frozen", "--agent", "codex")
+    assert code == 2 and "--frozen" in err

@@ -387,3 +387,21 @@ def test_the_install_question_names_the_agent_roots(ctx, plugins, home, src) -> 
     (install,) = [r for r in asked if r.stage == "install"]
     assert f"also copied into {home / '.claude' / 'skills'} (claude)" in install.notes
     assert f"also copied into {home / '.agents' / 'skills'} (agents)" in install.notes
+
+
+def test_sync_with_agent_places_every_recorded_skill_and_records_it(ctx, plugins, agent, home,
+                                                                    src) -> None:
+    for name in ("a", "b"):
+        _install(ctx, plugins, skill_folder(src, name))
+    skill_folder(home / ".claude" / "skills", "b", body="Mine.\n")
+    result = sync(ctx, plugins=plugins, approve=True, agents=["claude"])
+    assert [t.path for t in result.placed] == [str(home / ".claude" / "skills" / "a")]
+    assert [f.agent for f in result.target_failures] == ["claude"]  # b is the user's
+    assert (home / ".claude" / "skills" / "a").is_symlink()
+    assert (home / ".claude" / "skills" / "b" / "SKILL.md").read_text().endswith("Mine.\n")
+    records = _records(agent / "skills.lock.json")
+    assert records["a"].targets == (AgentTarget("claude", "link"),)
+    with pytest.raises(UsageError):
+        sync(ctx, plugins=plugins, frozen=True, agents=["claude"])
+    with pytest.raises(UsageError, match="--local"):
+        sync(ctx, plugins=plugins, approve=True, agents=["github"])

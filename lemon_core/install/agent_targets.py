@@ -11,7 +11,8 @@ lemon's root, or a copy the lockfile records whose bundle is exactly the recorde
 else at the target (the user's own skill folder, a foreign link, a file, a copy the user edited)
 is never replaced or deleted, with or without ``--force``: it is reported as a
 :class:`TargetFailure` with its reason and next step, and the skill stays installed in lemon's
-root. In a project, the agent root and every folder on the way are reached beneath the project
+root. Messages carry paths as they are (the CLI escapes what it prints; JSON stays exact).
+In a project, the agent root and every folder on the way are reached beneath the project
 root without following a link (:mod:`lemon_core.fsio.beneath`): a ``.claude -> elsewhere`` link
 planted in a cloned project is refused (:func:`guard`, before anything is fetched), naming it.
 """
@@ -31,7 +32,6 @@ from lemon_core.errors import LemonError, PlantedLinkError
 from lemon_core.fsio import beneath
 from lemon_core.install.moves import delete, exists, move
 from lemon_core.state.records import AgentTarget, LockRecord
-from lemon_core.text import escape
 
 if TYPE_CHECKING:
     from lemon_core.context import LemonContext
@@ -135,7 +135,7 @@ def what_is_there(path: Path) -> str:
     """A short description of what is at ``path`` (which exists), for a target message."""
     if os.path.islink(path):
         try:
-            return f"a symbolic link (to {escape(os.readlink(path))})"
+            return f"a symbolic link (to {os.readlink(path)})"
         except OSError:
             return "a symbolic link"
     if os.path.isdir(path):
@@ -175,7 +175,7 @@ class Placement:
             except (PlantedLinkError, FileExistsError):
                 raise
             except OSError as exc:
-                note = (f"a link could not be made in {escape(str(path.parent))} "
+                note = (f"a link could not be made in {path.parent} "
                         f"({exc.strerror or type(exc).__name__}); a copy was placed instead")
                 mode = "copy"
         if mode == "copy":
@@ -261,7 +261,7 @@ def place(ctx: LemonContext, scope: Scope, key: str, targets: Sequence[AgentTarg
             found = ours(path, folder, recorded.get(target.agent), record, scope.root)
             if found == "foreign":
                 failed.append(TargetFailure(
-                    target.agent, where, f"{escape(where)} holds {what_is_there(path)} that "
+                    target.agent, where, f"{where} holds {what_is_there(path)} that "
                     f"lemon did not place, and lemon never replaces or deletes it",
                     f"move or rename it, then run '{_sync_hint(scope)}' to place "
                     f"{key} there"))
@@ -322,7 +322,7 @@ def take_out(ctx: LemonContext, scope: Scope, record: LockRecord
                 continue
             if found == "foreign":
                 left.append(TargetFailure(
-                    target.agent, where, f"{escape(where)} now holds {what_is_there(path)} "
+                    target.agent, where, f"{where} now holds {what_is_there(path)} "
                     f"that lemon did not place; it was left as it is",
                     "delete it by hand if you mean to"))
                 continue

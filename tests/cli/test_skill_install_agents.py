@@ -113,3 +113,16 @@ def test_sync_agent_adds_a_root_to_what_is_installed(capsys, skill, home) -> Non
     assert f"Copied {home / '.codex' / 'skills' / 'demo'} (codex)" in out
     code, _, err = run_cli(capsys, "skill", "sync", "--frozen", "--agent", "codex")
     assert code == 2 and "--frozen" in err
+
+
+def test_a_control_character_in_a_foreign_link_is_escaped_on_the_terminal_only(
+        capsys, skill, home) -> None:
+    (home / ".claude" / "skills").mkdir(parents=True)
+    (home / ".claude" / "skills" / "demo").symlink_to("/tmp/evil\x1b[2Jname")
+    code, out, err = run_cli(capsys, "skill", "install", str(skill), "--agent", "claude",
+                             "--approve")
+    assert code == 1 and "\x1b" not in err and "\\x1b[2Jname" in err
+    code, out, err = run_cli(capsys, "skill", "install", str(skill), "--agent", "claude",
+                             "--approve", "--force", "--json")
+    (failed,) = json.loads(out)["installed"][0]["targets_failed"]
+    assert "/tmp/evil\x1b[2Jname" in failed["reason"]  # JSON stays exact

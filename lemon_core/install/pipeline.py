@@ -8,7 +8,8 @@ pick the skills of the tree → safe-tree checks → manifest → bundle hash �
 skill being replaced (:mod:`~lemon_core.install.edits`: named, and asked; never discarded on
 ``approve=True`` alone, only with ``discard_edits``) → audit → approval
 (``install``; ``warn`` needs its own, ``block`` needs an override bound to this bundle) →
-re-hash → atomic activation → lockfile records → catalog refresh → the
+re-hash → atomic activation → placement in the agent roots asked for and recorded
+(:mod:`~lemon_core.install.agent_targets`) → lockfile records → catalog refresh → the
 ``lemon_skill_written`` event. Each step is a module-level function, so a test can make any
 one of them fail; whatever fails (or Ctrl-C), the skills folders and the lockfile are left
 exactly as they were. Nothing from the skill is ever run.

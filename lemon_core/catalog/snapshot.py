@@ -99,15 +99,31 @@ class CatalogSnapshot:
         return {entry.key: entry for entry in self.entries}
 
 
+def same_folder(a: str, b: str) -> bool:
+    """Whether two skill folders are one (a link in an agent root to a skill lemon lists
+    already, as ``lemon skill install --agent`` places): one real path."""
+    if a == b:
+        return True
+    try:
+        return os.path.realpath(a) == os.path.realpath(b)
+    except (OSError, ValueError):
+        return False
+
+
 def build_entries(parsed: Iterable[ParsedSkill]) -> tuple[SkillEntry, ...]:
-    """Precedence: the first loadable skill for a key wins and lists the ones it shadows."""
+    """Precedence: the first loadable skill for a key wins and lists the ones it shadows. A
+    later folder whose real path is the winner's or a shadowed one's (a link to it) is that
+    same skill: it is neither a second entry nor shadowed again."""
     winners: dict[str, tuple[ParsedSkill, list[str]]] = {}
     for item in parsed:
         if item.manifest is None:
             continue
         key = item.found.key
         if key in winners:
-            winners[key][1].append(item.found.skill_md)
+            winner, shadowed = winners[key]
+            folders = (winner.found.dir, *(os.path.dirname(p) for p in shadowed))
+            if not any(same_folder(f, item.found.dir) for f in folders):
+                shadowed.append(item.found.skill_md)
         else:
             winners[key] = (item, [])
     entries = []
@@ -310,4 +326,4 @@ class Catalog:
                                     if unchanged else float("-inf"))
 
 
-__all__ = ["Catalog", "CatalogSnapshot", "ParsedSkill", "build_entries", "scan"]
+__all__ = ["Catalog", "CatalogSnapshot", "ParsedSkill", "build_entries", "same_folder", "scan"]

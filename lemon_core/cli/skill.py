@@ -59,7 +59,8 @@ def list_command(
         key_of = listing.key_of
         emit_json({
             "skills": [entry_view(i.entry, i.status, i.scope) | {"load_audit": (
-                audits[i.entry.key].to_json() if i.entry.key in audits else None)}
+                audits[i.entry.key].to_json() if i.entry.key in audits else None),
+                "targets": [t.to_json() for t in i.targets]}
                 for i in listing.skills],
             "diagnostics": [
                 {"path": d.path, "severity": d.severity, "code": d.code, "message": d.message,

@@ -29,6 +29,11 @@ DISCARD_EDITS = typer.Option(False, "--discard-edits", help="Replacing a skill w
                              "asking (--approve alone refuses).")
 SKILL = typer.Option([], "--skill", metavar="NAME", help="From a tree of several skills, "
                      "install this one (repeatable).")
+AGENT = typer.Option([], "--agent", metavar="NAME", help="Also place the skill where this "
+                     "agent reads skills, as a link to lemon's copy (repeatable): agents "
+                     "(.agents/skills: Codex, Copilot, OpenCode, Gemini CLI, Cursor…), claude, "
+                     "codex, omp, github (--local only).")
+COPY = typer.Option(False, "--copy", help="With --agent: place a real copy instead of a link.")
 
 
 def _interactive() -> bool:
@@ -155,7 +160,11 @@ def result_json(item: Any) -> dict[str, Any]:
             "identifier": item.identifier, "revision": item.revision, "trust": item.trust,
             "bundle_hash": item.bundle_hash, "verdict": item.verdict,
             "findings": [_finding_json(f) for f in item.findings], "notes": list(item.notes),
-            "replaced": item.replaced, "warnings": list(item.warnings)}
+            "replaced": item.replaced, "warnings": list(item.warnings),
+            "targets": [{"agent": t.agent, "path": t.path, "mode": t.mode, "action": t.action,
+                         "note": t.note} for t in item.targets],
+            "targets_failed": [{"agent": f.agent, "path": f.path, "reason": f.reason,
+                                "next": f.next_step} for f in item.target_failures]}
 
 
 def failed_json(failed: Sequence[Any]) -> list[dict[str, Any]]:
@@ -170,6 +179,19 @@ def _say_failed(failed: Sequence[Any]) -> None:
     for item in failed:
         warn(f"{item.key} ({item.folder or 'the root'}) was not installed: {item.reason}; "
              f"{item.next_step}", label="failed")
+
+
+def _say_targets(item: Any) -> None:
+    from lemon_core.cli.output import say, warn
+
+    for target in item.targets:
+        verb = {"linked": "Linked", "copied": "Copied", "kept": "Already in"}[target.action]
+        say(f"  {verb} {target.path} ({target.agent})")
+        if target.note:
+            warn(target.note, label="note")
+    for failed in item.target_failures:
+        warn(f"{item.key} was not placed in {failed.path} ({failed.agent}): {failed.reason}; "
+             f"{failed.next_step}", label="failed")
 
 
 @app.command("install", short_help="Install a skill (path, git URL, gh:, hermes:, registry).")
@@ -195,6 +217,8 @@ def install_command(
     list_only: bool = typer.Option(False, "--list", help="Only show the skills of the tree "
                                    "(folder, validity, audit verdict, description); install "
                                    "nothing."),
+    agent: list[str] = AGENT,
+    copy: bool = COPY,
     cwd: Path | None = CWD,
     as_json: bool = JSON,
 ) -> None:
@@ -207,7 +231,8 @@ def install_command(
     if list_only:
         used = [flag for flag, on in (("--skill", bool(skill)), ("--all", all_skills),
                                       ("--force", force), ("--override-block", override_block),
-                                      ("--discard-edits", discard_edits)) if on]
+                                      ("--discard-edits", discard_edits),
+                                      ("--agent", bool(agent)), ("--copy", copy)) if on]
         if used:
             raise typer.BadParameter(f"--list installs nothing; leave out {', '.join(used)}",
                                      param_hint="'--list'")
@@ -223,7 +248,7 @@ def install_command(
         result = install(identifier, cwd=cwd, local=local, force=force, approve=answer,
                          skills=tuple(skill), all_skills=all_skills, progress=progress,
                          select=_chooser() if interactive else None, override=override_block,
-                         discard_edits=discard_edits)
+                         discard_edits=discard_edits, agents=tuple(agent), copy=copy)
     except NoneInstalled as exc:  # a multi-skill install where every chosen skill failed
         if as_json:
             emit_json({"installed": [], "failed": failed_json(exc.failed)})
@@ -237,7 +262,7 @@ def install_command(
     if as_json:
         emit_json({"installed": [result_json(item) for item in result.all],
                    "failed": failed_json(result.failed)})
-        if result.failed:
+        if result.failed or any(item.target_failures for item in result.all):
             raise typer.Exit(1)
         return
     for item in result.all:
@@ -251,8 +276,10 @@ def install_command(
             warn(note, label="note")
         for text in item.warnings:
             warn(text)
+        _say_targets(item)
     if result.failed:
         _say_failed(result.failed)
+    if result.failed or any(item.target_failures for item in result.all):
         raise typer.Exit(1)
 
 
@@ -284,8 +311,18 @@ def remove_command(
     if as_json:
         emit_json({"removed": {"key": result.key, "path": result.path, "scope": result.scope,
                                "had_record": result.record is not None,
-                               "notes": list(result.notes)}})
+                               "notes": list(result.notes),
+                               "targets_removed": [{"agent": t.agent, "path": t.path,
+                                                    "mode": t.mode}
+                                                   for t in result.targets_removed],
+                               "targets_left": [{"agent": t.agent, "path": t.path,
+                                                 "reason": t.reason, "next": t.next_step}
+                                                for t in result.targets_left]}})
         return
     say(f"Removed {result.key} ({result.scope}) from {result.path}")
+    for placed in result.targets_removed:
+        say(f"  Removed {placed.path} ({placed.agent})")
     for note in result.notes:
         warn(note, label="note")
+    for left in result.targets_left:
+        warn(f"{left.reason}; {left.next_step}", label="left")

@@ -23,6 +23,10 @@ SCOPE_LOCAL = typer.Option(False, "--local", help="Only the project's skills.")
 SCOPE_GLOBAL = typer.Option(False, "--global", help="Only the global skills.")
 KEYS = typer.Argument(None, metavar="[KEY]...", help="Skills to update (every recorded "
                       "skill when none is given).")
+SYNC_AGENT = typer.Option([], "--agent", metavar="NAME", help="Also place every recorded "
+                          "skill where this agent reads skills (repeatable; as install "
+                          "--agent).")
+SYNC_COPY = typer.Option(False, "--copy", help="With --agent: a real copy, not a link.")
 APPROVE = typer.Option(False, "--approve", help="Answer yes to every question in advance "
                        "(never to a trust change or an audit block).")
 
@@ -47,6 +51,8 @@ def update_json(item: Any) -> dict[str, Any]:
             "verdict_before": item.verdict_before, "verdict_after": item.verdict_after,
             "trust_before": item.trust_before, "trust_after": item.trust_after,
             "revision": item.revision,
+            "targets_failed": [{"agent": f.agent, "path": f.path, "reason": f.reason,
+                                "next": f.next_step} for f in item.target_failures],
             "changes": None if changes is None else {"added": list(changes.added),
                                                      "removed": list(changes.removed),
                                                      "changed": list(changes.changed)}}
@@ -76,7 +82,7 @@ def update_command(
 ) -> None:
     """Re-resolve each skill's source; reinstall (with approval, showing files, audit verdict
     and trust before and after) when upstream changed or the local copy drifted."""
-    from lemon_core.cli.output import emit_json, say
+    from lemon_core.cli.output import emit_json, say, warn
     from lemon_core.skills.updating import update
 
     which = _scope(local, global_)
@@ -91,6 +97,8 @@ def update_command(
             progress.stop()
     if as_json:
         emit_json({"updated": [update_json(r) for r in results]})
+        if any(r.target_failures for r in results):
+            raise typer.Exit(1)
         return
     for r in results:
         if r.action == "current":
@@ -102,6 +110,11 @@ def update_command(
             + (f", at {r.revision}" if r.revision else ""))
         if r.changes is not None:
             say(*(f"  {line}" for line in r.changes.lines()))
+        for failed in r.target_failures:
+            warn(f"{r.key} was not refreshed in {failed.path} ({failed.agent}): "
+                 f"{failed.reason}; {failed.next_step}", label="failed")
+    if any(r.target_failures for r in results):
+        raise typer.Exit(1)
 
 
 def install_lines(state: Any) -> list[str]:
@@ -171,12 +184,15 @@ def sync_command(
     discard_edits: bool = DISCARD_EDITS,
     local: bool = SCOPE_LOCAL,
     global_: bool = SCOPE_GLOBAL,
+    agent: list[str] = SYNC_AGENT,
+    copy: bool = SYNC_COPY,
     cwd: Path | None = CWD,
     as_json: bool = JSON,
 ) -> None:
     """Install every recorded skill that is missing or differs, at its recorded commit and
-    refused unless its bundle hash is the recorded one; one fetch per repository and commit."""
-    from lemon_core.cli.output import emit_json, fail, say
+    refused unless its bundle hash is the recorded one; one fetch per repository and commit.
+    Recorded agent-root links and copies that are missing are placed again."""
+    from lemon_core.cli.output import emit_json, fail, say, warn
     from lemon_core.install.sync import OutOfSync
     from lemon_core.skills.updating import sync
 
@@ -184,7 +200,7 @@ def sync_command(
     answer, progress = (None, None) if frozen else _answer(approve, as_json)
     try:
         result = sync(cwd=cwd, frozen=frozen, local=which, approve=answer, progress=progress,
-                      discard_edits=discard_edits)
+                      discard_edits=discard_edits, agents=tuple(agent), copy=copy)
     except OutOfSync as exc:
         if as_json:
             emit_json({"in_sync": False, "differences": [_diff_json(d) for d in
@@ -197,16 +213,30 @@ def sync_command(
     if as_json:
         emit_json({"in_sync": True, "installed": list(result.installed),
                    "fetches": result.fetches,
-                   "differences": [_diff_json(d) for d in result.differences]})
+                   "differences": [_diff_json(d) for d in result.differences],
+                   "placed": [{"agent": t.agent, "path": t.path, "mode": t.mode}
+                              for t in result.placed],
+                   "targets_failed": [{"agent": f.agent, "path": f.path, "reason": f.reason,
+                                       "next": f.next_step} for f in result.target_failures]})
+        if result.target_failures:
+            raise typer.Exit(1)
         return
-    if frozen or not result.installed:
+    if frozen or not (result.installed or result.placed):
         say("The installed skills match the lockfile.")
-    else:
+    elif result.installed:
         say(f"Installed {', '.join(result.installed)} as recorded "
             f"({result.fetches} fetch{'es' if result.fetches != 1 else ''}).")
+    for placed in result.placed:
+        say(f"  {'Linked' if placed.mode == 'link' else 'Copied'} {placed.path} "
+            f"({placed.agent})")
     for d in result.differences:
         if d.kind == "extra":
             say(f"  note: {d.key} ({d.scope}) has no lockfile record (not installed by lemon)")
+    for failed in result.target_failures:
+        warn(f"not placed in {failed.path} ({failed.agent}): {failed.reason}; "
+             f"{failed.next_step}", label="failed")
+    if result.target_failures:
+        raise typer.Exit(1)
 
 
 def _diff_json(d: Any) -> dict[str, Any]:

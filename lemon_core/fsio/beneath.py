@@ -232,6 +232,17 @@ def rename(root: Path, source: Path, target: Path) -> None:
                 os.fsync(dst_fd)
 
 
+def symlink(root: Path, path: Path, text: str) -> None:
+    """Make the symbolic link ``path`` (beneath ``root``, missing folders made) holding
+    ``text``; an existing ``path`` is an error (``FileExistsError``): make it under a fresh
+    name, then :func:`rename` it over the old one."""
+    with parent_of(root, path, create=True) as fd:
+        os.symlink(text, _name(fd, path), dir_fd=fd)
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.fsync(fd)
+
+
 def _empty(fd: int) -> None:
     """Remove everything inside the open folder ``fd`` without following a link."""
     with contextlib.suppress(OSError):
@@ -315,4 +326,5 @@ def write_bytes(root: Path, path: Path, data: bytes, *, mode: int = 0o600) -> No
 
 
 __all__ = ["HAVE_DIR_FD", "OutsideRootError", "check", "is_link", "lexists", "make_dirs",
-           "open_dir", "parent_of", "parts_below", "remove_tree", "rename", "write_bytes"]
+           "open_dir", "parent_of", "parts_below", "remove_tree", "rename", "symlink",
+           "write_bytes"]

@@ -8,7 +8,8 @@ pick the skills of the tree → safe-tree checks → manifest → bundle hash �
 skill being replaced (:mod:`~lemon_core.install.edits`: named, and asked; never discarded on
 ``approve=True`` alone, only with ``discard_edits``) → audit → approval
 (``install``; ``warn`` needs its own, ``block`` needs an override bound to this bundle) →
-re-hash → atomic activation → lockfile records → catalog refresh → the
+re-hash → atomic activation → placement in the agent roots asked for and recorded
+(:mod:`~lemon_core.install.agent_targets`) → lockfile records → catalog refresh → the
 ``lemon_skill_written`` event. Each step is a module-level function, so a test can make any
 one of them fail; whatever fails (or Ctrl-C), the skills folders and the lockfile are left
 exactly as they were. Nothing from the skill is ever run.
@@ -28,9 +29,10 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from lemon_core.errors import LemonError
+from lemon_core.errors import LemonError, UsageError
 from lemon_core.fsio.write import file_lock
 from lemon_core.install import (
+    agent_targets,
     approval,
     backups,
     checks,
@@ -44,12 +46,13 @@ from lemon_core.install import (
     targets,
 )
 from lemon_core.install.activate import Activation, recover
+from lemon_core.install.agent_targets import Outcome, Placed, Placement, TargetFailure
 from lemon_core.install.failures import Blocked, Failure, NoneInstalled
 from lemon_core.manifest.lenient import relaxed_warning
 from lemon_core.protocols import FetchResult, Finding, SkillWriteEvent
 from lemon_core.source_kit.location import public_url
 from lemon_core.state.lockfile import editable_records, write_records
-from lemon_core.state.records import AuditOverride, LockRecord
+from lemon_core.state.records import AgentTarget, AuditOverride, LockRecord
 
 if TYPE_CHECKING:
     from lemon_core.audit.host import AuditReport
@@ -80,6 +83,10 @@ class InstallResult:
     warnings: tuple[str, ...] = ()
     #: On the first result: the chosen skills a multi-skill install did not install.
     failed: tuple[Failure, ...] = ()
+    #: The agent roots (``--agent``) that hold this skill now, linked or copied.
+    targets: tuple[Placed, ...] = ()
+    #: The agent roots it could not be placed in (the skill is installed all the same).
+    target_failures: tuple[TargetFailure, ...] = ()
 
     @property
     def all(self) -> tuple[InstallResult, ...]:
@@ -192,10 +199,17 @@ class _Job:
     #: ``sync``: a skill with a record keeps its recorded identity (identifier, source id,
     #: requested ref, subdirectory), whichever identifier of its repository fetched it.
     keep_identity: bool = False
+    #: The agent roots asked for (``--agent``); a skill's recorded ones are kept as well.
+    agents: tuple[AgentTarget, ...] = ()
 
     def request(self, stage: str, staged: Sequence[Staged] = (), keys: Sequence[str] = (),
                 **more: Any) -> approval.ApprovalRequest:
         findings = tuple(f for s in staged for f in s.report.findings)
+        if self.agents and stage in ("install", "warn"):  # where else it will be placed
+            more["notes"] = (*more.get("notes", ()), *(
+                f"also {'linked' if t.mode == 'link' else 'copied'} into "
+                f"{agent_targets.target_path(self.ctx, self.scope, t.agent, '')} ({t.agent})"
+                for t in self.agents))
         return approval.ApprovalRequest(
             stage=stage, identifier=self.identifier, source=self.source.name,
             trust=self.trust, scope=self.scope.name,
@@ -310,14 +324,14 @@ def _expected(staged: list[Staged], expected: str | Mapping[str, str] | None) ->
 
 
 def _record_of(job: _Job, item: Staged, fetched: FetchResult,
-               previous: LockRecord | None, hashes: Mapping[str, str] | None = None
-               ) -> LockRecord:
+               previous: LockRecord | None, hashes: Mapping[str, str] | None = None,
+               targets: tuple[AgentTarget, ...] = ()) -> LockRecord:
     when = now()
     subdirectory = "/".join(p for p in (job.ref.subpath, item.subdir) if p) or None
     if job.keep_identity and previous is not None:
         return attrs.evolve(
             _record_of(attrs.evolve(job, keep_identity=False), item, fetched, previous,
-                       hashes),
+                       hashes, targets),
             source_kind=previous.source_kind, source_id=previous.source_id,
             identifier=previous.identifier, requested_ref=previous.requested_ref,
             subdirectory=previous.subdirectory)
@@ -334,13 +348,24 @@ def _record_of(job: _Job, item: Staged, fetched: FetchResult,
         audit_findings=gate.finding_lines(item.report), audit_override=item.override,
         file_hashes=dict(hashes) if hashes is not None else None,
         tree_id=(getattr(fetched, "trees", None) or {}).get(item.subdir),
-        extra=previous.extra if previous is not None else {})
+        targets=targets, extra=previous.extra if previous is not None else {})
+
+
+def place_targets(job: _Job, item: Staged, previous: LockRecord | None,
+                  placement: Placement) -> Outcome:
+    """Place the skill in the agent roots asked for and in those its record names."""
+    wanted = agent_targets.wanted(previous.targets if previous is not None else (), job.agents)
+    if not wanted:
+        return Outcome()
+    return agent_targets.place(job.ctx, job.scope, item.key, wanted, previous, placement)
 
 
 def _activate_all(job: _Job, staged: list[Staged], fetched: FetchResult, force: bool,
                   refresh: Callable[[], None] | None,
-                  checked: Mapping[str, edits.LocalEdits] | None = None) -> list[bool]:
-    """Activate every staged skill, record them and refresh the catalog, or undo it all."""
+                  checked: Mapping[str, edits.LocalEdits] | None = None
+                  ) -> tuple[list[bool], dict[str, Outcome]]:
+    """Activate every staged skill, place it in its agent roots, record them and refresh the
+    catalog, or undo it all (a target that cannot be placed is reported, not undone)."""
     with contextlib.ExitStack() as locks:
         for item in sorted(staged, key=lambda s: s.key):
             locks.enter_context(file_lock(job.scope.skills_dir / f".{item.key}",
@@ -359,11 +384,17 @@ def _activate_all(job: _Job, staged: list[Staged], fetched: FetchResult, force: 
         hashes = {item.key: checks.rehash(item.folder, item.bundle_hash, item.key)
                   for item in staged}
         activation = Activation(job.scope.root)
+        placement = Placement(job.scope.root)
         previous: dict[str, Any] | None = None
+        outcomes: dict[str, Outcome] = {}
         try:
             for item in staged:
                 activate(activation, item)
-            changes = {s.key: _record_of(job, s, fetched, existing.get(s.key), hashes[s.key])
+            for item in staged:
+                outcomes[item.key] = place_targets(job, item, existing.get(item.key),
+                                                   placement)
+            changes = {s.key: _record_of(job, s, fetched, existing.get(s.key), hashes[s.key],
+                                         outcomes[s.key].recorded)
                        for s in staged}
             previous = record(job.scope.lockfile, changes, job.scope.root)
             refresh_catalog(refresh)
@@ -371,10 +402,12 @@ def _activate_all(job: _Job, staged: list[Staged], fetched: FetchResult, force: 
             with contextlib.suppress(Exception):
                 if previous is not None:
                     write_records(job.scope.lockfile, previous, root=job.scope.root)
+            placement.rollback()
             activation.rollback()
             raise
         activation.commit()
-    return replaced
+        placement.commit()
+    return replaced, outcomes
 
 
 def install(identifier: str, ctx: LemonContext, *, plugins: Plugins, local: bool = False,
@@ -384,7 +417,8 @@ def install(identifier: str, ctx: LemonContext, *, plugins: Plugins, local: bool
             expected_bundle_hash: str | Mapping[str, str] | None = None,
             override: bool = False, subpath: str | None = None, keep_identity: bool = False,
             refresh: Callable[[], None] | None = None,
-            discard_edits: bool = False, each: bool = False) -> InstallResult:
+            discard_edits: bool = False, each: bool = False, agents: Sequence[str] = (),
+            copy: bool = False) -> InstallResult:
     """Install the skill(s) ``identifier`` names; see the module docstring for the steps.
 
     ``subpath`` replaces the identifier's subdirectory (``""``: the whole tree), so one fetch
@@ -394,9 +428,19 @@ def install(identifier: str, ctx: LemonContext, *, plugins: Plugins, local: bool
     approval callback is asked otherwise; ``approve=True`` alone refuses). ``each``: a
     multi-skill install is per skill (:mod:`~lemon_core.install.failures`): the skills that
     pass install, the others are listed in ``result.failed``
-    (:class:`~lemon_core.install.failures.NoneInstalled` when none passed)."""
+    (:class:`~lemon_core.install.failures.NoneInstalled` when none passed).
+
+    ``agents`` names agent roots (:mod:`lemon_core.catalog.agent_roots`) to place each
+    installed skill in, as a relative link to lemon's copy or, with ``copy``, as a copy
+    (:mod:`~lemon_core.install.agent_targets`); the targets a skill's record names already are
+    kept in step (a copy is refreshed, a missing link made again). A target that cannot be
+    placed is in ``result.target_failures``; the skill is installed all the same."""
     keys: list[str] = []
     scope_name = "project" if local else "global"
+    if copy and not agents:
+        raise UsageError("--copy places copies in the agent roots named with --agent; name "
+                         "at least one (--agent NAME)")
+    asked = agent_targets.requested(agents, copy=copy, local=local)
     try:
         source, ref = resolve_source(identifier, ctx, plugins)
         requested = ref.revision
@@ -406,9 +450,10 @@ def install(identifier: str, ctx: LemonContext, *, plugins: Plugins, local: bool
             ref = attrs.evolve(ref, subpath=subpath)
         scope = pick_scope(ctx, local)
         scope_name = scope.name
+        agent_targets.guard(ctx, scope, asked)  # a planted .claude link: refused up front
         # What is recorded and shown never carries a password typed into a URL.
         job = _Job(public_url(identifier), source, ref, source.trust_level(ref), scope, ctx,
-                   plugins, requested, keep_identity)
+                   plugins, requested, keep_identity, asked)
         early = list(skills) or ([ref.name] if ref.name and not all_skills else [])
         keys = [k.rsplit("/", 1)[-1] for k in early]
         existing = editable_records(scope.lockfile)
@@ -462,7 +507,7 @@ def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[st
         staged = _judge(job, staged, approve, override, fetched, failed if each else None)
         if each and not staged:
             raise NoneInstalled(failed)
-        replaced = _activate_all(job, staged, fetched, force, refresh, checked)
+        replaced, outcomes = _activate_all(job, staged, fetched, force, refresh, checked)
         done = True
     finally:
         staging.remove_tree(folder)
@@ -473,7 +518,8 @@ def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[st
         identifier=job.identifier, revision=fetched.revision, trust=job.trust,
         bundle_hash=s.bundle_hash, verdict=s.report.verdict, findings=s.report.findings,
         notes=swept + tuple(fetched.notes) + tuple(s.report.notes), replaced=was,
-        warnings=(relaxed_warning(s.key, s.relaxed, str(s.target)),) if s.relaxed else ())
+        warnings=(relaxed_warning(s.key, s.relaxed, str(s.target)),) if s.relaxed else (),
+        targets=outcomes[s.key].placed, target_failures=outcomes[s.key].failed)
         for s, was in zip(staged, replaced)]
     return attrs.evolve(results[0], more=tuple(results[1:]), failed=tuple(failed))
 

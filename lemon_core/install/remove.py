@@ -12,6 +12,10 @@ recorded skill whose files changed since the install is removed only when discar
 edits is approved by name (stage ``discard``) or ``discard_edits`` says so, never on
 ``approve=True`` alone, and is checked again under the lock so an edit made while lemon asked
 survives (:mod:`~lemon_core.install.edits`). A record whose folder is gone is dropped.
+
+The agent roots the record names (``install --agent``) lose the skill too, once it is removed:
+a link that still leads to its folder and a copy that is still exactly its bundle are deleted;
+a target the user replaced is left and reported (:mod:`~lemon_core.install.agent_targets`).
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ import attrs
 from lemon_core.catalog.roots import is_project_dir
 from lemon_core.errors import LemonError, NotFoundError
 from lemon_core.fsio.write import file_lock
-from lemon_core.install import approval, backups, edits, targets
+from lemon_core.install import agent_targets, approval, backups, edits, targets
+from lemon_core.install.agent_targets import Placed, TargetFailure
 from lemon_core.install.moves import delete, exists, move
 from lemon_core.install.occupied import NotLemons, what_is_there
 from lemon_core.install.owner import this_process
@@ -49,6 +54,11 @@ class RemoveResult:
     record: LockRecord | None = None
     #: What the removal settled on the way (backups of interrupted installs).
     notes: tuple[str, ...] = ()
+    #: The agent-root targets (``install --agent``) removed with it: links to its folder and
+    #: copies of exactly its bundle.
+    targets_removed: tuple[Placed, ...] = ()
+    #: The recorded targets left where they are (the user replaced them), each with why.
+    targets_left: tuple[TargetFailure, ...] = ()
 
 
 def _scopes(ctx: LemonContext, local: bool | None) -> list[targets.Scope]:
@@ -142,13 +152,15 @@ def remove(key: str, ctx: LemonContext, *, plugins: Plugins, local: bool | None 
         with file_lock(scope.skills_dir / f".{key}", root=scope.root):
             _unchanged(scope, key, target, record, checked)
             _remove(scope, key, target, record, refresh)
+            taken, left = (agent_targets.take_out(ctx, scope, record) if record is not None
+                           else ((), ()))
     except Exception as exc:
         plugins.notify_skill_written(SkillWriteEvent(key, "remove", False, scope=scope_name,
                                                      reason=str(exc)))
         raise
     plugins.notify_skill_written(SkillWriteEvent(key, "remove", True, scope=scope.name,
                                                  path=str(target)))
-    return RemoveResult(key, str(target), scope.name, record, notes)
+    return RemoveResult(key, str(target), scope.name, record, notes, taken, left)
 
 
 def _unchanged(scope: targets.Scope, key: str, target: Path, record: LockRecord | None,

@@ -6,19 +6,26 @@ exactly the recorded ``bundle_hash``. Skills of one repository (the source's can
 one recorded commit are installed from one fetch, also when each was installed with its own
 ``#subdirectory=`` identifier; every record keeps its own identity. ``frozen`` changes
 nothing: it reports every difference (a missing skill, a different bundle, a skill folder
-without a record) and fails on any.
+without a record, a recorded agent-root target with nothing at its place) and fails on any.
+
+The agent roots a record names (``install --agent``) are kept in step: a reinstalled skill is
+placed in them again by the pipeline, and an installed skill whose link or copy is missing
+(a fresh home with only the lockfile, a link deleted by hand) gets it back
+(:mod:`~lemon_core.install.agent_targets`; what the user put in its place is never replaced).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from lemon_core.errors import LemonError
-from lemon_core.install import approval, outdated, pipeline, router
+from lemon_core.errors import LemonError, UsageError
+from lemon_core.fsio.write import file_lock
+from lemon_core.install import agent_targets, approval, outdated, pipeline, router
+from lemon_core.state.lockfile import editable_records, write_records
 
 if TYPE_CHECKING:
     from lemon_core.context import LemonContext
@@ -29,8 +36,9 @@ if TYPE_CHECKING:
 class Difference:
     """``kind``: ``missing``, ``bundle`` (installed bundle is not the recorded one),
     ``modified`` (the installed folder is no safe bundle now: ``problem`` says why, as
-    ``lemon skill check`` does) or ``extra`` (a skill folder in a lemon skills folder with no
-    record)."""
+    ``lemon skill check`` does), ``extra`` (a skill folder in a lemon skills folder with no
+    record) or ``target`` (nothing where the record places the skill in an agent root:
+    ``found`` names the agent, ``problem`` the path)."""
 
     key: str
     scope: str
@@ -45,6 +53,10 @@ class SyncResult:
     differences: tuple[Difference, ...]
     installed: tuple[str, ...] = ()
     fetches: int = 0
+    #: The agent-root targets placed (again) by this sync.
+    placed: tuple[agent_targets.Placed, ...] = ()
+    #: The recorded targets it could not place, each with why.
+    target_failures: tuple[agent_targets.TargetFailure, ...] = ()
 
 
 class OutOfSync(LemonError):
@@ -67,6 +79,13 @@ def differences(ctx: LemonContext, local: bool | None = None) -> tuple[
             kind = "bundle" if now is not None else "missing" if problem is None else "modified"
             found.append(Difference(item.record.key, item.scope.name, kind,
                                     item.record.bundle_hash, now, problem))
+        else:
+            for target in agent_targets.missing(ctx, item.scope, item.record):
+                path = agent_targets.target_path(ctx, item.scope, target.agent,
+                                                 item.record.key)
+                found.append(Difference(item.record.key, item.scope.name, "target",
+                                        target.mode, target.agent,
+                                        f"not placed in {path} ({target.agent})"))
     for scope in outdated.scopes(ctx, local):
         recorded = {i.record.key for i in items if i.scope == scope}
         try:
@@ -82,6 +101,7 @@ def differences(ctx: LemonContext, local: bool | None = None) -> tuple[
 
 def _describe(found: list[Difference]) -> str:
     words = {"missing": "not installed", "bundle": "installed bundle differs",
+             "target": "not placed in an agent root",
              "extra": "installed without a record"}
     return "; ".join(f"{d.key} ({d.scope}): {d.problem or words[d.kind]}" for d in found)
 
@@ -135,10 +155,21 @@ def _batches(items: list[outdated.Installed], ctx: LemonContext, plugins: Plugin
 
 def sync(ctx: LemonContext, *, plugins: Plugins, frozen: bool = False,
          local: bool | None = None, approve: approval.Approver = None, progress: Any = None,
-         refresh: Callable[[], None] | None = None, discard_edits: bool = False) -> SyncResult:
+         refresh: Callable[[], None] | None = None, discard_edits: bool = False,
+         agents: Sequence[str] = (), copy: bool = False) -> SyncResult:
     """Install what the lockfile records and is not installed exactly (see the module). A
     skill with local edits is put back only when discarding them is approved by name or
-    ``discard_edits`` (:mod:`lemon_core.install.edits`)."""
+    ``discard_edits`` (:mod:`lemon_core.install.edits`). ``agents`` (with ``copy``) adds those
+    agent roots to every recorded skill of the scope(s) and places it there, as
+    ``install --agent`` would (``github`` needs ``local=True``)."""
+    if agents and frozen:
+        raise UsageError("--frozen changes nothing, so it places nothing: leave out --agent")
+    if copy and not agents:
+        raise UsageError("--copy places copies in the agent roots named with --agent; name "
+                         "at least one (--agent NAME)")
+    asked = agent_targets.requested(agents, copy=copy, local=local is True)
+    for scope in outdated.scopes(ctx, local) if asked else ():
+        agent_targets.guard(ctx, scope, asked)  # a planted .claude link: refused up front
     needed, found = differences(ctx, local)
     if frozen:
         # A skill folder without a record (a skill written by hand and committed with the
@@ -152,6 +183,8 @@ def sync(ctx: LemonContext, *, plugins: Plugins, frozen: bool = False,
     for item in needed:
         groups.setdefault(_group_of(item, ctx, plugins), []).append(item)
     done: list[str] = []
+    placed: list[agent_targets.Placed] = []
+    failed: list[agent_targets.TargetFailure] = []
     fetches = 0
     for items in groups.values():
         for identifier, subpath, batch in _batches(items, ctx, plugins):
@@ -165,7 +198,43 @@ def sync(ctx: LemonContext, *, plugins: Plugins, frozen: bool = False,
                 discard_edits=discard_edits)
             fetches += 1
             done.extend(r.key for r in result.all)
-    return SyncResult(tuple(found), tuple(done), fetches)
+            for item in result.all:
+                placed.extend(t for t in item.targets if t.action != "kept")
+                failed.extend(item.target_failures)
+    for item in outdated.installed(ctx, local=local):
+        if item in needed and not asked:
+            continue
+        recorded = {(t.agent, t.mode) for t in item.record.targets}
+        wanted = agent_targets.wanted(agent_targets.missing(ctx, item.scope, item.record),
+                                      [t for t in asked if (t.agent, t.mode) not in recorded])
+        if wanted:
+            outcome = _place(ctx, item, wanted)
+            placed.extend(t for t in outcome.placed if t.action != "kept")
+            failed.extend(outcome.failed)
+    if placed and refresh is not None:
+        refresh()
+    return SyncResult(tuple(found), tuple(done), fetches, tuple(placed), tuple(failed))
+
+
+def _place(ctx: LemonContext, item: outdated.Installed,
+           wanted: tuple[Any, ...]) -> agent_targets.Outcome:
+    """Place an installed skill in the recorded agent roots it is missing from."""
+    scope = item.scope
+    key = item.record.key
+    with file_lock(scope.skills_dir / f".{key}", root=scope.root):
+        record = editable_records(scope.lockfile).get(key) or item.record
+        placement = agent_targets.Placement(scope.root)
+        try:
+            outcome = agent_targets.place(ctx, scope, key, wanted, record, placement)
+            targets = agent_targets.wanted(record.targets, outcome.recorded)
+            if targets != record.targets:
+                write_records(scope.lockfile, {key: attrs.evolve(record, targets=targets)},
+                              root=scope.root)
+        except BaseException:
+            placement.rollback()
+            raise
+        placement.commit()
+    return outcome
 
 
 __all__ = ["Difference", "OutOfSync", "SyncResult", "differences", "sync"]

@@ -2,7 +2,8 @@
 
 Global: lemon's own global root (``$LEMON_AGENT_SKILLS_DIR``, else ``<agent dir>/skill``) and
 ``<agent dir>/skills.lock.json``. Project (``--local``): ``<cwd>/.lemon/skill`` and
-``<cwd>/.lemon/skills.lock.json``. Installs never write into another tool's root.
+``<cwd>/.lemon/skills.lock.json``. The skill itself is always stored here; placing it in an
+agent's root as well (``--agent``) is :mod:`lemon_core.install.agent_targets`.
 
 A project scope carries its ``root`` (the working directory): every write, rename and delete
 in it is reached beneath that root without following a link (:mod:`lemon_core.fsio.beneath`),

@@ -63,6 +63,9 @@ class UpdateResult:
     trust_after: str | None
     revision: str | None = None
     changes: Changes | None = None
+    #: The recorded agent-root targets it could not refresh (a copy the user edited, a folder
+    #: the user put in a link's place): left as they are, each with why.
+    target_failures: tuple[Any, ...] = ()
 
 
 class TrustChangeRefused(approval.ApprovalRefused):
@@ -187,7 +190,8 @@ def _reinstall(batch: list[outdated.Installed],
                 upstream_after=new.upstream_hash if new else None,
                 verdict_before=record.audit_status, verdict_after=after.verdict,
                 trust_before=record.trust_level, trust_after=after.trust,
-                revision=after.revision, changes=seen.get(record.key)))
+                revision=after.revision, changes=seen.get(record.key),
+                target_failures=after.target_failures if after.key == record.key else ()))
     return results
 
 

@@ -21,6 +21,14 @@ from lemon_core.context import LemonContext
 from lemon_core.errors import InvalidSkillError, NotFoundError, UsageError
 from lemon_core.models import Diagnostic, SkillEntry, SkillStatus
 from lemon_core.skills.calls import call_context
+from lemon_core.skills.placed import (
+    Copies,
+    PlacedTarget,
+    is_placed_copy,
+    placed_copies,
+    targets_of,
+    unshadowed,
+)
 from lemon_core.state.lockfile import lockfile_path, read_lock_records
 from lemon_core.state.readiness import compute_status
 from lemon_core.state.records import LockRecord
@@ -49,6 +57,8 @@ class ListedSkill:
     entry: SkillEntry
     status: SkillStatus
     scope: str
+    #: The agent roots lemon placed it in (``install --agent``), from its lockfile record.
+    targets: tuple[PlacedTarget, ...] = ()
 
 
 @attrs.frozen
@@ -239,13 +249,42 @@ def _listing(ctx: LemonContext, snapshot: CatalogSnapshot,
         skills = previous[2]
     else:
         resolved: Any = _ResolvedPrograms(ctx, found)
+        placed = placed_copies(ctx, state.locks)
         skills = tuple(
-            ListedSkill(entry, state.status(entry, resolved), state.scope_of(entry))
-            for entry in snapshot.entries
-        )
-        derived["listing"] = (snapshot, inputs, skills)
+            _listed(entry, state, resolved, ctx, placed) for entry in snapshot.entries)
+        derived["listing"] = (snapshot, inputs, skills, placed)
+    placed = derived["listing"][3]
     invalid, keys = _failed(snapshot, derived)
-    return SkillListing(skills, snapshot.diagnostics + state.diagnostics, invalid, keys)
+    return SkillListing(skills, snapshot.diagnostics + state.diagnostics,
+                        _once(invalid, placed, {i.entry.key for i in skills}), keys)
+
+
+def _listed(entry: SkillEntry, state: _State, ctx: Any, real: LemonContext,
+            placed: Copies) -> ListedSkill:
+    """One listed skill: its copies lemon placed in agent roots are not "shadowed" by it."""
+    if entry.shadowed and placed.get(entry.key):
+        entry = attrs.evolve(entry, shadowed=unshadowed(entry.key, entry.shadowed, placed))
+    return ListedSkill(entry, state.status(entry, ctx), state.scope_of(entry),
+                       targets_of(real, entry.scope, state.lock_record(entry)))
+
+
+def _once(invalid: tuple[InvalidSkill, ...], placed: Copies,
+          listed: set[str]) -> tuple[InvalidSkill, ...]:
+    """The failed skills, each once: a later folder of a key that is an earlier one's link
+    (one real path), or a copy lemon placed for a key shown already, is left out."""
+    if len(invalid) < 2 and not placed:
+        return invalid
+    from lemon_core.catalog.snapshot import same_folder
+
+    out: list[InvalidSkill] = []
+    for item in invalid:
+        shown = [i for i in out if i.key == item.key]
+        if any(same_folder(i.dir, item.dir) for i in shown):
+            continue
+        if (shown or item.key in listed) and is_placed_copy(item.dir, item.key, placed):
+            continue
+        out.append(item)
+    return tuple(out)
 
 
 def _failed(snapshot: CatalogSnapshot, derived: dict[str, Any]

@@ -45,7 +45,8 @@ def install(identifier: str, ctx: LemonContext | None = None, *, local: bool = F
             cwd: str | Path | None = None, select: Selector | None = None,
             override: bool = False, revision: str | None = None,
             expected_bundle_hash: str | Mapping[str, str] | None = None,
-            plugins: Plugins | None = None, discard_edits: bool = False) -> InstallResult:
+            plugins: Plugins | None = None, discard_edits: bool = False,
+            agents: Sequence[str] = (), copy: bool = False) -> InstallResult:
     """Install the skill ``identifier`` names (a path, a git URL, ``gh:``, ``hermes:``, a
     registry ref, the GitHub shorthand ``owner/repo``…) globally, or into the project with ``local``.
 
@@ -59,6 +60,12 @@ def install(identifier: str, ctx: LemonContext | None = None, *, local: bool = F
     Several chosen skills install per skill: those that pass install, ``result.failed``
     lists the others with their reason and next step
     (:class:`~lemon_core.install.failures.NoneInstalled` when none did).
+
+    ``agents`` (``agents``, ``claude``, ``codex``, ``omp``, ``github`` with ``local``) places
+    each installed skill in those agents' skills folders too: a relative link to lemon's copy,
+    or a copy with ``copy``. ``result.targets`` lists where it was placed and
+    ``result.target_failures`` where it was not (a folder lemon did not place is never
+    replaced); the skill is installed in lemon's root either way.
     """
     ctx = call_context(ctx, cwd)
     identifier = router.shorthand(identifier, ctx)  # owner/repo: gh:owner/repo, recorded so
@@ -67,7 +74,7 @@ def install(identifier: str, ctx: LemonContext | None = None, *, local: bool = F
         approve=approve, skills=tuple(skills), all_skills=all_skills, progress=progress,
         choose=select, revision=revision, expected_bundle_hash=expected_bundle_hash,
         override=override, refresh=lambda: catalogs_changed(ctx), discard_edits=discard_edits,
-        each=True)
+        each=True, agents=tuple(agents), copy=copy)
 
 
 def preview(identifier: str, ctx: LemonContext | None = None, *, approve: Approver = None,

@@ -71,13 +71,16 @@ def install_state(key: str, ctx: LemonContext | None = None, *, upstream: bool =
 def sync(ctx: LemonContext | None = None, *, frozen: bool = False, local: bool | None = None,
          approve: Approver = None, progress: ProgressCallback | None = None,
          cwd: str | Path | None = None, plugins: Plugins | None = None,
-         discard_edits: bool = False) -> syncing.SyncResult:
+         discard_edits: bool = False, agents: Sequence[str] = (),
+         copy: bool = False) -> syncing.SyncResult:
     """Install exactly what the lockfile records; ``frozen`` only checks and fails on any
-    difference (:class:`lemon_core.install.sync.OutOfSync`)."""
+    difference (:class:`lemon_core.install.sync.OutOfSync`). The agent roots the records name
+    are kept in step (a missing link or copy is placed again); ``agents`` (with ``copy``) adds
+    those roots to every recorded skill of the scope(s)."""
     ctx = call_context(ctx, cwd)
     return syncing.sync(ctx, plugins=_plugins(ctx, plugins), frozen=frozen, local=local,
                         approve=approve, progress=progress, refresh=lambda: catalogs_changed(ctx),
-                        discard_edits=discard_edits)
+                        discard_edits=discard_edits, agents=tuple(agents), copy=copy)
 
 
 __all__ = ["check_upstream", "install_state", "outdated", "sync", "update"]

@@ -40,6 +40,21 @@ class AuditOverride:
     rules: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
 
 
+#: How a skill is placed in an agent root: a relative symbolic link to lemon's copy, or a copy.
+TARGET_MODES = ("link", "copy")
+
+
+@attrs.frozen
+class AgentTarget:
+    """One agent root the skill was placed in (``--agent``): the agent's name (a root id of
+    :mod:`lemon_core.catalog.agent_roots`) and ``mode`` (``link`` or ``copy``). The path is not
+    recorded: it follows from the name, the lockfile's scope and the key, so a committed
+    project lockfile and a lockfile carried to a fresh home stay right."""
+
+    agent: str
+    mode: str = "link"
+
+
 @attrs.frozen
 class LockRecord:
     """One installed skill: where it came from, what exactly was installed, how it audited.
@@ -76,6 +91,8 @@ class LockRecord:
     #: outdates nothing. None in records of other sources and of an older lemon (those
     #: compare the bundle hash).
     tree_id: str | None = None
+    #: The agent roots the skill was placed in (``--agent``); empty in older records.
+    targets: tuple[AgentTarget, ...] = attrs.field(default=(), converter=_tuple)
     #: Fields this lemon does not know, kept as read.
     extra: Mapping[str, Any] = attrs.field(factory=dict, converter=_dict, repr=False)
 
@@ -137,6 +154,10 @@ def structure_record(key: str, data: Any) -> LockRecord:
     known = {k: v for k, v in data.items() if k in _KNOWN}
     known["key"] = key  # the lookup key is the record's key
     extra = {k: v for k, v in data.items() if k not in _KNOWN}
+    for target in known.get("targets") or ():
+        if not isinstance(target, dict) or target.get("mode", "link") not in TARGET_MODES:
+            raise RecordError(f"the record of {key!r} has a target that is not an object "
+                              f"with an agent and a mode ({' or '.join(TARGET_MODES)})")
     if known.get("audit_status") not in (None, *AUDIT_STATUSES):
         raise RecordError(f"the record of {key!r} has audit_status "
                           f"{known['audit_status']!r}; expected one of "
@@ -154,6 +175,8 @@ def unstructure_record(record: LockRecord) -> dict[str, Any]:
     """``record`` as JSON data: known fields first, then the unknown ones it was read with."""
     data = converter().unstructure(record)
     data.pop("extra", None)
+    if not data.get("targets"):
+        data.pop("targets", None)
     for optional in ("audit_override", "file_hashes", "tree_id"):
         if data.get(optional) is None:
             data.pop(optional, None)
@@ -162,5 +185,5 @@ def unstructure_record(record: LockRecord) -> dict[str, Any]:
     return data
 
 
-__all__ = ["AUDIT_STATUSES", "AuditOverride", "LockRecord", "RecordError", "converter",
+__all__ = ["AUDIT_STATUSES", "TARGET_MODES", "AgentTarget", "AuditOverride", "LockRecord", "RecordError", "converter",
            "structure_record", "unstructure_record"]

@@ -58,8 +58,8 @@ def test_every_skill_is_listed_and_nothing_is_written(plugins, make_ctx, src, ho
     # a folder named unlike its skill installs under the skill's name, with a warning
     assert (rows["mismatch"].key, rows["mismatch"].valid) == ("other", True)
     assert rows["mismatch"].warnings == (
-        "other: installed as other (its folder upstream is mismatch); agents load it by that "
-        "name, and update, outdated and sync follow the upstream folder",)
+        ("other: installed as other (its folder upstream is mismatch); agents load it by that "
+        "name, and update, outdated and sync follow the upstream folder"),)
     # a nested skill is shown inside its parent
     assert (rows["mismatch/inner"].key, rows["mismatch/inner"].inside) == (
         "inner-skill", "mismatch")

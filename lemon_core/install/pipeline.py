@@ -424,7 +424,10 @@ def install(identifier: str, ctx: LemonContext, *, plugins: Plugins, local: bool
         early = list(skills) or ([ref.name] if ref.name and not all_skills else [])
         keys = [k.rsplit("/", 1)[-1] for k in early]
         existing = editable_records(scope.lockfile)
-        for key in keys if not (each and len(keys) > 1) else ():  # per skill: staged later
+        # Before fetching, refuse what is known already; per skill (several) and with force
+        # (update, sync: the words are upstream folders, and a skill installs under its name,
+        # which may differ) the staged skill's own key is checked later.
+        for key in keys if not (force or (each and len(keys) > 1)) else ():
             refuse_existing(scope, key, force, existing)
         if job.trust != "builtin":
             ask(approve, job.request("fetch", keys=keys, revision=ref.revision))

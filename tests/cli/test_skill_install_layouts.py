@@ -195,3 +195,24 @@ def test_outdated_update_and_sync_follow_the_upstream_folder(capsys, env, served
     assert code == 0, out + err
     assert "Changed upstream." in installed.read_text()
     assert not (env / "skill" / "react-best-practices").exists()
+
+
+def test_a_folder_named_like_the_upstream_folder_does_not_stop_the_update(capsys, env,
+                                                                          served) -> None:
+    """The record's upstream folder (react-best-practices) is not the installed key: a folder
+    of that name in the skills root, not lemon's, is none of the update's business."""
+    url, repo = served
+    code, _, err = run_cli(capsys, "skill", "install", url, "--skill", "react-best-practices",
+                           "--approve")
+    assert code == 0, err
+    own = env / "skill" / "react-best-practices"
+    own.mkdir()
+    (own / "SKILL.md").write_text(_skill("react-best-practices"), encoding="utf-8")
+    commit(repo, {**FILES, "skills/react-best-practices/SKILL.md": _skill(
+        "vercel-react-best-practices", body="Changed upstream.\n")})
+    code, out, err = run_cli(capsys, "skill", "update", "vercel-react-best-practices",
+                             "--approve")
+    assert code == 0, out + err
+    assert "Changed upstream." in (env / "skill" / "vercel-react-best-practices" /
+                                   "SKILL.md").read_text()
+    assert (own / "SKILL.md").read_text() == _skill("react-best-practices")

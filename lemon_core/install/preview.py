@@ -87,7 +87,8 @@ def _row(tree: Path, subdir: str, fallback: str, ctx: LemonContext,
         checks.check_lfs(folder, scan, repr(subdir or fallback or "the tree"))
         judged = checks.judge_manifest(folder, folder_name=folder_name, fallback=fallback)
         key = judged.key
-        warnings = (*((checks.renamed_warning(key, subdir),) if judged.renamed else ()),
+        renamed = judged.renamed and inside is None  # a nested one: "inside PARENT" says it
+        warnings = (*((checks.renamed_warning(key, subdir),) if renamed else ()),
                     *((relaxed_warning(key, judged.relaxed, key),) if judged.relaxed else ()))
     except LemonError as exc:
         reason = str(exc)

@@ -126,3 +126,14 @@ def test_a_block_names_the_finding_that_blocks_it_not_only_the_warnings(ctx, plu
     assert "beside 3 warnings" in failure.reason and "[warn]" not in failure.reason
     with pytest.raises(pipeline.Blocked, match=r"\[block\] test.block: BLOCKME found \(z.md\)"):
         _install(src, ctx, plugins, skills=["mixed"])
+
+
+def test_the_override_question_lists_the_blocking_findings_first(ctx, plugins, agent,
+                                                                 src) -> None:
+    skill_folder(src, "mixed", extra={"a.md": "WARNME\n", "z.md": "BLOCKME\n"})
+    asked = []
+    result = _install(src / "mixed", ctx, plugins, override=True,
+                      approve=lambda request: asked.append(request) or True)
+    assert result.key == "mixed"
+    (override,) = [r for r in asked if r.stage == "override"]
+    assert [f.severity for f in override.findings] == ["block", "warn"]

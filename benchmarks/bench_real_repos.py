@@ -19,8 +19,11 @@ served by dulwich's smart-HTTP server on 127.0.0.1 (``tests/gitserver.py``). Per
   on a fresh home (``HOME`` and ``LEMON_CACHE_DIR`` in a scratch folder, no ``LEMON_*`` of the
   caller's): the skill folders then in the global root (``~/.lemon/agent/skill``) and the
   records in the global lockfile;
-- **unreported**: the skills agents load that are neither installed (by folder name) nor
-  named in quotes in any failure line (skipped silently, or sunk by another skill's failure);
+- **renamed**: the skills agents load whose folder is named unlike their frontmatter ``name``
+  (agents load them by the name; lemon installs them under it, with a warning);
+- **unreported**: the skills agents load that are neither installed (under their folder's name
+  or their frontmatter name) nor named in quotes (either name) in any failure line (skipped
+  silently, or sunk by another skill's failure);
 - **failures**: every ``lemon:`` line on stderr (and each entry of a ``failed`` list in the JSON,
   when lemon prints one), grouped by reason with the quoted names blanked;
 - **wall time** of that install (``tests/integration/measured_run.py``: a launcher forks lemon
@@ -74,27 +77,41 @@ def repo_name(path: Path) -> str:
 
 def frontmatter_fault(data: bytes) -> str | None:
     """None when agents accept this SKILL.md (see the module's rule), else why not."""
+    return _frontmatter(data)[0]
+
+
+def frontmatter_name(data: bytes) -> str | None:
+    """The ``name`` agents load this SKILL.md by (None when they do not load it)."""
+    return _frontmatter(data)[1]
+
+
+def _frontmatter(data: bytes) -> tuple[str | None, str | None]:
+    fault, meta = _read_frontmatter(data)
+    return fault, (meta["name"].strip() if fault is None else None)
+
+
+def _read_frontmatter(data: bytes) -> tuple[str | None, dict[str, Any]]:
     import yaml
 
     text = data.decode("utf-8", "replace").lstrip("\ufeff").replace("\r\n", "\n")
     lines = text.split("\n")
     if not lines or lines[0].strip() != "---":
-        return "no frontmatter"
+        return "no frontmatter", {}
     try:
         end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
     except StopIteration:
-        return "frontmatter not closed"
+        return "frontmatter not closed", {}
     try:
         meta = yaml.safe_load("\n".join(lines[1:end]))
     except yaml.YAMLError:
-        return "invalid YAML"
+        return "invalid YAML", {}
     if not isinstance(meta, dict):
-        return "frontmatter not a mapping"
+        return "frontmatter not a mapping", {}
     for key in ("name", "description"):
         value = meta.get(key)
         if not isinstance(value, str) or not value.strip():
-            return f"no {key}"
-    return None
+            return f"no {key}", {}
+    return None, meta
 
 
 def native_skills(repo_path: Path) -> dict[str, Any]:
@@ -121,10 +138,12 @@ def native_skills(repo_path: Path) -> dict[str, Any]:
         repo.close()
     faults: dict[str, str] = {}
     loads = []
+    names: dict[str, str] = {}
     for folder, data in sorted(found.items()):
-        fault = frontmatter_fault(data)
+        fault, name = _frontmatter(data)
         if fault is None:
             loads.append(folder)
+            names[folder] = name or ""
         else:
             faults[folder or "."] = fault
     loaded = set(loads)
@@ -134,7 +153,9 @@ def native_skills(repo_path: Path) -> dict[str, Any]:
     outer = [f for f in loads if f not in nested]
     return {"commit": commit, "skill_md": len(found), "loads": len(outer),
             "nested": len(nested), "hidden": sum(1 for f in outer if "/." in "/" + f),
-            "not_loaded": faults, "skills": outer}
+            "renamed": sum(1 for f in outer if names[f] != f.rsplit("/", 1)[-1]),
+            "not_loaded": faults, "skills": outer,
+            "names": {f: names[f] for f in outer}}
 
 
 # -- what lemon installs -------------------------------------------------------------------------
@@ -340,8 +361,12 @@ def measure(name: str, path: Path, server: Any, lemon: list[str], extra: dict[st
             "warnings": group_reasons(warnings_of(run.stdout)),
         })
         said = "\n".join(failures)
-        row["unreported"] = [f for f in row["skills"] if f.rsplit("/", 1)[-1] not in names
-                             and f"'{f.rsplit('/', 1)[-1]}'" not in said]
+        # agents load a skill by its frontmatter name; lemon installs it under that name (a
+        # folder named otherwise upstream) and reports a failure by its name or its folder's
+        row["unreported"] = [f for f in row["skills"]
+                             if not ({f.rsplit("/", 1)[-1], row["names"][f]} & set(names))
+                             and f"'{f.rsplit('/', 1)[-1]}'" not in said
+                             and f"'{row['names'][f]}'" not in said]
         clone_walls = [c["wall_s"] for c in clones if c["wall_s"] is not None]
         row["clone_status"] = clones[-1]["status"]
         row["clone_wall_s"] = round(statistics.median(clone_walls), 2) if clone_walls else None
@@ -354,12 +379,14 @@ def measure(name: str, path: Path, server: Any, lemon: list[str], extra: dict[st
 
 
 def print_table(rows: list[dict[str, Any]]) -> None:
-    head = ("repository", "commit", "SKILL.md", "agents load", "nested", "lemon installs",
+    head = ("repository", "commit", "SKILL.md", "agents load", "nested", "renamed",
+            "lemon installs",
             "lock", "unreported", "lemon exit", "lemon s", "clone s", "ratio", "peak MB")
     table = [head]
     for r in rows:
         table.append((r["repository"], r["commit"], str(r["skill_md"]), str(r["loads"]),
-                      str(r["nested"]), str(r["installed"]), str(r["lock_records"]),
+                      str(r["nested"]), str(r["renamed"]), str(r["installed"]),
+                      str(r["lock_records"]),
                       str(len(r["unreported"])), r["lemon_status"], f"{r['lemon_wall_s']:.2f}",
                       "-" if r["clone_wall_s"] is None else f"{r['clone_wall_s']:.2f}",
                       "-" if r["ratio"] is None else f"{r['ratio']:.2f}",

@@ -1,10 +1,10 @@
 """The checks a staged skill folder passes before anyone is asked to install it.
 
 :func:`check_tree` refuses what the safe scan found (links leaving the skill, hard links,
-devices and FIFOs, the caps, unsafe or colliding names); :func:`check_manifest` validates
-SKILL.md with :mod:`lemon_core.manifest` and decides the key (a skill's folder name must equal
-its ``name``); :func:`hash_bundle` and :func:`rehash` give the bundle's identity now and check
-it did not change since.
+devices and FIFOs, the caps, unsafe or colliding names); :func:`judge_manifest` validates
+SKILL.md with :mod:`lemon_core.manifest` and decides the key (the skill's ``name``, whatever
+its folder upstream is called); :func:`hash_bundle` and :func:`rehash` give the bundle's
+identity now and check it did not change since.
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from lemon_core.errors import LemonError
+import attrs
+
+from lemon_core.errors import LemonError, UsageError
 from lemon_core.fsio.read import FileProblem, read_bytes
 from lemon_core.fsio.tree import TreeScan, bundle_hash, scan_tree
 from lemon_core.install.targets import check_key
@@ -70,21 +72,42 @@ def check_lfs(folder: Path, scan: TreeScan, label: str) -> None:
 
 
 def check_manifest(folder: Path, *, folder_name: str | None, fallback: str) -> str:
-    """The key ``folder`` installs as (see :func:`check_manifest_lenient`)."""
-    return check_manifest_lenient(folder, folder_name=folder_name, fallback=fallback)[0]
+    """The key ``folder`` installs as (see :func:`judge_manifest`)."""
+    return judge_manifest(folder, folder_name=folder_name, fallback=fallback).key
 
 
 def check_manifest_lenient(folder: Path, *, folder_name: str | None, fallback: str
                            ) -> tuple[str, tuple[Diagnostic, ...]]:
-    """The key ``folder`` installs as. A skill in a subfolder of the fetched tree
-    (``folder_name``) must have that name when its SKILL.md names one; a skill at the root of
-    the tree takes its SKILL.md's name, else ``fallback`` (the name the identifier gives).
+    """The key ``folder`` installs as and the relaxed errors (see :func:`judge_manifest`)."""
+    judged = judge_manifest(folder, folder_name=folder_name, fallback=fallback)
+    return judged.key, judged.relaxed
+
+
+@attrs.frozen
+class ManifestJudgement:
+    """How a staged skill's SKILL.md lets it install: its ``key``, the stricter-than-agents
+    errors it is accepted despite (``relaxed``), and ``renamed``: True when its folder is
+    named unlike its skill, so it installs under the skill's name."""
+
+    key: str
+    relaxed: tuple[Diagnostic, ...] = ()
+    renamed: bool = False
+
+
+def judge_manifest(folder: Path, *, folder_name: str | None, fallback: str
+                   ) -> ManifestJudgement:
+    """The key ``folder`` installs as: its SKILL.md's ``name``, else its folder's name
+    (``folder_name``, for a skill in a subfolder of the fetched tree), else ``fallback`` (the
+    name the identifier gives). A skill whose folder is named unlike it installs under its
+    name, as agents load it and the ``skills`` CLI installs it (``renamed``); the name must
+    pass the rules of a skill folder's name.
 
     A SKILL.md whose only errors are rules stricter than the agents
     (:data:`~lemon_core.manifest.lenient.STRICTER_THAN_AGENTS`) passes: those errors are
-    returned beside the key, for the install to warn about.
+    returned as ``relaxed``, for the install to warn about.
 
-    :raises LemonError: the SKILL.md does not load (its first error), or names differ.
+    :raises LemonError: the SKILL.md does not load (its first error), or its name cannot be a
+        folder's name.
     """
     key = folder_name or fallback
     result, relaxed = load_for_install(folder / SKILL_FILE, key=key)
@@ -93,10 +116,22 @@ def check_manifest_lenient(folder: Path, *, folder_name: str | None, fallback: s
         raise LemonError(f"the SKILL.md of {key!r} is invalid: {reasons or result.reason}; "
                          f"nothing was installed")
     name = result.manifest.name
-    if name is not None and folder_name is not None and name != folder_name:
-        raise LemonError(f"the skill in folder {folder_name!r} is named {name!r}; a skill's "
-                         f"folder must have its name, so it is not installed (rename one)")
-    return check_key(name or key, new=True), relaxed
+    if name is None or folder_name is None or name == folder_name:
+        return ManifestJudgement(check_key(name or key, new=True), relaxed)
+    try:
+        check_key(name, new=True)
+    except UsageError as exc:  # the name comes from the file, not from the user
+        why = str(exc).split(": it ", 1)[-1]
+        raise LemonError(f"the skill in folder {folder_name!r} is named {name!r}, which "
+                         f"cannot be a skill folder's name: it {why}; nothing was installed "
+                         f"(tell its author)") from None
+    return ManifestJudgement(name, relaxed, renamed=True)
+
+
+def renamed_warning(key: str, upstream: str) -> str:
+    """The warning of a skill installed under its name, its folder upstream named otherwise."""
+    return (f"{key}: installed as {key} (its folder upstream is {upstream}); agents load it "
+            f"by that name, and update, outdated and sync follow the upstream folder")
 
 
 def content_hash(folder: Path) -> str:
@@ -134,5 +169,6 @@ def rehash(folder: Path, expected: str, key: str) -> dict[str, str]:
     return digests
 
 
-__all__ = ["UnsafeBundle", "check_lfs", "check_manifest", "check_manifest_lenient", "check_tree", "content_hash", "hash_bundle",
-           "rehash"]
+__all__ = ["ManifestJudgement", "UnsafeBundle", "check_lfs", "check_manifest",
+           "check_manifest_lenient", "check_tree", "content_hash", "hash_bundle",
+           "judge_manifest", "rehash", "renamed_warning"]

@@ -108,6 +108,8 @@ class Staged:
     override: AuditOverride | None = None
     #: The manifest errors of rules stricter than the agents it was accepted despite.
     relaxed: tuple[Any, ...] = ()
+    #: Its folder in the fetched tree when that folder is named unlike the skill.
+    renamed_from: str | None = None
 
 
 def now() -> str:
@@ -156,8 +158,15 @@ def fetch(source: SkillSource, ref: SourceRef, tree: Path, ctx: LemonContext,
 
 def pick_skills(tree: Path, skills: Sequence[str], all_skills: bool,
                 choose: select.Selector | None) -> list[str]:
-    return select.choose(select.find_skills(tree), skills=skills, all_skills=all_skills,
-                         select=choose)
+    candidates = select.find_skills(tree)
+    nested: dict[str, str] = {}
+    names: dict[str, str] = {}
+    if skills:  # named: by path, folder or frontmatter name, nested skills included
+        nested = select.find_nested(tree, candidates)
+        if not all(w in candidates or w in nested for w in skills):
+            names = select.skill_names(tree, [*candidates, *nested])
+    return select.choose(candidates, skills=skills, all_skills=all_skills, select=choose,
+                         names=names, nested=nested)
 
 
 def audit_skill(folder: Path, ctx: LemonContext, key: str, scan: TreeScan,
@@ -204,7 +213,9 @@ class _Job:
 
     def request(self, stage: str, staged: Sequence[Staged] = (), keys: Sequence[str] = (),
                 **more: Any) -> approval.ApprovalRequest:
-        findings = tuple(f for s in staged for f in s.report.findings)
+        # blocking findings first: a prompt showing the first few never hides what blocks
+        findings = tuple(sorted((f for s in staged for f in s.report.findings),
+                                key=lambda f: f.severity != "block"))
         if self.agents and stage in ("install", "warn"):  # where else it will be placed
             more["notes"] = (*more.get("notes", ()), *(
                 f"also {'linked' if t.mode == 'link' else 'copied'} into "
@@ -229,8 +240,9 @@ def _stage(job: _Job, tree: Path, subdir: str, force: bool,
     label = repr(subdir or job.ref.name or job.identifier)
     scan = checks.check_tree(folder, label)
     checks.check_lfs(folder, scan, label)
-    key, relaxed = checks.check_manifest_lenient(
+    judged = checks.judge_manifest(
         folder, folder_name=subdir.rsplit("/", 1)[-1] or None, fallback=job.ref.name or "")
+    key, relaxed = judged.key, judged.relaxed
     target = job.scope.target(key)
     refuse_existing(job.scope, key, force, existing)
     report = audit_skill(folder, job.ctx, key, scan, job.plugins)
@@ -242,7 +254,7 @@ def _stage(job: _Job, tree: Path, subdir: str, force: bool,
     previous = existing.get(key)
     kept = previous.audit_override if previous is not None else None
     return Staged(key, folder, subdir, target, scan, digest, checks.content_hash(folder),
-                  report, kept, relaxed)
+                  report, kept, relaxed, subdir if judged.renamed else None)
 
 
 def _stage_each(job: _Job, tree: Path, chosen: Sequence[str], force: bool,
@@ -282,7 +294,7 @@ def _judge(job: _Job, staged: list[Staged], approve: approval.Approver, override
         if item.report.verdict != "block" or gate.allowed(item.report, item.override):
             out.append(item)
             continue
-        findings = "; ".join(f.summary for f in item.report.findings[:3])
+        findings = gate.blocking_findings(item.report)  # what blocks it, never only warns
         if not override or item.report.bundle_hash is None:
             blocked = Blocked(f"{item.key} is blocked by the security audit: {findings}; "
                               f"nothing was installed (an override must name this exact "
@@ -457,7 +469,10 @@ def install(identifier: str, ctx: LemonContext, *, plugins: Plugins, local: bool
         early = list(skills) or ([ref.name] if ref.name and not all_skills else [])
         keys = [k.rsplit("/", 1)[-1] for k in early]
         existing = editable_records(scope.lockfile)
-        for key in keys if not (each and len(keys) > 1) else ():  # per skill: staged later
+        # Before fetching, refuse what is known already; per skill (several) and with force
+        # (update, sync: the words are upstream folders, and a skill installs under its name,
+        # which may differ) the staged skill's own key is checked later.
+        for key in keys if not (force or (each and len(keys) > 1)) else ():
             refuse_existing(scope, key, force, existing)
         if job.trust != "builtin":
             ask(approve, job.request("fetch", keys=keys, revision=ref.revision))
@@ -481,6 +496,17 @@ def install(identifier: str, ctx: LemonContext, *, plugins: Plugins, local: bool
         notify(plugins, SkillWriteEvent(failed.key, "install", False, scope=result.scope,
                                         reason=failed.reason))
     return result
+
+
+def _warnings(item: Staged) -> tuple[str, ...]:
+    """What the user is told about an installed skill: a folder named unlike it upstream, a
+    rule stricter than the agents it was accepted despite."""
+    out = []
+    if item.renamed_from is not None:
+        out.append(checks.renamed_warning(item.key, item.renamed_from))
+    if item.relaxed:
+        out.append(relaxed_warning(item.key, item.relaxed, str(item.target)))
+    return tuple(out)
 
 
 def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[str],
@@ -518,7 +544,7 @@ def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[st
         identifier=job.identifier, revision=fetched.revision, trust=job.trust,
         bundle_hash=s.bundle_hash, verdict=s.report.verdict, findings=s.report.findings,
         notes=swept + tuple(fetched.notes) + tuple(s.report.notes), replaced=was,
-        warnings=(relaxed_warning(s.key, s.relaxed, str(s.target)),) if s.relaxed else (),
+        warnings=_warnings(s),
         targets=outcomes[s.key].placed, target_failures=outcomes[s.key].failed)
         for s, was in zip(staged, replaced)]
     return attrs.evolve(results[0], more=tuple(results[1:]), failed=tuple(failed))

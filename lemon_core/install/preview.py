@@ -22,7 +22,7 @@ import attrs
 
 from lemon_core.errors import LemonError
 from lemon_core.install import approval, checks, gate, pipeline, router, select, staging
-from lemon_core.manifest.load import load_manifest
+from lemon_core.manifest.lenient import load_for_install, relaxed_warning
 from lemon_core.protocols import Finding
 from lemon_core.source_kit.location import public_url
 
@@ -38,9 +38,12 @@ SCOPE = "preview"
 @attrs.frozen
 class PreviewRow:
     """One skill of the tree. ``folder`` is relative to the tree ("" is its root); ``key`` the
-    name it would install as; ``valid`` whether lemon would install it (``reason`` says why
-    not); ``verdict`` the audit's ``pass``/``warn``/``block``. Text is as found: escape it
-    to show it."""
+    name it would install as (its frontmatter ``name``, which may differ from its folder's);
+    ``valid`` whether lemon would install it (``reason`` says why not); ``verdict`` the
+    audit's ``pass``/``warn``/``block``; ``warnings`` what an install would warn about (a
+    folder named unlike the skill, a rule stricter than the agents); ``inside`` the folder of
+    the skill holding it, for a nested skill (installed with that skill by ``--all``, on its
+    own only when named with ``--skill``). Text is as found: escape it to show it."""
 
     key: str
     folder: str
@@ -49,6 +52,8 @@ class PreviewRow:
     reason: str | None
     verdict: str
     findings: tuple[Finding, ...] = ()
+    warnings: tuple[str, ...] = ()
+    inside: str | None = None
 
 
 @attrs.frozen
@@ -65,34 +70,45 @@ class Preview:
 
 
 def _row(tree: Path, subdir: str, fallback: str, ctx: LemonContext,
-         plugins: Plugins) -> PreviewRow:
+         plugins: Plugins, inside: str | None = None) -> PreviewRow:
     folder = tree / subdir if subdir else tree
     folder_name = subdir.rsplit("/", 1)[-1] or None
-    loaded = load_manifest(folder / select.SKILL_FILE, key=folder_name or fallback or "skill")
+    loaded, _ = load_for_install(folder / select.SKILL_FILE,
+                                 key=folder_name or fallback or "skill")
     manifest = loaded.manifest
     description = manifest.description if manifest is not None else None
     key = (manifest.name if manifest is not None and manifest.name else None) or (
         folder_name or fallback or "skill")
     reason = None
     scan = None
+    warnings: tuple[str, ...] = ()
     try:
         scan = checks.check_tree(folder, repr(subdir or fallback or "the tree"))
-        key = checks.check_manifest(folder, folder_name=folder_name, fallback=fallback)
+        checks.check_lfs(folder, scan, repr(subdir or fallback or "the tree"))
+        judged = checks.judge_manifest(folder, folder_name=folder_name, fallback=fallback)
+        key = judged.key
+        renamed = judged.renamed and inside is None  # a nested one: "inside PARENT" says it
+        warnings = (*((checks.renamed_warning(key, subdir),) if renamed else ()),
+                    *((relaxed_warning(key, judged.relaxed, key),) if judged.relaxed else ()))
     except LemonError as exc:
         reason = str(exc)
     report = gate.audit(folder, ctx, key=key, scan=scan, auditors=plugins.auditors())
     return PreviewRow(key=key, folder=subdir, description=description, valid=reason is None,
-                      reason=reason, verdict=report.verdict, findings=report.findings)
+                      reason=reason, verdict=report.verdict, findings=report.findings,
+                      warnings=warnings, inside=inside)
 
 
 def _clashes(rows: list[PreviewRow]) -> list[PreviewRow]:
-    """Two valid skills of the tree with one key cannot both be installed: say so on each."""
+    """Two valid skills of the tree with one key cannot both be installed: say so on each
+    (a nested skill, installed only when named, is not counted)."""
     counts: dict[str, int] = {}
     for row in rows:
-        counts[row.key] = counts.get(row.key, 0) + 1
+        if row.inside is None:
+            counts[row.key] = counts.get(row.key, 0) + 1
     return [attrs.evolve(row, valid=False, reason=f"another skill of the tree is named "
                          f"{row.key!r}; only one of them can be installed")
-            if row.valid and counts[row.key] > 1 else row for row in rows]
+            if row.valid and row.inside is None and counts[row.key] > 1 else row
+            for row in rows]
 
 
 def preview(identifier: str, ctx: LemonContext, *, plugins: Plugins,
@@ -115,8 +131,12 @@ def preview(identifier: str, ctx: LemonContext, *, plugins: Plugins,
         tree = folder / staging.TREE
         os.mkdir(tree, 0o700)
         fetched = pipeline.fetch(source, ref, tree, ctx, progress)
-        rows = _clashes([_row(tree, subdir, ref.name or "", ctx, plugins)
-                         for subdir in select.find_skills(tree)])
+        found = select.find_skills(tree)
+        nested = select.find_nested(tree, found)
+        rows = _clashes(sorted(
+            [_row(tree, subdir, ref.name or "", ctx, plugins) for subdir in found]
+            + [_row(tree, subdir, ref.name or "", ctx, plugins, inside)
+               for subdir, inside in nested.items()], key=lambda r: r.folder))
     finally:
         staging.remove_tree(folder)
     return Preview(identifier=shown, source=source.name, canonical_id=ref.canonical_id,

@@ -7,12 +7,20 @@ version-control folders and ``node_modules`` of :data:`SKIPPED` are not); one ca
 never installed as one skill: the caller names them (``skills``), takes them all
 (``all_skills``), or picks through the ``select`` callback; otherwise
 :class:`ChoiceNeeded` lists them.
+
+A skill is named by its path in the tree, its folder's name or its frontmatter ``name``
+(``names``: published folders are often named unlike their skill, vercel-labs/agent-skills'
+``react-best-practices`` holds ``vercel-react-best-practices``). A ``SKILL.md`` inside another
+skill's folder (:func:`find_nested`: agents reading ``<root>/<name>/SKILL.md`` never see it,
+and the ``skills`` CLI's search stops at the first ``SKILL.md`` of a branch) is part of that
+skill: ``--all`` installs it with its parent, as the parent's files; named explicitly it is
+installed as a skill of its own (as ``skills add --full-depth`` would).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from lemon_core.errors import LemonError, UsageError
@@ -71,32 +79,81 @@ def find_skills(tree: Path) -> list[str]:
     return sorted(found)
 
 
-def label(candidate: str) -> str:
-    """A candidate as a person reads it: its name and the folder it comes from."""
+def find_nested(tree: Path, skills: Sequence[str]) -> dict[str, str]:
+    """The folders inside the skills ``skills`` (of :func:`find_skills`) that hold a
+    SKILL.md of their own, each mapped to the outermost skill holding it; sorted."""
+    nested: dict[str, str] = {}
+    budget = MAX_FOLDERS
+    for parent in skills:
+        queue: list[tuple[str, int]] = [(parent, 0)]
+        while queue and budget > 0:
+            relative, depth = queue.pop(0)
+            budget -= 1
+            try:
+                with os.scandir(tree / relative if relative else tree) as listing:
+                    children = sorted((e for e in listing if e.name not in SKIPPED
+                                       and e.is_dir(follow_symlinks=False)),
+                                      key=lambda e: e.name)
+            except OSError:
+                continue
+            for child in children:
+                rel = f"{relative}/{child.name}" if relative else child.name
+                if _holds_skill(Path(child.path)):
+                    nested[rel] = parent
+                if depth + 1 < MAX_DEPTH:
+                    queue.append((rel, depth + 1))
+    return dict(sorted(nested.items()))
+
+
+def label(candidate: str, name: str | None = None) -> str:
+    """A candidate as a person reads it: its name and the folder it comes from (``name``,
+    its frontmatter name, when it differs from the folder's)."""
     if not candidate:
         return "(the root)"
-    folder, _, name = candidate.rpartition("/")
-    return f"{name} (from {folder}/)" if folder else name
+    folder, _, base = candidate.rpartition("/")
+    if name and name != base:
+        return f"{name} (folder {candidate}/)"
+    return f"{base} (from {folder}/)" if folder else base
 
 
-def _by_name(candidates: Sequence[str], wanted: str) -> str | None:
+def _matches(candidates: Sequence[str], wanted: str, names: Mapping[str, str]) -> list[str]:
+    """The candidates ``wanted`` names: its exact path, else every one whose folder's name or
+    frontmatter name it is."""
     if wanted in candidates:
-        return wanted
-    matches = [c for c in candidates if c.rsplit("/", 1)[-1] == wanted]
-    return matches[0] if len(matches) == 1 else None
+        return [wanted]
+    return [c for c in candidates if wanted in (c.rsplit("/", 1)[-1], names.get(c))]
+
+
+def _by_name(candidates: Sequence[str], nested: Sequence[str], wanted: str,
+             names: Mapping[str, str]) -> str | None:
+    """The one skill ``wanted`` names (a skill of the tree before a nested one)."""
+    for pool in (candidates, nested):
+        found = _matches(pool, wanted, names)
+        if len(found) > 1:
+            listed = ", ".join(label(c, names.get(c)) for c in found)
+            raise UsageError(f"{wanted!r} names {len(found)} skills of the fetched tree "
+                             f"({listed}); name one by its path, e.g. --skill {found[0]}")
+        if found:
+            return found[0]
+    return None
 
 
 def choose(candidates: Sequence[str], *, skills: Sequence[str] = (), all_skills: bool = False,
-           select: Selector | None = None) -> list[str]:
-    """The candidates to install, in order. :raises ChoiceNeeded: or a UsageError."""
+           select: Selector | None = None, names: Mapping[str, str] | None = None,
+           nested: Mapping[str, str] | None = None) -> list[str]:
+    """The candidates to install, in order. ``names``: each folder's frontmatter name (where
+    known); ``nested``: the nested skills (:func:`find_nested`), chosen only when named.
+
+    :raises ChoiceNeeded: or a UsageError."""
     if not candidates:
         raise LemonError("the fetched tree holds no SKILL.md; check the identifier (a "
                          "subdirectory can be named with #subdirectory=PATH)")
-    listed = ", ".join(label(c) for c in candidates)
+    names = names or {}
+    listed = ", ".join(label(c, names.get(c)) for c in candidates)
     if skills:
         chosen = []
         for wanted in skills:
-            match = _by_name(candidates, wanted)
+            match = _by_name(candidates, list(nested or ()), wanted, names)
             if match is None:
                 raise UsageError(f"the fetched tree has no skill {wanted!r}; it holds: {listed}")
             if match not in chosen:
@@ -109,11 +166,25 @@ def choose(candidates: Sequence[str], *, skills: Sequence[str] = (), all_skills:
         if picked:
             return picked
         raise LemonError("no skill was picked; nothing was installed")
-    names = " ".join(f"--skill {c.rsplit('/', 1)[-1]}" for c in candidates[:3])
+    shown = " ".join(f"--skill {names.get(c) or c.rsplit('/', 1)[-1]}" for c in candidates[:3])
     raise ChoiceNeeded(f"the fetched tree holds {len(candidates)} skills: {listed}; choose "
-                       f"with --skill NAME (e.g. {names}) or take them all with --all",
+                       f"with --skill NAME (e.g. {shown}) or take them all with --all",
                        candidates)
 
 
-__all__ = ["SKILL_FILE", "SKIPPED", "ChoiceNeeded", "Selector", "choose", "find_skills",
-           "label"]
+def skill_names(tree: Path, folders: Sequence[str]) -> dict[str, str]:
+    """Each folder's frontmatter ``name`` as install reads it (folders whose SKILL.md does not
+    give one are left out)."""
+    from lemon_core.manifest.lenient import load_for_install
+
+    names = {}
+    for folder in folders:
+        result, _ = load_for_install(tree / folder / SKILL_FILE if folder else tree / SKILL_FILE,
+                                     key=folder.rsplit("/", 1)[-1] or "skill")
+        if result.manifest is not None and result.manifest.name:
+            names[folder] = result.manifest.name
+    return names
+
+
+__all__ = ["SKILL_FILE", "SKIPPED", "ChoiceNeeded", "Selector", "choose", "find_nested",
+           "find_skills", "label", "skill_names"]

@@ -29,6 +29,12 @@ from lemon_core.models import Reference, SkillManifest, Verification
 MAX_NAME_BYTES = 128
 MAX_DESCRIPTION_CHARS = 1024
 MAX_DESCRIPTION_BYTES = 4096
+#: The code of a description over :data:`MAX_DESCRIPTION_CHARS` characters but within
+#: :data:`MAX_DESCRIPTION_BYTES` (over the bytes it is ``too_long``, a safety cap): the
+#: character limit of the Agent Skills standard, which Codex enforces and Claude Code does not.
+LONG_DESCRIPTION = "long_description"
+LONG_DESCRIPTION_WHY = ("; Codex and the Agent Skills standard (skills-ref validate) refuse a "
+                        "longer one, Claude Code loads it: shorten it (lint --fix cannot)")
 PLATFORMS = ("linux", "darwin", "win32", "any")
 PLATFORM_ALIASES = {"macos": "darwin", "windows": "win32"}
 HIDE_KEYS = ("hide", "disable-model-invocation")
@@ -131,7 +137,8 @@ def combine_requirements(
 
 def _description(check: Checker, value: Any) -> str:
     limits = {"max_bytes": MAX_DESCRIPTION_BYTES, "max_chars": MAX_DESCRIPTION_CHARS}
-    return safe_text(check, value, "description", **limits) or ""
+    return safe_text(check, value, "description", chars_code=LONG_DESCRIPTION,
+                     chars_why=LONG_DESCRIPTION_WHY, **limits) or ""
 
 
 def _plain(check: Checker, value: Any, field: str) -> str | None:
@@ -311,6 +318,7 @@ def _hide(check: Checker, data: Mapping[Any, Any]) -> bool:
 __all__ = [
     "HIDE_KEYS",
     "KNOWN_KEYS",
+    "LONG_DESCRIPTION",
     "MAX_DESCRIPTION_BYTES",
     "MAX_DESCRIPTION_CHARS",
     "MAX_NAME_BYTES",

@@ -99,12 +99,15 @@ def wrong_type(check: Checker, field: str, value: Any, wanted: str) -> None:
 
 def safe_text(
     check: Checker, value: Any, field: str, *, max_bytes: int, max_chars: int | None = None,
-    identifier: bool = False,
+    identifier: bool = False, chars_code: str = "too_long", chars_why: str = "",
 ) -> str | None:
     """Check a single-line text field (``name``, ``description``); surrounding whitespace is
     stripped first. None when absent (YAML null counts as absent) or rejected. ``identifier``
     (the ``name``) also rejects invisible characters (:func:`~lemon_core.text.identifier_reason`);
-    a description keeps them (emoji sequences join with U+200D)."""
+    a description keeps them (emoji sequences join with U+200D). The byte cap is checked
+    before the character limit; a value over only ``max_chars`` gets the code ``chars_code``
+    (the description's ``long_description``: a limit some agents enforce, not a safety cap),
+    its message followed by ``chars_why``."""
     if value is None:
         return None
     if not isinstance(value, str):
@@ -120,12 +123,13 @@ def safe_text(
         extra = "; use one line or a folded block scalar (>)" if code == "multiline_value" else ""
         check.error(code, f"{field} {reason}{extra}")
         return None
-    if max_chars is not None and len(value) > max_chars:
-        check.error("too_long", f"{field} has {len(value)} characters; at most {max_chars}")
-        return None
     size = _utf8_len(value)
     if size > max_bytes:
         check.error("too_long", f"{field} is {size} bytes of UTF-8; at most {max_bytes}")
+        return None
+    if max_chars is not None and len(value) > max_chars:
+        check.error(chars_code, f"{field} has {len(value)} characters; at most "
+                                f"{max_chars}{chars_why}")
         return None
     return value
 

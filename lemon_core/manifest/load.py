@@ -61,6 +61,7 @@ DIAGNOSTIC_CODES: Mapping[str, str] = {
     "wrong_type": "error",
     "empty_value": "error",
     "too_long": "error",
+    "long_description": "error",
     "too_many_items": "error",
     "multiline_value": "error",
     "unsafe_characters": "error",

@@ -56,14 +56,16 @@ def test_counts_what_agents_load_and_what_lemon_installs(
     assert row["loads"] == 5
     assert row["nested"] == 1 and row["hidden"] == 1
     assert row["not_loaded"] == {"skills/broken": "no frontmatter"}
-    # what lemon did, whichever way install behaves: the folders match the lockfile, and
-    # every skill agents load is either installed or accounted for by a failure line
-    assert row["installed"] == row["lock_records"]
-    assert row["lemon_status"] in ("exit 0", "exit 1")
-    if row["installed"] < row["loads"]:
-        assert row["failures"] and row["lemon_status"] == "exit 1"
-        assert sum(g["count"] for g in row["failure_reasons"].values()) == len(row["failures"])
-    assert len(row["unreported"]) <= row["loads"] - row["installed"]
+    # skills/renamed holds other-name: agents load it by that name
+    assert row["renamed"] == 1 and row["names"]["skills/renamed"] == "other-name"
+    # every skill agents load installs: other-name under its name (warned), inner as a file
+    # of beta (and broken: lemon's legacy defaults take a
+    # SKILL.md without frontmatter); the folders match the lockfile
+    assert row["installed"] == row["lock_records"] == row["loads"] + 1
+    assert row["lemon_status"] == "exit 0" and row["failures"] == []
+    assert row["unreported"] == []
+    warned = " ".join(row["warnings"])
+    assert "installed as … (…); agents load it by that name" in warned, warned
     assert row["lemon_peak_rss_mb"] > 0
     assert row["clone_status"] in ("exit 0", "no git on PATH")
 
@@ -79,11 +81,14 @@ def test_table_and_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert "agents load" in out and "lemon installs" in out
     lines = [line for line in out.splitlines() if line.startswith(("one ", "two "))]
     assert len(lines) == 1 and lines[0].split()[:1] == ["two"]
-    assert lines[0].split()[5:8] == ["1", "1", "0"]  # installed, lock records, unreported
+    # renamed, installed, lock records, unreported
+    assert lines[0].split()[5:9] == ["0", "1", "1", "0"]
     assert "exit 0" in lines[0]
 
 
 def test_frontmatter_rule() -> None:
+    assert _load().frontmatter_name(_skill("a-b").encode()) == "a-b"
+    assert _load().frontmatter_name(b"---\nname: a\n---\n") is None
     fault = _load().frontmatter_fault
     assert fault(_skill("a").encode()) is None
     assert fault(b"\xef\xbb\xbf---\r\nname: a\r\ndescription: b\r\n---\r\n") is None

@@ -25,6 +25,7 @@ def _tree(root: Path) -> Path:
     write_skill(root, "mismatch", name="other")
     write_skill(root, "evil", description="Looks \u202eflipped")  # lemon refuses it
     write_skill(root, "ansi", description="Looks \x1b[31mred")
+    write_skill(root, "alpha/inner", name="inner-skill")  # a skill inside another skill
     return root
 
 
@@ -33,16 +34,21 @@ def test_the_table_lists_every_skill_and_installs_nothing(capsys, env, tmp_path)
     code, out, err = run_cli(capsys, "skill", "install", str(tree), "--list", "--approve")
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[0].endswith("(local, trust trusted): 4 skills, nothing installed")
+    assert lines[0].endswith("(local, trust trusted): 4 skills and 1 nested in another, "
+                             "nothing installed")
     assert lines[1].split() == ["KEY", "FOLDER", "VALID", "AUDIT", "DESCRIPTION"]
     assert lines[2].split()[:5] == ["alpha", "alpha", "yes", "pass", "Use"]
-    assert lines[3].split()[:4] == ["ansi", "ansi", "no", "block"]  # YAML refuses it
-    assert lines[4].split()[:4] == ["evil", "evil", "no", "block"]
-    assert lines[5].split()[:4] == ["other", "mismatch", "no", "pass"]
+    assert lines[3].split()[:6] == ["inner-skill", "alpha/inner", "(in", "alpha)", "yes", "pass"]
+    assert lines[4].split()[:4] == ["ansi", "ansi", "no", "block"]  # YAML refuses it
+    assert lines[5].split()[:4] == ["evil", "evil", "no", "block"]
+    # a folder named unlike its skill: both shown, and it installs under the skill's name
+    assert lines[6].split()[:4] == ["other", "mismatch", "yes", "pass"]
     assert "\x1b" not in out and "\u202e" not in out
     assert "evil: the SKILL.md of 'evil' is invalid: description contains the control or " \
            "bidi character U+202E" in out
-    assert "other: the skill in folder 'mismatch' is named 'other'" in out
+    assert "other: installed as other (its folder upstream is mismatch)" in out
+    assert "inner-skill: inside alpha (installed with it as its files; --skill inner-skill " \
+           "installs it on its own)" in out
     assert "--skill NAME (or --all)" in out
     assert not (env / "skill").exists() and not (env / "skills.lock.json").exists()
 
@@ -57,8 +63,11 @@ def test_json_rows(capsys, env, tmp_path) -> None:
     rows = {r["folder"]: r for r in document["skills"]}
     assert rows["alpha"] == {"key": "alpha", "folder": "alpha",
                              "description": "Use when alpha.", "valid": True, "reason": None,
-                             "verdict": "pass", "findings": []}
-    assert rows["mismatch"]["valid"] is False and "named 'other'" in rows["mismatch"]["reason"]
+                             "verdict": "pass", "findings": [], "warnings": [],
+                             "inside": None}
+    assert rows["mismatch"]["valid"] is True and rows["mismatch"]["key"] == "other"
+    assert "its folder upstream is mismatch" in rows["mismatch"]["warnings"][0]
+    assert rows["alpha/inner"]["inside"] == "alpha" and rows["alpha/inner"]["valid"] is True
     assert rows["evil"]["valid"] is False and rows["evil"]["description"] is None
     assert not (env / "skill").exists()
 
@@ -135,5 +144,5 @@ def test_a_terminal_is_asked_before_the_fetch(capsys, env, tmp_path, monkeypatch
     assert "Fetch it? [y/N]" in err
     monkeypatch.setattr("sys.stdin", io.StringIO("y\n"))
     code, out, err = run_cli(capsys, "skill", "install", str(tree), "--list")
-    assert code == 0 and "4 skills, nothing installed" in out, err
+    assert code == 0 and "4 skills and 1 nested in another, nothing installed" in out, err
     assert not (env / "skill").exists()

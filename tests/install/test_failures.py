@@ -20,7 +20,7 @@ def _tree(src):
     for name in ("alpha", "beta"):
         skill_folder(src / "skills", name)
     skill_folder(src / "skills", "blocked", body="BLOCKME\n")
-    skill_folder(src / "skills", "misnamed", manifest_name="other")
+    skill_folder(src / "skills", "misnamed", manifest_name="../other")  # a name that is a path
     skill_folder(src / "group-a", "twin")
     skill_folder(src / "group-b", "twin")
     return src
@@ -35,7 +35,8 @@ def test_the_skills_that_pass_install_and_each_failure_is_named(ctx, plugins, ag
                               ("twin", "group-a/twin"), ("twin", "group-b/twin")]
     assert "blocked by the security audit" in failed["blocked", "skills/blocked"].reason
     assert "--override-block" in failed["blocked", "skills/blocked"].next_step
-    assert "named 'other'" in failed["misnamed", "skills/misnamed"].reason
+    assert "named '../other', which cannot be a skill folder's name" in failed[
+        "misnamed", "skills/misnamed"].reason
     assert "--skill group-a/twin" in failed["twin", "group-a/twin"].next_step
     assert all("nothing was" not in f.reason for f in result.failed)
     records = read_lock_records(agent / "skills.lock.json")[0]
@@ -108,3 +109,31 @@ def test_a_skill_holding_git_lfs_pointers_fails_alone(ctx, plugins, agent, src) 
     assert "git lfs pull" in failure.reason
     with pytest.raises(UnsafeBundle, match="Git LFS pointers"):
         _install(src, ctx, plugins, skills=["pictures"])
+
+
+def test_a_block_names_the_finding_that_blocks_it_not_only_the_warnings(ctx, plugins, agent,
+                                                                         src) -> None:
+    """K-Dense's scientific-schematics was refused "blocked" with three [warn] findings listed:
+    the first three findings by file, the blocking one fourth. The block is named, with its
+    file, and the warnings are counted."""
+    skill_folder(src / "skills", "fine")
+    skill_folder(src / "skills", "mixed", extra={"a.md": "WARNME\n", "b.md": "WARNME\n",
+                                                 "c.md": "WARNME\n", "z.md": "BLOCKME\n"})
+    result = _install(src, ctx, plugins, all_skills=True, each=True)
+    (failure,) = result.failed
+    assert failure.key == "mixed"
+    assert "[block] test.block: BLOCKME found (z.md)" in failure.reason
+    assert "beside 3 warnings" in failure.reason and "[warn]" not in failure.reason
+    with pytest.raises(pipeline.Blocked, match=r"\[block\] test.block: BLOCKME found \(z.md\)"):
+        _install(src, ctx, plugins, skills=["mixed"])
+
+
+def test_the_override_question_lists_the_blocking_findings_first(ctx, plugins, agent,
+                                                                 src) -> None:
+    skill_folder(src, "mixed", extra={"a.md": "WARNME\n", "z.md": "BLOCKME\n"})
+    asked = []
+    result = _install(src / "mixed", ctx, plugins, override=True,
+                      approve=lambda request: asked.append(request) or True)
+    assert result.key == "mixed"
+    (override,) = [r for r in asked if r.stage == "override"]
+    assert [f.severity for f in override.findings] == ["block", "warn"]

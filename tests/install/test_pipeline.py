@@ -155,13 +155,14 @@ def test_a_tree_of_skills_is_never_installed_as_one(ctx, plugins, agent, src) ->
         _install(tree, ctx, plugins, skills=("delta",))
 
 
-def test_a_folder_must_have_its_skills_name(ctx, plugins, agent, src) -> None:
+def test_a_skill_installs_under_its_name_whatever_its_folder(ctx, plugins, agent, src) -> None:
     tree = src / "tree"
     skill_folder(tree, "folder-name", manifest_name="other-name")
     skill_folder(tree, "fine")
-    with pytest.raises(LemonError, match="named 'other-name'"):
-        _install(tree, ctx, plugins, all_skills=True)
-    assert not (agent / "skill" / "fine").exists()
+    result = _install(tree, ctx, plugins, all_skills=True)
+    assert sorted(r.key for r in result.all) == ["fine", "other-name"]
+    assert (agent / "skill" / "other-name" / "SKILL.md").is_file()
+    assert not (agent / "skill" / "folder-name").exists()
     # a root skill takes its SKILL.md name
     root = skill_folder(src, "repo-name", manifest_name="real-name")
     assert _install(root, ctx, plugins).key == "real-name"

@@ -31,6 +31,7 @@ def _tree(root: Path) -> Path:
     write_skill(root, "alpha", description="Use when alpha.")
     write_skill(root, "group/beta", name="beta", body="WARNME\n")
     write_skill(root, "mismatch", name="other")
+    write_skill(root, "mismatch/inner", name="inner-skill")  # nested in another skill
     write_skill(root, "blocked", body="BLOCKME\n")
     (root / "broken").mkdir()
     (root / "broken" / "SKILL.md").write_text("---\nname: [broken\n---\nBody.\n")
@@ -47,13 +48,22 @@ def test_every_skill_is_listed_and_nothing_is_written(plugins, make_ctx, src, ho
     assert [r.stage for r in asked] == ["fetch"] and asked[0].scope == "preview"
     assert found.source == "local" and found.trust == "trusted"
     rows = {r.folder: r for r in found.rows}
-    assert list(rows) == ["alpha", "blocked", "broken", "group/beta", "mismatch"]
+    assert list(rows) == ["alpha", "blocked", "broken", "group/beta", "mismatch",
+                          "mismatch/inner"]
     assert (rows["alpha"].key, rows["alpha"].valid, rows["alpha"].verdict,
             rows["alpha"].description) == ("alpha", True, "pass", "Use when alpha.")
     assert (rows["group/beta"].key, rows["group/beta"].valid,
             rows["group/beta"].verdict) == ("beta", True, "warn")
     assert rows["blocked"].verdict == "block" and rows["blocked"].findings
-    assert not rows["mismatch"].valid and "named 'other'" in (rows["mismatch"].reason or "")
+    # a folder named unlike its skill installs under the skill's name, with a warning
+    assert (rows["mismatch"].key, rows["mismatch"].valid) == ("other", True)
+    assert rows["mismatch"].warnings == (
+        ("other: installed as other (its folder upstream is mismatch); agents load it by that "
+        "name, and update, outdated and sync follow the upstream folder"),)
+    # a nested skill is shown inside its parent
+    assert (rows["mismatch/inner"].key, rows["mismatch/inner"].inside) == (
+        "inner-skill", "mismatch")
+    assert all(r.inside is None for f, r in rows.items() if f != "mismatch/inner")
     assert not rows["broken"].valid and "SKILL.md of 'broken' is invalid" in (
         rows["broken"].reason or "")
     assert rows["broken"].description is None

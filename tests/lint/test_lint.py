@@ -177,7 +177,7 @@ def test_description_over_1024_with_whitespace(tmp_path: Path) -> None:
     assert result.ok and codes(result.warnings) == ["description_too_long_for_standard"]
     too_long = "name: {key}\ndescription: " + "y" * 1025 + "\n"
     result = lint_one(make(tmp_path, "e", too_long))
-    assert codes(result.errors) == ["too_long"] and result.warnings == ()
+    assert codes(result.errors) == ["long_description"] and result.warnings == ()
 
 
 def test_nonstandard_keys(tmp_path: Path) -> None:

@@ -141,7 +141,9 @@ def main(argv: list[str] | None = None) -> None:
         if os.environ.get("LEMON_DEBUG"):
             raise
         if isinstance(exc, LemonError):
-            _fail(str(exc), exc.exit_code)
+            from lemon_core.cli.voice import said
+
+            _fail(said(exc), exc.exit_code)
         if exc.filename is None and _cwd_is_gone():
             from lemon_core.context import CWD_GONE
 

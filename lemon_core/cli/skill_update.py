@@ -190,7 +190,9 @@ def sync_command(
             emit_json({"in_sync": False, "differences": [_diff_json(d) for d in
                                                          exc.differences]})
             raise typer.Exit(1) from None
-        fail(str(exc), 1)
+        from lemon_core.cli.voice import said
+
+        fail(said(exc), 1)
     finally:
         if progress is not None:
             progress.stop()

@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from lemon_core.errors import LemonError
+from lemon_core.errors import LemonError, Option, Voiced
 
 STAGES = ("fetch", "install", "warn", "override", "discard", "remove")
 
@@ -67,9 +67,10 @@ def require(approve: Approver, request: ApprovalRequest) -> None:
             return
         raise ApprovalRefused(f"{_WHAT[request.stage]} {keys} was not approved; nothing was "
                               f"changed")
-    raise ApprovalRefused(f"{_WHAT[request.stage]} {keys} needs approval; pass approve=True or "
-                          f"an approval callback (on the command line: --approve, or run it "
-                          f"in a terminal to be asked)")
+    raise ApprovalRefused(f"{_WHAT[request.stage]} {keys} needs approval",
+                          advice=("pass ", Option("approve"), " or ",
+                                  Voiced("an approval callback", "run it in a terminal to be "
+                                         "asked")))
 
 
 __all__ = ["STAGES", "ApprovalRefused", "ApprovalRequest", "Approver", "require"]

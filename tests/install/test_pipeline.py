@@ -53,7 +53,7 @@ def test_an_existing_skill_is_kept_unless_forced(ctx, plugins, agent, src) -> No
     _install(folder, ctx, plugins)
     first = read_lock_records(agent / "skills.lock.json")[0]["demo"]
     (folder / "SKILL.md").write_text((folder / "SKILL.md").read_text().replace("one", "two"))
-    with pytest.raises(LemonError, match="already installed.*--force"):
+    with pytest.raises(LemonError, match="already installed.*force=True"):
         _install(folder, ctx, plugins)
     result = _install(folder, ctx, plugins, force=True)
     assert result.replaced and "two" in (agent / "skill" / "demo" / "SKILL.md").read_text()

@@ -115,9 +115,7 @@ def _asker(progress: _Progress | None, questions: dict[str, str] = QUESTIONS) ->
         if progress is not None:
             progress.stop()
         if request.stage == "fetch":
-            what = ", ".join(request.targets) or f"the {request.scope} skills folder"
-            say(f"lemon would install {request.identifier} (source {request.source}, trust "
-                f"{request.trust}) into {what}.", err=True)
+            say(fetch_line(request), err=True)
         else:
             say(*_details(request), err=True)
         return ask_line(f"{questions[request.stage]} [y/N]").lower() in ("y", "yes")
@@ -125,13 +123,44 @@ def _asker(progress: _Progress | None, questions: dict[str, str] = QUESTIONS) ->
     return ask
 
 
-def _chooser() -> Any:
-    from lemon_core.cli.output import ask, say
-    from lemon_core.install.select import label
+def fetch_line(request: Any) -> str:
+    """The first question's subject: what would be fetched, and where its skills would go
+    (each into a folder of its own name, known before the fetch only for named skills)."""
+    head = (f"lemon would install {request.identifier} (source {request.source}, trust "
+            f"{request.trust})")
+    if request.targets:
+        return f"{head} into {', '.join(request.targets)}."
+    where = (f"{request.skills_dir.rstrip('/')}/" if request.skills_dir
+             else f"the {request.scope} skills folder")
+    return (f"{head}: each skill it holds into a folder of its name in {where} (every "
+            f"folder is shown before anything is installed).")
 
-    def choose(candidates: Sequence[str]) -> list[str]:
+
+def choice_line(number: int, candidate: str, description: str | None) -> str:
+    """One skill of the picker: its name, its folder in the tree and a one-line description
+    (clamped; :func:`~lemon_core.cli.output.say` escapes it)."""
+    from lemon_core.cli.output import one_line
+
+    name = candidate.rsplit("/", 1)[-1] or "(the root)"
+    folder = f"{candidate}/" if candidate else "./"
+    text = one_line(description, CHOICE_DESCRIPTION_WIDTH) if description else (
+        "(no readable description)")
+    return f"  {number}. {name} ({folder}): {text}"
+
+
+CHOICE_DESCRIPTION_WIDTH = 70
+
+
+def _chooser(progress: _Progress | None = None) -> Any:
+    from lemon_core.cli.output import ask, say
+
+    def choose(candidates: Sequence[str],
+               descriptions: dict[str, str | None] | None = None) -> list[str]:
+        if progress is not None:
+            progress.stop()
+        said = descriptions or {}
         say("The fetched tree holds several skills:", err=True)
-        say(*(f"  {i}. {label(c)}" for i, c in enumerate(candidates, 1)), err=True)
+        say(*(choice_line(i, c, said.get(c)) for i, c in enumerate(candidates, 1)), err=True)
         answer = ask("Install which? (numbers separated by spaces, or 'all'):")
         if answer.strip().lower() == "all":
             return list(candidates)
@@ -222,7 +251,8 @@ def install_command(
     try:
         result = install(identifier, cwd=cwd, local=local, force=force, approve=answer,
                          skills=tuple(skill), all_skills=all_skills, progress=progress,
-                         select=_chooser() if interactive else None, override=override_block,
+                         select=_chooser(progress) if interactive else None,
+                         override=override_block,
                          discard_edits=discard_edits)
     except NoneInstalled as exc:  # a multi-skill install where every chosen skill failed
         if as_json:

@@ -48,6 +48,9 @@ class ApprovalRequest:
     replaces: tuple[str, ...] = ()
     #: The staged folders of ``keys`` (read-only; an update compares them with the installed).
     folders: tuple[str, ...] = ()
+    #: The skills folder of ``scope``: each skill installs into a folder of its name there
+    #: (``targets`` is empty at the ``fetch`` stage unless the caller named the skills).
+    skills_dir: str | None = None
 
 
 Approver = bool | Callable[[ApprovalRequest], bool] | None

@@ -20,6 +20,7 @@ bundle that is not exactly the recorded one; one fetched tree installs several s
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
@@ -150,7 +151,26 @@ def fetch(source: SkillSource, ref: SourceRef, tree: Path, ctx: LemonContext,
 def pick_skills(tree: Path, skills: Sequence[str], all_skills: bool,
                 choose: select.Selector | None) -> list[str]:
     return select.choose(select.find_skills(tree), skills=skills, all_skills=all_skills,
-                         select=choose)
+                         select=None if choose is None else describing(choose, tree))
+
+
+def describing(choose: select.Selector, tree: Path) -> select.Selector:
+    """``choose``, given each candidate's description too when it takes a ``descriptions``
+    argument (``choose(candidates, descriptions={folder: text or None})``); a selector
+    without one is called as before."""
+    try:
+        takes = "descriptions" in inspect.signature(choose).parameters
+    except (TypeError, ValueError):  # a builtin or C callable: no signature to read
+        takes = False
+    if not takes:
+        return choose
+
+    def pick(candidates: Sequence[str]) -> Sequence[str]:
+        from lemon_core.install.describe import descriptions
+
+        return choose(candidates, descriptions=descriptions(tree, candidates))  # type: ignore[call-arg]
+
+    return pick
 
 
 def audit_skill(folder: Path, ctx: LemonContext, key: str, scan: TreeScan,
@@ -194,14 +214,15 @@ class _Job:
     keep_identity: bool = False
 
     def request(self, stage: str, staged: Sequence[Staged] = (), keys: Sequence[str] = (),
-                **more: Any) -> approval.ApprovalRequest:
+                targets: Sequence[str] | None = None, **more: Any) -> approval.ApprovalRequest:
         findings = tuple(f for s in staged for f in s.report.findings)
         return approval.ApprovalRequest(
             stage=stage, identifier=self.identifier, source=self.source.name,
             trust=self.trust, scope=self.scope.name,
             keys=tuple(s.key for s in staged) or tuple(keys),
             targets=tuple(str(s.target) for s in staged) or tuple(
-                str(self.scope.target(k)) for k in keys),
+                str(self.scope.target(k)) for k in keys) if targets is None else tuple(targets),
+            skills_dir=str(self.scope.skills_dir),
             canonical_id=self.ref.canonical_id, findings=findings,
             files=tuple(f"{s.key}/{e.path}" if len(staged) > 1 else e.path
                         for s in staged for e in s.scan.files),
@@ -414,8 +435,10 @@ def install(identifier: str, ctx: LemonContext, *, plugins: Plugins, local: bool
         existing = editable_records(scope.lockfile)
         for key in keys if not (each and len(keys) > 1) else ():  # per skill: staged later
             refuse_existing(scope, key, force, existing)
-        if job.trust != "builtin":
-            ask(approve, job.request("fetch", keys=keys, revision=ref.revision))
+        if job.trust != "builtin":  # before the fetch, only a skill named by the caller has a
+            # known folder (a repository's name is not its skills')
+            ask(approve, job.request("fetch", keys=keys, revision=ref.revision, targets=[
+                str(scope.target(name.rsplit("/", 1)[-1])) for name in skills]))
         result = _run(job, approve, force, skills, all_skills, progress, choose,
                       expected_bundle_hash, override, refresh, existing, discard_edits, each)
     except NoneInstalled as exc:

@@ -33,6 +33,7 @@ from lemon_core.cli import (  # noqa: F401  (each registers its ``lemon skill`` 
     skill,
     skill_audit,
     skill_install,
+    skill_new,
     skill_search,
     skill_serve,
     skill_sources,

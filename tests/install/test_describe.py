@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from lemon_core.install import pipeline
+from lemon_core.install.approval import ApprovalRefused
 from lemon_core.install.describe import descriptions
 from tests.helpers import write_skill
 
@@ -45,10 +48,8 @@ def test_the_fetch_question_names_only_the_folders_of_named_skills(ctx, plugins,
         return False
 
     for skills in ((), ("one",)):
-        try:
+        with pytest.raises(ApprovalRefused):
             pipeline.install(str(tree), ctx, plugins=plugins, approve=no, skills=skills)
-        except Exception:
-            pass
     assert asked[0].stage == "fetch" and asked[0].targets == ()
     assert asked[0].skills_dir == str(agent / "skill")
     assert asked[1].targets == (str(agent / "skill" / "one"),)

@@ -17,11 +17,12 @@ from typing import Any
 
 import typer
 
-from lemon_core.cli.params import cwd_option, json_option, key_argument
+from lemon_core.cli.params import cwd_option, json_option, key_argument, quiet_option
 from lemon_core.cli.skill_app import app
 
 CWD = cwd_option()
 JSON = json_option()
+QUIET = quiet_option()
 MAX_FILES_SHOWN = 20
 MAX_FINDINGS_SHOWN = 20
 DISCARD_EDITS = typer.Option(False, "--discard-edits", help="Replacing a skill whose files "
@@ -226,9 +227,11 @@ def install_command(
                                    "nothing."),
     cwd: Path | None = CWD,
     as_json: bool = JSON,
+    quiet: bool = QUIET,
 ) -> None:
     """Fetch, check, audit and install a skill; nothing changes unless everything succeeds."""
     from lemon_core.cli.output import emit_json, say, warn
+    from lemon_core.cli.report import bar_wanted, lines_wanted, plugins_for
     from lemon_core.install.failures import NoneInstalled
     from lemon_core.skills.installing import install
 
@@ -243,17 +246,18 @@ def install_command(
         from lemon_core.cli.skill_preview import show_preview
 
         show_preview(identifier, cwd=cwd, approve=approve, interactive=interactive,
-                     as_json=as_json, progress=_Progress() if (
-                         not as_json and sys.stderr.isatty()) else None)
+                     as_json=as_json, progress=_Progress() if bar_wanted(as_json, quiet)
+                     else None)
         return
-    progress = _Progress() if (not as_json and sys.stderr.isatty()) else None
+    progress = _Progress() if bar_wanted(as_json, quiet) else None
     answer: Any = True if approve else (_asker(progress) if interactive else None)
     try:
         result = install(identifier, cwd=cwd, local=local, force=force, approve=answer,
                          skills=tuple(skill), all_skills=all_skills, progress=progress,
                          select=_chooser(progress) if interactive else None,
                          override=override_block,
-                         discard_edits=discard_edits)
+                         discard_edits=discard_edits,
+                         plugins=plugins_for(cwd, lines_wanted(as_json, quiet)))
     except NoneInstalled as exc:  # a multi-skill install where every chosen skill failed
         if as_json:
             emit_json({"installed": [], "failed": failed_json(exc.failed)})

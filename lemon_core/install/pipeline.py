@@ -253,14 +253,17 @@ def _stage(job: _Job, tree: Path, subdir: str, force: bool,
 
 
 def _stage_each(job: _Job, tree: Path, chosen: Sequence[str], force: bool,
-                existing: Mapping[str, LockRecord], each: bool
-                ) -> tuple[list[Staged], list[Failure]]:
+                existing: Mapping[str, LockRecord], each: bool,
+                progress: ProgressCallback | None = None) -> tuple[list[Staged], list[Failure]]:
     """Stage every chosen skill. ``each`` (a multi-skill install): a skill that fails becomes
     a :class:`Failure` and the others go on, and skills of the tree sharing a name all fail;
-    otherwise the first failure is raised."""
+    otherwise the first failure is raised. Several skills are reported to ``progress`` as
+    each is checked and audited (``checking NAME``, done out of the number chosen)."""
     staged: list[Staged] = []
     failed: list[Failure] = []
-    for subdir in chosen:
+    for done, subdir in enumerate(chosen):
+        if progress is not None and len(chosen) > 1:
+            progress(done, len(chosen), f"checking {subdir.rsplit('/', 1)[-1] or subdir}")
         try:
             staged.append(_stage(job, tree, subdir, force, existing))
         except LemonError as exc:
@@ -477,7 +480,7 @@ def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[st
         fetched = fetch(job.source, job.ref, tree, job.ctx, progress)
         chosen = pick_skills(tree, skills, all_skills, choose)
         each = each and len(chosen) > 1
-        staged, failed = _stage_each(job, tree, chosen, force, existing, each)
+        staged, failed = _stage_each(job, tree, chosen, force, existing, each, progress)
         if each and not staged:
             raise NoneInstalled(failed)
         _expected(staged, expected_bundle_hash)

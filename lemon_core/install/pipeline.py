@@ -274,10 +274,12 @@ def _stage_each(job: _Job, tree: Path, chosen: Sequence[str], force: bool,
     seen = [s.key for s in staged]
     if len(set(seen)) == len(seen):
         return staged, failed
-    if not each:
-        raise LemonError(f"two skills of the tree have one name ({', '.join(seen)}); "
-                         f"nothing was installed")
     shared = {k for k in seen if seen.count(k) > 1}
+    if not each:  # name every clash, each with its folders
+        clashes = "; ".join(f"{key!r} in {', '.join(s.subdir for s in staged if s.key == key)}"
+                            for key in sorted(shared))
+        raise LemonError(f"skills of the tree share a name ({clashes}); nothing was installed; "
+                         f"choose one folder of each name")
     for key in sorted(shared):
         failed.extend(failures.clash(key, [s.subdir for s in staged if s.key == key]))
     return [s for s in staged if s.key not in shared], failed

@@ -53,3 +53,4 @@ def test_the_fetch_question_names_only_the_folders_of_named_skills(ctx, plugins,
     assert asked[0].stage == "fetch" and asked[0].targets == ()
     assert asked[0].skills_dir == str(agent / "skill")
     assert asked[1].targets == (str(agent / "skill" / "one"),)
+

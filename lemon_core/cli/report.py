@@ -23,7 +23,12 @@ _DONE = {"install": "installed", "update": "updated", "remove": "removed"}
 
 class SkillLines:
     """An observer plugin printing ``lemon: installed KEY (SCOPE)`` on stderr for each skill
-    written (refusals are reported by the command itself, with their reasons)."""
+    written, or with ``bar`` (a progress callback) showing it in the bar instead; refusals are
+    reported by the command itself, with their reasons."""
+
+    def __init__(self, bar: Any = None) -> None:
+        self.bar = bar
+        self.count = 0
 
     @hookimpl
     def lemon_skill_written(self, event: Any) -> None:
@@ -31,8 +36,13 @@ class SkillLines:
             return
         from lemon_core.cli.output import warn
 
+        self.count += 1
         scope = f" ({event.scope})" if event.scope else ""
-        warn(f"{_DONE.get(event.action, event.action)} {event.key}{scope}", label=None)
+        line = f"{_DONE.get(event.action, event.action)} {event.key}{scope}"
+        if self.bar is not None:
+            self.bar(self.count, None, line)
+        else:
+            warn(line, label=None)
 
 
 def bar_wanted(as_json: bool, quiet: bool) -> bool:
@@ -45,17 +55,30 @@ def lines_wanted(as_json: bool, quiet: bool) -> bool:
     return not (as_json or quiet) and not sys.stderr.isatty()
 
 
-def plugins_for(cwd: Path | None, lines: bool) -> Any:
+def plugins_for(cwd: Path | None, lines: bool, bar: Any = None) -> Any:
     """The plugins an install, update or sync loads, with :class:`SkillLines` among them when
-    ``lines``; None leaves the library to load its own."""
-    if not lines:
+    ``lines`` (or a ``bar`` to show each skill in); None leaves the library to load its own."""
+    if not lines and bar is None:
         return None
     from lemon_core.context import LemonContext
     from lemon_core.plugins import load_plugins
 
     ctx = LemonContext.from_environment(cwd)
     return load_plugins(ctx, needs=("lemon.sources", "lemon.auditors"),
-                        extra=[("cli.skill_lines", SkillLines())])
+                        extra=[("cli.skill_lines", SkillLines(None if lines else bar))])
+
+
+def on_bar(bar: Any, line: Any) -> Any:
+    """A per-result callback that shows ``line(result)`` in ``bar`` (None: no callback)."""
+    if bar is None:
+        return None
+    seen = [0]
+
+    def show(result: Any) -> None:
+        seen[0] += 1
+        bar(seen[0], None, line(result))
+
+    return show
 
 
 def checked(name: str, verdict: str) -> None:
@@ -66,4 +89,4 @@ def checked(name: str, verdict: str) -> None:
     warn(f"checked {name} ({verdict})", label=None)
 
 
-__all__ = ["SkillLines", "bar_wanted", "checked", "lines_wanted", "plugins_for"]
+__all__ = ["SkillLines", "bar_wanted", "checked", "lines_wanted", "on_bar", "plugins_for"]

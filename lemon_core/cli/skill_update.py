@@ -53,13 +53,17 @@ def update_json(item: Any) -> dict[str, Any]:
                                                      "changed": list(changes.changed)}}
 
 
+def _done(result: Any) -> str:
+    what = {"current": "up to date", "reinstalled": "reinstalled (local drift)"}
+    return f"{result.key} ({result.scope}): {what.get(result.action, result.action)}"
+
+
 def _done_line(result: Any) -> None:
     """One line on stderr per skill as soon as it is done (without a terminal there is no
     progress bar: a long update is not silent until the end)."""
     from lemon_core.cli.output import say
 
-    what = {"current": "up to date", "reinstalled": "reinstalled (local drift)"}
-    say(f"{result.key} ({result.scope}): {what.get(result.action, result.action)}", err=True)
+    say(_done(result), err=True)
 
 
 @app.command("update", short_help="Update installed skills from their sources.")
@@ -79,7 +83,7 @@ def update_command(
     """Re-resolve each skill's source; reinstall (with approval, showing files, audit verdict
     and trust before and after) when upstream changed or the local copy drifted."""
     from lemon_core.cli.output import emit_json, say
-    from lemon_core.cli.report import lines_wanted
+    from lemon_core.cli.report import lines_wanted, on_bar
     from lemon_core.skills.updating import update
 
     which = _scope(local, global_)
@@ -88,7 +92,8 @@ def update_command(
         results = update(tuple(keys or ()), cwd=cwd, approve=answer, force=force, local=which,
                          allow_trust_change=allow_trust_change, progress=progress,
                          discard_edits=discard_edits,
-                         on_result=_done_line if lines_wanted(as_json, quiet) else None)
+                         on_result=_done_line if lines_wanted(as_json, quiet)
+                         else on_bar(progress, _done))
     finally:
         if progress is not None:
             progress.stop()
@@ -190,7 +195,8 @@ def sync_command(
     try:
         result = sync(cwd=cwd, frozen=frozen, local=which, approve=answer, progress=progress,
                       discard_edits=discard_edits,
-                      plugins=plugins_for(cwd, lines_wanted(as_json, quiet) and not frozen))
+                      plugins=plugins_for(cwd, lines_wanted(as_json, quiet) and not frozen,
+                                          bar=progress))
     except OutOfSync as exc:
         if as_json:
             emit_json({"in_sync": False, "differences": [_diff_json(d) for d in

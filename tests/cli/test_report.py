@@ -84,3 +84,19 @@ def test_several_skills_are_reported_to_the_progress_callback(agent, tmp_path) -
     checking = [s for s in seen if s[2].startswith("checking ")]
     assert checking == [(0, 3, "checking one"), (1, 3, "checking three"),
                         (2, 3, "checking two")]
+
+
+def test_sync_and_update_on_a_terminal_name_each_skill_in_the_bar(home, tmp_path) -> None:
+    tree = str(_tree(tmp_path, ("one", "two")))
+    assert _converse(["skill", "install", tree, "--all", "--approve", "-q"], home, tmp_path,
+                     [])[0] == 0
+    skills = home / ".lemon" / "agent" / "skill"
+    for key in ("one", "two"):
+        (skills / key / "SKILL.md").unlink()
+        (skills / key).rmdir()
+    code, screen = _converse(["skill", "sync", "--approve"], home, tmp_path, [])
+    assert code == 0, screen
+    assert "installed two (global)" in screen and "lemon: installed" not in screen
+    code, screen = _converse(["skill", "update", "--approve", "--force"], home, tmp_path, [])
+    assert code == 0, screen
+    assert "two (global): updated" in screen and "Updated two (global)" in screen

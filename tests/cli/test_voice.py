@@ -95,3 +95,17 @@ def test_the_library_keeps_naming_its_own_arguments(agent, tmp_path) -> None:
     with pytest.raises(AlreadyInstalled) as installed:
         install(str(tmp_path / "src" / "demo"), cwd=tmp_path, approve=True)
     assert "pass force=True" in str(installed.value) and "--force" not in str(installed.value)
+
+
+def test_a_trust_change_names_its_flag(capsys, agent, tmp_path) -> None:
+    from lemon_core.state.lockfile import read_lock_records, write_records
+
+    write_skill(tmp_path / "src", "demo")
+    assert run_cli(capsys, "skill", "install", str(tmp_path / "src" / "demo"),
+                   "--approve")[0] == 0
+    lockfile = agent / "skills.lock.json"
+    record = read_lock_records(lockfile)[0]["demo"]
+    write_records(lockfile, {"demo": {**record.to_json(), "trust_level": "community"}})
+    code, _, err = run_cli(capsys, "skill", "update", "demo", "--approve", "--force")
+    assert code == 1 and "from community to trusted" in err
+    _speaks_cli(err, "pass --allow-trust-change")

@@ -33,6 +33,7 @@ from lemon_core.cli import (  # noqa: F401  (each registers its ``lemon skill`` 
     skill,
     skill_audit,
     skill_install,
+    skill_new,
     skill_search,
     skill_serve,
     skill_sources,
@@ -141,7 +142,9 @@ def main(argv: list[str] | None = None) -> None:
         if os.environ.get("LEMON_DEBUG"):
             raise
         if isinstance(exc, LemonError):
-            _fail(str(exc), exc.exit_code)
+            from lemon_core.cli.voice import said
+
+            _fail(said(exc), exc.exit_code)
         if exc.filename is None and _cwd_is_gone():
             from lemon_core.context import CWD_GONE
 

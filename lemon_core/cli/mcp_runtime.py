@@ -204,6 +204,7 @@ def call(
         approver = _terminal_approver
     else:
         approver = None
+    from lemon_core.cli.voice import said
     from lemon_core.errors import LemonError, NotFoundError
 
     with _host(cwd) as host:
@@ -217,7 +218,7 @@ def call(
                 kind = "approval" if type(exc).__name__ == "ApprovalRefused" else "not_found"
                 kind = "untrusted" if type(exc).__name__ == "UntrustedServerError" else kind
                 emit_json({"name": tool, "ok": False,
-                           "error": {"kind": kind, "message": str(exc)}})
+                           "error": {"kind": kind, "message": said(exc)}})
             raise exc from None
     if as_json:
         emit_json(result.to_json())

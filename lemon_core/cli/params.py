@@ -62,4 +62,10 @@ def json_option() -> Any:
     return typer.Option(False, "--json", help="Print JSON (stable keys; see the CLI reference).")
 
 
-__all__ = ["cwd_option", "json_option", "key_argument", "skill_key"]
+def quiet_option() -> Any:
+    """``-q``/``--quiet``: no progress bar, no per-skill lines (:mod:`lemon_core.cli.report`)."""
+    return typer.Option(False, "--quiet", "-q", help="Show no progress: no bar on a terminal, "
+                        "no per-skill lines on stderr.")
+
+
+__all__ = ["cwd_option", "json_option", "key_argument", "quiet_option", "skill_key"]

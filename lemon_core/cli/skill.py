@@ -180,6 +180,12 @@ def check_command(
         emit_json({**view, "install": installed.to_json()} if installed else view)
         return
     lines = [f"{key}: {view['state']}" + (" (ready)" if view["ready"] else "")]
+    if view["state"] == "disabled":
+        from lemon_core.skills.api import disabled_hint
+
+        hint = disabled_hint(key, ctx)
+        if hint:
+            lines.append(f"  {key} {hint}")
     if not view["platform_ok"]:
         lines.append("  not available on this platform")
     for label, field in (("missing binaries", "missing_bins"),

@@ -13,11 +13,12 @@ from typing import Any
 
 import typer
 
-from lemon_core.cli.params import cwd_option, json_option
+from lemon_core.cli.params import cwd_option, json_option, quiet_option
 from lemon_core.cli.skill_app import app
 
 CWD = cwd_option()
 JSON = json_option()
+QUIET = quiet_option()
 TARGETS = typer.Argument(..., metavar="PATH|KEY...",
                          help="Skill folders, SKILL.md files or skill keys.")
 
@@ -47,16 +48,45 @@ def _target(arg: str, ctx: Any, listing: Any) -> tuple[Path, str | None]:
                      "or a key from 'lemon skill list'")
 
 
+def _audit_all(folders: list[tuple[Path, str | None]], ctx: Any, auditors: Any,
+               as_json: bool, quiet: bool) -> list[Any]:
+    """Each folder's report, in order; several show progress (a bar on a terminal, ``lemon:
+    checked NAME (VERDICT)`` on stderr otherwise) unless ``--json`` or ``--quiet``."""
+    from lemon_core.audit.host import audit_folder
+    from lemon_core.cli.report import bar_wanted, checked, lines_wanted
+
+    bar = None
+    if len(folders) > 1 and bar_wanted(as_json, quiet):
+        from lemon_core.cli.skill_install import _Progress
+
+        bar = _Progress()
+    lines = lines_wanted(as_json, quiet)
+    reports = []
+    try:
+        for done, (folder, key) in enumerate(folders):
+            name = key or folder.name
+            if bar is not None:
+                bar(done, len(folders), f"auditing {name}")
+            report = audit_folder(folder, ctx, key=key, auditors=auditors)
+            reports.append(report)
+            if lines:
+                checked(name, report.verdict)
+    finally:
+        if bar is not None:
+            bar.stop()
+    return reports
+
+
 @app.command("audit", short_help="Audit skills for unsafe content (exit 1 on warn/block).")
 def audit_command(
     targets: list[str] = TARGETS,
     cwd: Path | None = CWD,
     as_json: bool = JSON,
+    quiet: bool = QUIET,
 ) -> None:
     """Run every registered auditor over each skill and print its findings, grouped by file,
     and its verdict (pass, warn or block). Exit 0 when all pass, 1 when any warns or blocks,
     2 for an argument that is neither a folder nor a skill key."""
-    from lemon_core.audit.host import audit_folder
     from lemon_core.audit.render import report_json, report_lines
     from lemon_core.cli.output import Escaped, emit_json, say
     from lemon_core.context import LemonContext
@@ -70,7 +100,7 @@ def audit_command(
         listing = list_skills(ctx, persistent=True)
     folders = [_target(t, ctx, listing) for t in targets]  # every argument checked first
     auditors = load_plugins(ctx, needs=("lemon.auditors",)).auditors()
-    reports = [audit_folder(folder, ctx, key=key, auditors=auditors) for folder, key in folders]
+    reports = _audit_all(folders, ctx, auditors, as_json, quiet)
     if as_json:
         emit_json({"results": [report_json(r) for r in reports]})
     else:

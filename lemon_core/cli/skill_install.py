@@ -17,11 +17,12 @@ from typing import Any
 
 import typer
 
-from lemon_core.cli.params import cwd_option, json_option, key_argument
+from lemon_core.cli.params import cwd_option, json_option, key_argument, quiet_option
 from lemon_core.cli.skill_app import app
 
 CWD = cwd_option()
 JSON = json_option()
+QUIET = quiet_option()
 MAX_FILES_SHOWN = 20
 MAX_FINDINGS_SHOWN = 20
 DISCARD_EDITS = typer.Option(False, "--discard-edits", help="Replacing a skill whose files "
@@ -120,9 +121,7 @@ def _asker(progress: _Progress | None, questions: dict[str, str] = QUESTIONS) ->
         if progress is not None:
             progress.stop()
         if request.stage == "fetch":
-            what = ", ".join(request.targets) or f"the {request.scope} skills folder"
-            say(f"lemon would install {request.identifier} (source {request.source}, trust "
-                f"{request.trust}) into {what}.", err=True)
+            say(fetch_line(request), err=True)
         else:
             say(*_details(request), err=True)
         return ask_line(f"{questions[request.stage]} [y/N]").lower() in ("y", "yes")
@@ -130,13 +129,44 @@ def _asker(progress: _Progress | None, questions: dict[str, str] = QUESTIONS) ->
     return ask
 
 
-def _chooser() -> Any:
-    from lemon_core.cli.output import ask, say
-    from lemon_core.install.select import label
+def fetch_line(request: Any) -> str:
+    """The first question's subject: what would be fetched, and where its skills would go
+    (each into a folder of its own name, known before the fetch only for named skills)."""
+    head = (f"lemon would install {request.identifier} (source {request.source}, trust "
+            f"{request.trust})")
+    if request.targets:
+        return f"{head} into {', '.join(request.targets)}."
+    where = (f"{request.skills_dir.rstrip('/')}/" if request.skills_dir
+             else f"the {request.scope} skills folder")
+    return (f"{head}: each skill it holds into a folder of its name in {where} (every "
+            f"folder is shown before anything is installed).")
 
-    def choose(candidates: Sequence[str]) -> list[str]:
+
+def choice_line(number: int, candidate: str, description: str | None) -> str:
+    """One skill of the picker: its name, its folder in the tree and a one-line description
+    (clamped; :func:`~lemon_core.cli.output.say` escapes it)."""
+    from lemon_core.cli.output import one_line
+
+    name = candidate.rsplit("/", 1)[-1] or "(the root)"
+    folder = f"{candidate}/" if candidate else "./"
+    text = one_line(description, CHOICE_DESCRIPTION_WIDTH) if description else (
+        "(no readable description)")
+    return f"  {number}. {name} ({folder}): {text}"
+
+
+CHOICE_DESCRIPTION_WIDTH = 70
+
+
+def _chooser(progress: _Progress | None = None) -> Any:
+    from lemon_core.cli.output import ask, say
+
+    def choose(candidates: Sequence[str],
+               descriptions: dict[str, str | None] | None = None) -> list[str]:
+        if progress is not None:
+            progress.stop()
+        said = descriptions or {}
         say("The fetched tree holds several skills:", err=True)
-        say(*(f"  {i}. {label(c)}" for i, c in enumerate(candidates, 1)), err=True)
+        say(*(choice_line(i, c, said.get(c)) for i, c in enumerate(candidates, 1)), err=True)
         answer = ask("Install which? (numbers separated by spaces, or 'all'):")
         if answer.strip().lower() == "all":
             return list(candidates)
@@ -221,9 +251,11 @@ def install_command(
     copy: bool = COPY,
     cwd: Path | None = CWD,
     as_json: bool = JSON,
+    quiet: bool = QUIET,
 ) -> None:
     """Fetch, check, audit and install a skill; nothing changes unless everything succeeds."""
     from lemon_core.cli.output import emit_json, say, warn
+    from lemon_core.cli.report import bar_wanted, lines_wanted, plugins_for
     from lemon_core.install.failures import NoneInstalled
     from lemon_core.skills.installing import install
 
@@ -239,16 +271,19 @@ def install_command(
         from lemon_core.cli.skill_preview import show_preview
 
         show_preview(identifier, cwd=cwd, approve=approve, interactive=interactive,
-                     as_json=as_json, progress=_Progress() if (
-                         not as_json and sys.stderr.isatty()) else None)
+                     as_json=as_json, progress=_Progress() if bar_wanted(as_json, quiet)
+                     else None)
         return
-    progress = _Progress() if (not as_json and sys.stderr.isatty()) else None
+    progress = _Progress() if bar_wanted(as_json, quiet) else None
     answer: Any = True if approve else (_asker(progress) if interactive else None)
     try:
         result = install(identifier, cwd=cwd, local=local, force=force, approve=answer,
                          skills=tuple(skill), all_skills=all_skills, progress=progress,
-                         select=_chooser() if interactive else None, override=override_block,
-                         discard_edits=discard_edits, agents=tuple(agent), copy=copy)
+                         select=_chooser(progress) if interactive else None,
+                         override=override_block,
+                         discard_edits=discard_edits,
+                         plugins=plugins_for(cwd, lines_wanted(as_json, quiet)),
+                         agents=tuple(agent), copy=copy)
     except NoneInstalled as exc:  # a multi-skill install where every chosen skill failed
         if as_json:
             emit_json({"installed": [], "failed": failed_json(exc.failed)})

@@ -153,7 +153,9 @@ def _key_or_uri(value: str) -> str:
     try:
         skill_key(parse_skill_uri(value)[0])
     except UsageError as exc:
-        raise typer.BadParameter(str(exc)) from None
+        from lemon_core.cli.voice import said
+
+        raise typer.BadParameter(said(exc)) from None
     return value
 
 

@@ -7,18 +7,18 @@ stays one document. ``outdated`` exits 1 when a skill is outdated, drifted or mi
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from lemon_core.cli.params import cwd_option, json_option
+from lemon_core.cli.params import cwd_option, json_option, quiet_option
 from lemon_core.cli.skill_app import app
 from lemon_core.cli.skill_install import DISCARD_EDITS
 
 CWD = cwd_option()
 JSON = json_option()
+QUIET = quiet_option()
 SCOPE_LOCAL = typer.Option(False, "--local", help="Only the project's skills.")
 SCOPE_GLOBAL = typer.Option(False, "--global", help="Only the global skills.")
 KEYS = typer.Argument(None, metavar="[KEY]...", help="Skills to update (every recorded "
@@ -37,10 +37,11 @@ def _scope(local: bool, global_: bool) -> bool | None:
     return True if local else (False if global_ else None)
 
 
-def _answer(approve: bool, as_json: bool) -> tuple[Any, Any]:
+def _answer(approve: bool, as_json: bool, quiet: bool = False) -> tuple[Any, Any]:
+    from lemon_core.cli.report import bar_wanted
     from lemon_core.cli.skill_install import _asker, _interactive, _Progress
 
-    progress = _Progress() if (not as_json and sys.stderr.isatty()) else None
+    progress = _Progress() if bar_wanted(as_json, quiet) else None
     return (True if approve else (_asker(progress) if _interactive() else None)), progress
 
 
@@ -58,13 +59,17 @@ def update_json(item: Any) -> dict[str, Any]:
                                                      "changed": list(changes.changed)}}
 
 
+def _done(result: Any) -> str:
+    what = {"current": "up to date", "reinstalled": "reinstalled (local drift)"}
+    return f"{result.key} ({result.scope}): {what.get(result.action, result.action)}"
+
+
 def _done_line(result: Any) -> None:
     """One line on stderr per skill as soon as it is done (without a terminal there is no
     progress bar: a long update is not silent until the end)."""
     from lemon_core.cli.output import say
 
-    what = {"current": "up to date", "reinstalled": "reinstalled (local drift)"}
-    say(f"{result.key} ({result.scope}): {what.get(result.action, result.action)}", err=True)
+    say(_done(result), err=True)
 
 
 @app.command("update", short_help="Update installed skills from their sources.")
@@ -79,19 +84,22 @@ def update_command(
     global_: bool = SCOPE_GLOBAL,
     cwd: Path | None = CWD,
     as_json: bool = JSON,
+    quiet: bool = QUIET,
 ) -> None:
     """Re-resolve each skill's source; reinstall (with approval, showing files, audit verdict
     and trust before and after) when upstream changed or the local copy drifted."""
     from lemon_core.cli.output import emit_json, say, warn
+    from lemon_core.cli.report import lines_wanted, on_bar
     from lemon_core.skills.updating import update
 
     which = _scope(local, global_)
-    answer, progress = _answer(approve, as_json)
+    answer, progress = _answer(approve, as_json, quiet)
     try:
         results = update(tuple(keys or ()), cwd=cwd, approve=answer, force=force, local=which,
                          allow_trust_change=allow_trust_change, progress=progress,
                          discard_edits=discard_edits,
-                         on_result=None if as_json or sys.stderr.isatty() else _done_line)
+                         on_result=_done_line if lines_wanted(as_json, quiet)
+                         else on_bar(progress, _done))
     finally:
         if progress is not None:
             progress.stop()
@@ -188,25 +196,32 @@ def sync_command(
     copy: bool = SYNC_COPY,
     cwd: Path | None = CWD,
     as_json: bool = JSON,
+    quiet: bool = QUIET,
 ) -> None:
     """Install every recorded skill that is missing or differs, at its recorded commit and
     refused unless its bundle hash is the recorded one; one fetch per repository and commit.
     Recorded agent-root links and copies that are missing are placed again."""
     from lemon_core.cli.output import emit_json, fail, say, warn
+    from lemon_core.cli.report import lines_wanted, plugins_for
     from lemon_core.install.sync import OutOfSync
     from lemon_core.skills.updating import sync
 
     which = _scope(local, global_)
-    answer, progress = (None, None) if frozen else _answer(approve, as_json)
+    answer, progress = (None, None) if frozen else _answer(approve, as_json, quiet)
     try:
         result = sync(cwd=cwd, frozen=frozen, local=which, approve=answer, progress=progress,
-                      discard_edits=discard_edits, agents=tuple(agent), copy=copy)
+                      discard_edits=discard_edits,
+                      plugins=plugins_for(cwd, lines_wanted(as_json, quiet) and not frozen,
+                                          bar=progress),
+                      agents=tuple(agent), copy=copy)
     except OutOfSync as exc:
         if as_json:
             emit_json({"in_sync": False, "differences": [_diff_json(d) for d in
                                                          exc.differences]})
             raise typer.Exit(1) from None
-        fail(str(exc), 1)
+        from lemon_core.cli.voice import said
+
+        fail(said(exc), 1)
     finally:
         if progress is not None:
             progress.stop()

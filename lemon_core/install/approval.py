@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from lemon_core.errors import LemonError
+from lemon_core.errors import LemonError, Option, Voiced
 
 STAGES = ("fetch", "install", "warn", "override", "discard", "remove")
 
@@ -48,6 +48,9 @@ class ApprovalRequest:
     replaces: tuple[str, ...] = ()
     #: The staged folders of ``keys`` (read-only; an update compares them with the installed).
     folders: tuple[str, ...] = ()
+    #: The skills folder of ``scope``: each skill installs into a folder of its name there
+    #: (``targets`` is empty at the ``fetch`` stage unless the caller named the skills).
+    skills_dir: str | None = None
 
 
 Approver = bool | Callable[[ApprovalRequest], bool] | None
@@ -67,9 +70,10 @@ def require(approve: Approver, request: ApprovalRequest) -> None:
             return
         raise ApprovalRefused(f"{_WHAT[request.stage]} {keys} was not approved; nothing was "
                               f"changed")
-    raise ApprovalRefused(f"{_WHAT[request.stage]} {keys} needs approval; pass approve=True or "
-                          f"an approval callback (on the command line: --approve, or run it "
-                          f"in a terminal to be asked)")
+    raise ApprovalRefused(f"{_WHAT[request.stage]} {keys} needs approval",
+                          advice=("pass ", Option("approve"), " or ",
+                                  Voiced("an approval callback", "run it in a terminal to be "
+                                         "asked")))
 
 
 __all__ = ["STAGES", "ApprovalRefused", "ApprovalRequest", "Approver", "require"]

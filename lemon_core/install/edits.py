@@ -16,7 +16,7 @@ from pathlib import Path
 
 import attrs
 
-from lemon_core.errors import LemonError
+from lemon_core.errors import LemonError, Option, Voiced
 from lemon_core.fsio.read import FileProblem
 from lemon_core.fsio.tree import bundle_hash, scan_tree
 from lemon_core.install import approval
@@ -127,9 +127,10 @@ def refused_in_advance(lines: tuple[str, ...], keys: str,
                        verb: str = "replacing") -> EditsWouldBeLost:
     """The error for edits that an approval given in advance (``approve=True``) would lose."""
     return EditsWouldBeLost(
-        f"{'; '.join(lines)}; {verb} {keys} would discard them, so nothing was changed. "
-        f"Copy what you want to keep elsewhere, then pass discard_edits=True "
-        f"(--discard-edits), or run the command in a terminal to be asked")
+        f"{'; '.join(lines)}; {verb} {keys} would discard them, so nothing was changed",
+        advice=("copy what you want to keep elsewhere, then pass ", Option("discard_edits"),
+                ", or ", Voiced("pass an approval callback to be asked",
+                                "run the command in a terminal to be asked")))
 
 
 __all__ = ["EditsWouldBeLost", "LocalEdits", "current_hashes", "guard", "local_edits",

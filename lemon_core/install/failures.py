@@ -61,8 +61,10 @@ def next_step(exc: Exception, key: str) -> str:
 
 def failure(key: str, folder: str, exc: Exception) -> Failure:
     """The :class:`Failure` of ``exc`` (its message without the "nothing was installed" that
-    no longer holds when other skills installed)."""
-    reason = _NOTHING.sub("", str(exc)).strip().rstrip(";,")
+    no longer holds when other skills installed, and without its advice: the next step says
+    what to do, in words a person can act on)."""
+    said = exc.what if isinstance(exc, LemonError) else str(exc)
+    reason = _NOTHING.sub("", said).strip().rstrip(";,")
     return Failure(key, folder, reason, next_step(exc, key))
 
 

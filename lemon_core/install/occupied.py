@@ -13,7 +13,7 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
-from lemon_core.errors import LemonError
+from lemon_core.errors import LemonError, Option, Voiced
 from lemon_core.state.records import LockRecord
 
 
@@ -64,9 +64,10 @@ def refuse_existing(target: Path, key: str, force: bool, records: Mapping[str, L
             f"{lockfile}), so nothing was changed, with or without --force. Move or rename it "
             f"(it is yours: lemon never deletes it) and run the command again")
     if not force:
-        raise AlreadyInstalled(f"{key!r} is already installed by lemon at {target}; to "
-                               f"replace it pass force=True (--force), or run 'lemon skill "
-                               f"update {key}'")
+        raise AlreadyInstalled(
+            f"{key!r} is already installed by lemon at {target}",
+            advice=("to replace it pass ", Option("force"), ", or ",
+                    Voiced(f"update it (update({key!r}))", f"run 'lemon skill update {key}'")))
     return True
 
 

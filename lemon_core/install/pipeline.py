@@ -21,6 +21,7 @@ bundle that is not exactly the recorded one; one fetched tree installs several s
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
@@ -165,8 +166,28 @@ def pick_skills(tree: Path, skills: Sequence[str], all_skills: bool,
         nested = select.find_nested(tree, candidates)
         if not all(w in candidates or w in nested for w in skills):
             names = select.skill_names(tree, [*candidates, *nested])
-    return select.choose(candidates, skills=skills, all_skills=all_skills, select=choose,
+    return select.choose(candidates, skills=skills, all_skills=all_skills,
+                         select=None if choose is None else describing(choose, tree),
                          names=names, nested=nested)
+
+
+def describing(choose: select.Selector, tree: Path) -> select.Selector:
+    """``choose``, given each candidate's description too when it takes a ``descriptions``
+    argument (``choose(candidates, descriptions={folder: text or None})``); a selector
+    without one is called as before."""
+    try:
+        takes = "descriptions" in inspect.signature(choose).parameters
+    except (TypeError, ValueError):  # a builtin or C callable: no signature to read
+        takes = False
+    if not takes:
+        return choose
+
+    def pick(candidates: Sequence[str]) -> Sequence[str]:
+        from lemon_core.install.describe import descriptions
+
+        return choose(candidates, descriptions=descriptions(tree, candidates))  # type: ignore[call-arg]
+
+    return pick
 
 
 def audit_skill(folder: Path, ctx: LemonContext, key: str, scan: TreeScan,
@@ -212,7 +233,7 @@ class _Job:
     agents: tuple[AgentTarget, ...] = ()
 
     def request(self, stage: str, staged: Sequence[Staged] = (), keys: Sequence[str] = (),
-                **more: Any) -> approval.ApprovalRequest:
+                targets: Sequence[str] | None = None, **more: Any) -> approval.ApprovalRequest:
         # blocking findings first: a prompt showing the first few never hides what blocks
         findings = tuple(sorted((f for s in staged for f in s.report.findings),
                                 key=lambda f: f.severity != "block"))
@@ -226,7 +247,8 @@ class _Job:
             trust=self.trust, scope=self.scope.name,
             keys=tuple(s.key for s in staged) or tuple(keys),
             targets=tuple(str(s.target) for s in staged) or tuple(
-                str(self.scope.target(k)) for k in keys),
+                str(self.scope.target(k)) for k in keys) if targets is None else tuple(targets),
+            skills_dir=str(self.scope.skills_dir),
             canonical_id=self.ref.canonical_id, findings=findings,
             files=tuple(f"{s.key}/{e.path}" if len(staged) > 1 else e.path
                         for s in staged for e in s.scan.files),
@@ -258,14 +280,17 @@ def _stage(job: _Job, tree: Path, subdir: str, force: bool,
 
 
 def _stage_each(job: _Job, tree: Path, chosen: Sequence[str], force: bool,
-                existing: Mapping[str, LockRecord], each: bool
-                ) -> tuple[list[Staged], list[Failure]]:
+                existing: Mapping[str, LockRecord], each: bool,
+                progress: ProgressCallback | None = None) -> tuple[list[Staged], list[Failure]]:
     """Stage every chosen skill. ``each`` (a multi-skill install): a skill that fails becomes
     a :class:`Failure` and the others go on, and skills of the tree sharing a name all fail;
-    otherwise the first failure is raised."""
+    otherwise the first failure is raised. Several skills are reported to ``progress`` as
+    each is checked and audited (``checking NAME``, done out of the number chosen)."""
     staged: list[Staged] = []
     failed: list[Failure] = []
-    for subdir in chosen:
+    for done, subdir in enumerate(chosen):
+        if progress is not None and len(chosen) > 1:
+            progress(done, len(chosen), f"checking {subdir.rsplit('/', 1)[-1] or subdir}")
         try:
             staged.append(_stage(job, tree, subdir, force, existing))
         except LemonError as exc:
@@ -276,10 +301,12 @@ def _stage_each(job: _Job, tree: Path, chosen: Sequence[str], force: bool,
     seen = [s.key for s in staged]
     if len(set(seen)) == len(seen):
         return staged, failed
-    if not each:
-        raise LemonError(f"two skills of the tree have one name ({', '.join(seen)}); "
-                         f"nothing was installed")
     shared = {k for k in seen if seen.count(k) > 1}
+    if not each:  # name every clash, each with its folders
+        clashes = "; ".join(f"{key!r} in {', '.join(s.subdir for s in staged if s.key == key)}"
+                            for key in sorted(shared))
+        raise LemonError(f"skills of the tree share a name ({clashes}); nothing was installed; "
+                         f"choose one folder of each name")
     for key in sorted(shared):
         failed.extend(failures.clash(key, [s.subdir for s in staged if s.key == key]))
     return [s for s in staged if s.key not in shared], failed
@@ -474,8 +501,10 @@ def install(identifier: str, ctx: LemonContext, *, plugins: Plugins, local: bool
         # which may differ) the staged skill's own key is checked later.
         for key in keys if not (force or (each and len(keys) > 1)) else ():
             refuse_existing(scope, key, force, existing)
-        if job.trust != "builtin":
-            ask(approve, job.request("fetch", keys=keys, revision=ref.revision))
+        if job.trust != "builtin":  # before the fetch, only a skill named by the caller has a
+            # known folder (a repository's name is not its skills')
+            ask(approve, job.request("fetch", keys=keys, revision=ref.revision, targets=[
+                str(scope.target(name.rsplit("/", 1)[-1])) for name in skills]))
         result = _run(job, approve, force, skills, all_skills, progress, choose,
                       expected_bundle_hash, override, refresh, existing, discard_edits, each)
     except NoneInstalled as exc:
@@ -525,7 +554,7 @@ def _run(job: _Job, approve: approval.Approver, force: bool, skills: Sequence[st
         fetched = fetch(job.source, job.ref, tree, job.ctx, progress)
         chosen = pick_skills(tree, skills, all_skills, choose)
         each = each and len(chosen) > 1
-        staged, failed = _stage_each(job, tree, chosen, force, existing, each)
+        staged, failed = _stage_each(job, tree, chosen, force, existing, each, progress)
         if each and not staged:
             raise NoneInstalled(failed)
         _expected(staged, expected_bundle_hash)

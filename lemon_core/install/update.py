@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from lemon_core.errors import Option
 from lemon_core.install import approval, edits, outdated, pipeline, router
 from lemon_core.state.lockfile import editable_records, write_records
 
@@ -120,9 +121,9 @@ def _approver(batch: Sequence[outdated.Installed], approve: approval.Approver,
                         and not allow_trust_change):
                     raise TrustChangeRefused(
                         f"updating {key} would change its trust level from "
-                        f"{record.trust_level} to {request.trust}; nothing was changed "
-                        f"(approve it when asked, or pass allow_trust_change=True / "
-                        f"--allow-trust-change)")
+                        f"{record.trust_level} to {request.trust}; nothing was changed",
+                        advice=("approve it when asked, or pass ",
+                                Option("allow_trust_change")))
             request = attrs.evolve(request, notes=(*lines, *request.notes))
         return True if approve is True else bool(approve(request))  # type: ignore[operator]
 

@@ -43,6 +43,8 @@ _ALIASES = {
     "update": "updating:update",
     "outdated": "updating:outdated",
     "sync": "updating:sync",
+    "new": "scaffold:new_skill",
+    "new_skill": "scaffold:new_skill",
     "check_upstream": "updating:check_upstream",
 }
 

@@ -347,8 +347,7 @@ def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
     if entry is None or status is None or status.state in _REFUSED_STATES:
         _emit(ctx, plugins, key, False, view, None, tool_call_id, file)
         if status is not None:
-            what = ("is disabled; enable it with 'lemon skill enable " + key + "'"
-                    if status.state == "disabled" else
+            what = (state.disabled_hint(key) if status.state == "disabled" else
                     "is blocked by its audit; see 'lemon skill inspect " + key + "'")
             raise SkillUnavailableError(f"skill {key!r} {what}", key=key, state=status.state)
         failed = next((i for i in api._failed(snapshot, catalog.derived)[0] if i.key == key),

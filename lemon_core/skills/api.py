@@ -34,6 +34,7 @@ from lemon_core.state.readiness import compute_status
 from lemon_core.state.records import LockRecord
 from lemon_core.state.settings import (
     SkillSettings,
+    disabled_by,
     is_disabled,
     read_settings,
     set_enabled,
@@ -177,6 +178,15 @@ class _State:
                             if d is not None)
         return cls(project, global_, {"project": project_lock, "global": global_lock},
                    diagnostics)
+
+    def disabled_hint(self, key: str) -> str:
+        """"is disabled in the project; enable it with 'lemon skill enable --local KEY'"
+        (``--local`` only when the project's file switched it off)."""
+        from lemon_core.state.settings import enable_hint
+
+        where = disabled_by(key, self.project_settings, self.global_settings) or "global"
+        return (f"is disabled {'in the project' if where == 'project' else 'globally'}; "
+                f"enable it with '{enable_hint(key, where)}'")
 
     def lock_record(self, entry: SkillEntry) -> LockRecord | None:
         return self.locks[entry.scope].get(entry.key)
@@ -382,6 +392,17 @@ def skill_status(key: str, ctx: LemonContext | None = None, *, cwd: str | Path |
     return _State.read(ctx).status(entry, ctx, verify=verify)
 
 
+def disabled_hint(key: str, ctx: LemonContext | None = None, *,
+                  cwd: str | Path | None = None) -> str | None:
+    """None when ``key`` is on; else where it is switched off and the command that switches it
+    on there ("is disabled in the project; enable it with 'lemon skill enable --local KEY'")."""
+    ctx = _context(ctx, cwd)
+    state = _State.read(ctx)
+    if disabled_by(key, state.project_settings, state.global_settings) is None:
+        return None
+    return state.disabled_hint(key)
+
+
 def lock_record(key: str, ctx: LemonContext | None = None, *, cwd: str | Path | None = None,
                 persistent: bool = False) -> LockRecord | None:
     """The lockfile record (install provenance) of the entry that wins ``key``."""
@@ -444,6 +465,7 @@ def invalidate(ctx: LemonContext) -> None:
 
 __all__ = [
     "InvalidSkill", "ListedSkill", "SkillListing", "catalog_for", "disable_skill",
+    "disabled_hint",
     "enable_skill", "get_skill", "invalid_skill_error", "invalidate", "list_skills", "lock_record",
     "refresh",
     "skill_status",

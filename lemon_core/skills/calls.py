@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from lemon_core.context import LemonContext
-from lemon_core.errors import UsageError
+from lemon_core.errors import Option, UsageError
 
 #: The module holding the in-process catalogs (imported by whoever builds one).
 CATALOGS_MODULE = "lemon_core.skills.api"
@@ -32,8 +32,8 @@ def call_context(ctx: LemonContext | None, cwd: str | Path | None) -> LemonConte
         ctx = ctx.evolve(cwd=Path(cwd))
     if not ctx.cwd.is_dir():  # one stat: a deleted or mistyped project would list nothing
         what = "does not exist" if not ctx.cwd.exists() else "is not a folder"
-        raise UsageError(f"the project directory {ctx.cwd} {what}; pass an existing folder "
-                         f"as the cwd (--cwd DIR)")
+        raise UsageError(f"the project directory {ctx.cwd} {what}",
+                         advice=("pass an existing folder as ", Option("cwd", metavar="DIR")))
     return ctx
 
 

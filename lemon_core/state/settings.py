@@ -104,10 +104,23 @@ def read_settings(path: Path) -> tuple[SkillSettings, Diagnostic | None]:
 
 
 def is_disabled(key: str, project: SkillSettings, global_: SkillSettings) -> bool:
+    return disabled_by(key, project, global_) is not None
+
+
+def disabled_by(key: str, project: SkillSettings, global_: SkillSettings) -> str | None:
+    """Which file switches ``key`` off: ``"project"`` (its ``.lemon/skills.json``, undone by
+    ``enable --local``), ``"global"``, or None when the skill is on."""
     state = project.state(key)
-    if state is None:
-        state = global_.state(key)
-    return state is False
+    if state is not None:
+        return "project" if state is False else None
+    return "global" if global_.state(key) is False else None
+
+
+def enable_hint(key: str, where: str) -> str:
+    """The command that switches ``key`` back on where ``where`` (see :func:`disabled_by`)
+    switched it off: a project's setting is undone in the project, not globally."""
+    local = " --local" if where == "project" else ""
+    return f"lemon skill enable{local} {key}"
 
 
 def set_enabled(ctx: LemonContext, key: str, enabled: bool, *, local: bool) -> Path:
@@ -147,5 +160,6 @@ def set_enabled(ctx: LemonContext, key: str, enabled: bool, *, local: bool) -> P
     return path
 
 
-__all__ = ["SETTINGS_FILE", "SkillSettings", "global_settings_path", "is_disabled",
+__all__ = ["SETTINGS_FILE", "SkillSettings", "disabled_by", "enable_hint",
+           "global_settings_path", "is_disabled",
            "read_settings", "set_enabled", "settings_path"]

@@ -81,8 +81,10 @@ def test_call_approval_args_and_unknown_names(capsys, project: Path, tmp_path: P
     touch = next(t["name"] for t in json.loads(out)["tools"] if t["tool"] == "touch")
     code, out, err = _run(capsys, project, "call", touch)
     assert code == 1 and "needs approval" in err and not marker.exists()
+    assert "pass --approve" in err and "approver=" not in err  # the CLI names its own flag
     code, out, _ = _run(capsys, project, "call", touch, "--json")
     assert code == 1 and json.loads(out)["error"]["kind"] == "approval"
+    assert "approver=" not in json.loads(out)["error"]["message"]
     code, out, _ = _run(capsys, project, "call", touch, "--approve")
     assert code == 0 and out.strip() == "touched" and marker.exists()
     code, _, err = _run(capsys, project, "call", touch, "--args", "[1]")

@@ -83,3 +83,22 @@ def test_read_takes_the_skill_uris_agents_are_given(project, capsys) -> None:
     assert code == 2 and "names one file" in err
     code, _, err = read(capsys, project, "skill://de%1bmo")
     assert code == 2 and "\x1b" not in err and "cannot be a skill key" in err
+
+
+def test_a_disabled_skill_is_told_the_enable_that_undoes_its_own_setting(project,
+                                                                          capsys) -> None:
+    """The project's .lemon/skills.json switched it off: the hint is ``enable --local``
+    (a global ``enable`` would leave it off here); a global setting gets the global one."""
+    assert run_cli(capsys, "skill", "disable", "demo", "--local", "--cwd", str(project))[0] == 0
+    code, _, err = read(capsys, project, "demo")
+    assert code == 1 and "disabled in the project" in err
+    assert "'lemon skill enable --local demo'" in err
+    code, out, _ = run_cli(capsys, "skill", "check", "demo", "--offline", "--cwd", str(project))
+    assert "demo is disabled in the project; enable it with 'lemon skill enable --local demo'" \
+        in out
+    (project / ".lemon" / "skills.json").unlink()
+    run_cli(capsys, "skill", "disable", "demo", "--cwd", str(project))
+    code, _, err = read(capsys, project, "demo")
+    assert code == 1 and "disabled globally; enable it with 'lemon skill enable demo'" in err
+    code, out, _ = run_cli(capsys, "skill", "check", "demo", "--offline", "--cwd", str(project))
+    assert "enable it with 'lemon skill enable demo'" in out

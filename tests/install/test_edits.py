@@ -62,7 +62,10 @@ def test_approve_in_advance_never_discards_edits(ctx, plugins, agent, src, insta
         RUNS[how](ctx, plugins, approve=True, **kw)
     message = str(caught.value)
     assert "notes.md" in message and "mine.md" in message and "gone.md" in message
-    assert "--discard-edits" in message and "nothing was changed" in message
+    assert "discard_edits=True" in message and "nothing was changed" in message
+    from lemon_core.cli.voice import said
+
+    assert "pass --discard-edits" in said(caught.value)  # the CLI reads it as its flag
     assert snapshot(agent) == before
 
 

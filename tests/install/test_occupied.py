@@ -83,7 +83,7 @@ def test_a_recorded_skill_swapped_for_a_file_is_refused(ctx, plugins, agent, src
 def test_a_recorded_skill_is_replaced_only_with_force(ctx, plugins, agent, src) -> None:
     folder = skill_folder(src, "demo")
     pipeline.install(str(folder), ctx, plugins=plugins, approve=True)
-    with pytest.raises(LemonError, match="already installed by lemon.*--force") as caught:
+    with pytest.raises(LemonError, match="already installed by lemon.*pass force=True") as caught:
         pipeline.install(str(folder), ctx, plugins=plugins, approve=True)
     assert not isinstance(caught.value, NotLemons)
     result = pipeline.install(str(folder), ctx, plugins=plugins, approve=True, force=True)

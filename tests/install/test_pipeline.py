@@ -53,7 +53,7 @@ def test_an_existing_skill_is_kept_unless_forced(ctx, plugins, agent, src) -> No
     _install(folder, ctx, plugins)
     first = read_lock_records(agent / "skills.lock.json")[0]["demo"]
     (folder / "SKILL.md").write_text((folder / "SKILL.md").read_text().replace("one", "two"))
-    with pytest.raises(LemonError, match="already installed.*--force"):
+    with pytest.raises(LemonError, match="already installed.*force=True"):
         _install(folder, ctx, plugins)
     result = _install(folder, ctx, plugins, force=True)
     assert result.replaced and "two" in (agent / "skill" / "demo" / "SKILL.md").read_text()
@@ -321,3 +321,15 @@ def test_an_unportable_skill_name_is_refused(ctx, plugins, agent, src, name, why
         _install(folder, ctx, plugins)
     assert not (agent / "skill").exists() or list((agent / "skill").iterdir()) == []
     assert not (agent / "skills.lock.json").exists()
+
+
+def test_every_name_clash_is_named_with_its_folders(ctx, plugins, tmp_path) -> None:
+    tree = tmp_path / "clash"
+    for folder in ("a/x", "b/x", "c/y", "d/y", "e/z"):
+        skill_folder(tree / folder.split("/")[0], folder.split("/")[1])
+    with pytest.raises(LemonError) as caught:
+        pipeline.install(str(tree), ctx, plugins=plugins, approve=True,
+                         skills=("a/x", "b/x", "c/y", "d/y", "e/z"))
+    message = str(caught.value)
+    assert "'x' in a/x, b/x" in message and "'y' in c/y, d/y" in message
+    assert "'z'" not in message and "nothing was installed" in message

@@ -151,7 +151,7 @@ def test_approve_in_advance_never_discards_local_edits(ctx, plugins, agent, src)
         remove.remove("demo", ctx, plugins=plugins, approve=True)
     message = str(caught.value)
     assert "edited notes.md; added mine.md; removed gone.md" in message
-    assert "removing demo would discard them" in message and "--discard-edits" in message
+    assert "removing demo would discard them" in message and "discard_edits=True" in message
     with pytest.raises(ApprovalRefused, match="needs approval"):
         remove.remove("demo", ctx, plugins=plugins)
     with pytest.raises(ApprovalRefused, match="needs approval"):

@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from lemon_core.errors import LemonError
+from lemon_core.errors import LemonError, Option, Voiced
 from lemon_core.mcp.runtime.names import UTILITIES
 from lemon_core.models import McpServer
 
@@ -68,9 +68,10 @@ def ask(tool: Any, arguments: dict[str, Any], approver: Approver | None) -> None
     """Ask ``approver`` once about a call that needs approval; raise
     :class:`ApprovalRefused` unless it says yes (or when there is no approver)."""
     if approver is None:
-        raise ApprovalRefused(f"{tool.name} needs approval and nothing can ask for it: "
-                              "run it on a terminal, pass --approve, or set its "
-                              "tool_approvals entry to \"never\"")
+        raise ApprovalRefused(f"{tool.name} needs approval and nothing can ask for it",
+                              advice=(Voiced("", "run it on a terminal, "), "pass ",
+                                      Option("approver", metavar="CALLABLE"),
+                                      ", or set its tool_approvals entry to \"never\""))
     request = ApprovalRequest(tool.name, tool.server, approval_key(tool.kind, tool.raw),
                               tuple(sorted(arguments)))
     if not approver(request):

@@ -24,7 +24,7 @@ HALVES = ("dev", "held")
 PUBLIC_HOSTS = {
     "api.coingecko.com", "gamma-api.polymarket.com", "api.wordpress.org", "rubygems.org",
     "github.com", "api.github.com", "example.com", "pypi.org", "www.w3.org", "www.apple.com",
-    "purl.org", "img.shields.io",
+    "purl.org", "img.shields.io", "www.googleapis.com",
 }
 RESERVED_SUFFIXES = (".example", ".invalid", ".test", ".localhost")
 DOC_NETS = [ipaddress.ip_network(n) for n in ("192.0.2.0/24", "198.51.100.0/24",

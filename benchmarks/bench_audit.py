@@ -24,7 +24,8 @@
     blocked and warned (each named), per category, and the time per skill. ``--lemon X``
     (repeatable) judges the same corpus with another lemon as well: X is a checkout holding
     its own ``.venv`` (``python -m venv X/.venv && X/.venv/bin/pip install -e X``) or a Python
-    interpreter whose ``lemon_core`` is that lemon. ``--eval`` alone skips (a), (b), (c).
+    interpreter whose ``lemon_core`` is that lemon. ``--eval-json FILE`` also writes the
+    figures and every verdict as JSON. ``--eval`` alone skips (a), (b), (c).
 
 Figures, not tests: nothing is asserted; the exit status is 0.
 """
@@ -381,9 +382,12 @@ def _other_rows(spec: str, half: str, root: Path) -> tuple[str, list[Any]]:
     return data["lemon_core"], eval_corpus.rows_from_json(eval_corpus.samples(half), data["rows"])
 
 
-def bench_eval(halves: list[str], others: list[str]) -> None:
+def bench_eval(halves: list[str], others: list[str], json_out: Path | None = None) -> None:
+    import json
+
     from tests.audit import eval_corpus
 
+    dump: dict[str, dict[str, Any]] = {}
     for half in halves:
         items = eval_corpus.samples(half)
         with tempfile.TemporaryDirectory() as tmp:
@@ -396,8 +400,13 @@ def bench_eval(halves: list[str], others: list[str]) -> None:
         print(f"(e) evaluation corpus, {half}: {len(items)} skills in {cats} categories")
         for who, rows in judged:
             print(f"  judged by {who}")
-            for line in eval_corpus.Figures(rows).lines():
+            figures = eval_corpus.Figures(rows)
+            for line in figures.lines():
                 print("    " + line)
+            dump.setdefault(half, {})[who] = {"summary": figures.summary(),
+                                              "rows": eval_corpus.rows_to_json(rows)}
+    if json_out is not None:
+        json_out.write_text(json.dumps(dump, indent=1) + "\n", encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -413,6 +422,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval-dir", action="append", default=[], type=Path)
     parser.add_argument("--lemon", action="append", default=[],
                         help="another lemon for --eval: a checkout with a .venv, or a python")
+    parser.add_argument("--eval-json", type=Path, default=None,
+                        help="also write the --eval figures and every verdict to this file")
     args = parser.parse_args(argv)
     halves = [*args.eval, *(str(d.resolve()) for d in args.eval_dir)]
     every = not (args.typical or args.real or args.labelled or args.bundles or halves)
@@ -425,7 +436,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.bundles is not None:
         bench_bundles(args.bundles)
     if halves:
-        bench_eval(halves, args.lemon)
+        bench_eval(halves, args.lemon, args.eval_json)
     return 0
 
 

@@ -20,11 +20,12 @@ from tests.audit import eval_corpus
 CORPUS = eval_corpus.CORPUS
 HALVES = ("dev", "held")
 #: Hosts a malicious sample may name besides reserved ones: real public APIs a skill's honest
-#: part talks to. Everything an attack reaches is under a reserved name or address.
+#: part talks to (public DNS resolvers included). Everything an attack reaches is under a
+#: reserved name or address.
 PUBLIC_HOSTS = {
     "api.coingecko.com", "gamma-api.polymarket.com", "api.wordpress.org", "rubygems.org",
     "github.com", "api.github.com", "example.com", "pypi.org", "www.w3.org", "www.apple.com",
-    "purl.org", "img.shields.io", "www.googleapis.com",
+    "purl.org", "img.shields.io", "www.googleapis.com", "1.1.1.1", "8.8.8.8", "9.9.9.9",
 }
 RESERVED_SUFFIXES = (".example", ".invalid", ".test", ".localhost")
 DOC_NETS = [ipaddress.ip_network(n) for n in ("192.0.2.0/24", "198.51.100.0/24",

@@ -1,7 +1,8 @@
 """The audit: speed on a typical skill, rates on real public skills, quality on our corpus.
 
 ``python benchmarks/bench_audit.py [--typical] [--real] [--labelled] [--repeat R]
-[--corpus DIR] [--show-rules N]`` (no section flag: all three)
+[--corpus DIR] [--show-rules N] [--bundles DIR] [--eval dev|held] [--eval-dir DIR]
+[--lemon CHECKOUT]`` (no section flag: (a), (b) and (c))
 
 (a) ``--typical``: a typical skill (20 files, 200 KB: SKILL.md, reference pages with fenced
     examples, Python and shell scripts, JSON, YAML) audited by every built-in auditor through
@@ -17,6 +18,14 @@
     every warn and block with its findings.
 (c) ``--labelled``: the confusion matrix over ``tests/fixtures/audit_corpus`` (targets: every
     malicious sample flagged, >= 95% blocked, no benign blocked, <= 10% of benign warned).
+(e) ``--eval dev|held`` (repeatable) or ``--eval-dir DIR``: the evaluation corpus of issue 19
+    §4 (``tests/fixtures/audit_eval``, written from public threat reports and split before any
+    rule was written): block recall, warned, clean passes (critical misses, each named), benign
+    blocked and warned (each named), per category, and the time per skill. ``--lemon X``
+    (repeatable) judges the same corpus with another lemon as well: X is a checkout holding
+    its own ``.venv`` (``python -m venv X/.venv && X/.venv/bin/pip install -e X``) or a Python
+    interpreter whose ``lemon_core`` is that lemon. ``--eval-json FILE`` also writes the
+    figures and every verdict as JSON. ``--eval`` alone skips (a), (b), (c).
 
 Figures, not tests: nothing is asserted; the exit status is 0.
 """
@@ -330,6 +339,76 @@ def bench_labelled() -> None:
         print("  " + line)
 
 
+_OTHER_LEMON = """
+import importlib.util, json, sys
+import lemon_core, lemon_plugins
+spec = importlib.util.spec_from_file_location("eval_corpus", sys.argv[1])
+e = sys.modules["eval_corpus"] = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(e)
+rows = e.score(__import__("pathlib").Path(sys.argv[3]), e.samples(sys.argv[2]))
+where = f"{lemon_core.__path__[0]}, {lemon_plugins.__path__[0]}"
+json.dump({"lemon_core": where, "rows": e.rows_to_json(rows)}, sys.stdout)
+"""
+
+
+def _other_python(spec: str) -> Path:
+    path = Path(spec).resolve()
+    if path.is_dir():
+        python = path / ".venv" / "bin" / "python"
+        if not python.is_file():
+            raise SystemExit(f"--lemon {spec}: no {python}; create it with "
+                             f"python -m venv {path}/.venv && {path}/.venv/bin/pip install -e {path}")
+        return python
+    return path
+
+
+def _other_rows(spec: str, half: str, root: Path) -> tuple[str, list[Any]]:
+    """Score the materialised half ``root`` with another lemon, in its own interpreter (cwd
+    and environment free of this checkout, so its ``lemon_core`` and auditors are its own)."""
+    import json
+    import subprocess
+
+    from tests.audit import eval_corpus
+
+    python = _other_python(spec)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")
+           and not k.startswith("LEMON_")}
+    done = subprocess.run([str(python), "-c", _OTHER_LEMON,
+                           str(Path(eval_corpus.__file__).resolve()), half, str(root)],
+                          capture_output=True, text=True, env=env, cwd=root, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"--lemon {spec} failed:\n{done.stderr[-2000:]}")
+    data = json.loads(done.stdout)
+    return data["lemon_core"], eval_corpus.rows_from_json(eval_corpus.samples(half), data["rows"])
+
+
+def bench_eval(halves: list[str], others: list[str], json_out: Path | None = None) -> None:
+    import json
+
+    from tests.audit import eval_corpus
+
+    dump: dict[str, dict[str, Any]] = {}
+    for half in halves:
+        items = eval_corpus.samples(half)
+        with tempfile.TemporaryDirectory() as tmp:
+            root = eval_corpus.materialise(half, Path(tmp) / "corpus")
+            judged = [("this checkout", eval_corpus.score(root, items))]
+            for spec in others:
+                where, rows = _other_rows(spec, half, root)
+                judged.append((f"--lemon {spec} ({where})", rows))
+        cats = len({s.category for s in items})
+        print(f"(e) evaluation corpus, {half}: {len(items)} skills in {cats} categories")
+        for who, rows in judged:
+            print(f"  judged by {who}")
+            figures = eval_corpus.Figures(rows)
+            for line in figures.lines():
+                print("    " + line)
+            dump.setdefault(half, {})[who] = {"summary": figures.summary(),
+                                              "rows": eval_corpus.rows_to_json(rows)}
+    if json_out is not None:
+        json_out.write_text(json.dumps(dump, indent=1) + "\n", encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--typical", action="store_true")
@@ -339,8 +418,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus")
     parser.add_argument("--show-rules", type=int, default=6)
     parser.add_argument("--bundles", type=Path, default=None)
+    parser.add_argument("--eval", action="append", default=[], choices=("dev", "held"))
+    parser.add_argument("--eval-dir", action="append", default=[], type=Path)
+    parser.add_argument("--lemon", action="append", default=[],
+                        help="another lemon for --eval: a checkout with a .venv, or a python")
+    parser.add_argument("--eval-json", type=Path, default=None,
+                        help="also write the --eval figures and every verdict to this file")
     args = parser.parse_args(argv)
-    every = not (args.typical or args.real or args.labelled or args.bundles)
+    halves = [*args.eval, *(str(d.resolve()) for d in args.eval_dir)]
+    every = not (args.typical or args.real or args.labelled or args.bundles or halves)
     if every or args.typical:
         bench_typical(args.repeat)
     if every or args.real:
@@ -349,6 +435,8 @@ def main(argv: list[str] | None = None) -> int:
         bench_labelled()
     if args.bundles is not None:
         bench_bundles(args.bundles)
+    if halves:
+        bench_eval(halves, args.lemon, args.eval_json)
     return 0
 
 

@@ -1,0 +1,203 @@
+"""The capability facts of every file of a bundle, each file parsed once.
+
+- A Python file (``.py``, ``.pyw``, or a ``#!`` line naming python) is parsed with :mod:`ast`
+  through the bundle's index and run through :mod:`.python`; one that does not parse is
+  reported as such (``parsed=False``) and left to the line rules.
+- A markdown file's fenced Python blocks are read the same way (a block that does not parse
+  is an example, not a program: it is skipped quietly); its shell blocks, and the lines of
+  shell scripts, are read by :mod:`.shell` where they run another file of the skill
+  (``python scripts/a.py | curl …``), so the judge can follow data from one file to another.
+  A fence in a warning context ("never run this") is not read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import attrs
+
+from lemon_core.auditor_kit.capabilities import index, shell
+from lemon_core.auditor_kit.capabilities import python as python_facts
+from lemon_core.auditor_kit.capabilities.model import FileFacts, Source
+from lemon_core.auditor_kit.markdown import document
+from lemon_core.auditor_kit.scripts import SCRIPT_SUFFIXES, file_kind
+
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+#: Words without which Python code can neither reach the network, run code, hide a call,
+#: decode a payload nor touch a credential store, start-up file or agent configuration: a
+#: bundle none of whose Python holds one is not parsed (the audit of a typical skill stays
+#: within its budget). One word in one file is enough to parse every Python file of the
+#: bundle, so a flow whose reading half has no such word is still followed.
+TRIGGERS = re.compile(
+    r"\b(?:requests|urllib\w*|http\w*|socket|smtplib|ftplib|telnetlib|paramiko|websockets?|"
+    r"aiohttp|httpx|pycurl|xmlrpc|dns|subprocess|popen|spawn\w*|pty|pickle|marshal|dill|runpy|"
+    r"importlib|__import__|getattr|globals|builtins|__builtins__|environ|getenv|rmtree|unlink|"
+    r"remove|rmdir|keyring|sqlite3|shutil|b\d\dde\w*|a85decode|unhexlify|fromhex|decompress|"
+    r"codecs|chr|ctypes|system|expanduser|home|bashrc|zshrc|profile|crontab|systemd|autostart|"
+    r"LaunchAgents|hooks|CLAUDE|AGENTS|mcp|claude|cursor|codex|ssh|aws|netrc|credentials?|"
+    r"Cookies|Login Data|keychain|wallet|gcloud|kube)\b"
+    r"|(?<![\w.])(?:exec|eval|compile)\s*\(|\.(?:aws|ssh|env|netrc|git-credentials)\b")
+_PYTHON_SUFFIXES = (".py", ".pyw")
+#: Lines of one fenced block or script read as shell at most.
+MAX_SHELL_LINES = 2_000
+
+
+@attrs.frozen
+class Block:
+    """A fenced block: its language, the line number of its first content line, its lines."""
+
+    language: str | None
+    first: int
+    lines: tuple[str, ...]
+
+
+def fenced_blocks(path: str, text: str) -> Iterator[Block]:
+    """The fenced blocks of a markdown file that are not in a warning context."""
+    doc = document(path, text)
+    current: list[str] = []
+    language: str | None = None
+    first = 0
+    inside = False
+    warned = False
+    for line in doc.lines:
+        if line.context != "fence":
+            if inside and current and not warned:
+                yield Block(language, first, tuple(current))
+            inside, current = False, []
+            continue
+        if not inside:
+            inside, current, language, first = True, [], line.language, line.number + 1
+            warned = line.warned
+            continue
+        if _FENCE.match(line.text) and line.text.strip()[:1] in "`~" and not line.text.strip(
+                line.text.strip()[:1]).strip():
+            if current and not warned:
+                yield Block(language, first, tuple(current))
+            inside, current = False, []
+            continue
+        current.append(line.text)
+    if inside and current and not warned:
+        yield Block(language, first, tuple(current))
+
+
+def _logical_lines(lines: tuple[str, ...] | list[str], first: int) -> Iterator[tuple[int, str]]:
+    """Lines joined across trailing backslashes, with the number of their first line."""
+    pending: list[str] = []
+    start = first
+    for offset, raw in enumerate(lines[:MAX_SHELL_LINES]):
+        if not pending:
+            start = first + offset
+        text = raw.rstrip()
+        if text.startswith(("$ ", "> ")):
+            text = text[2:]
+        if text.endswith("\\"):
+            pending.append(text[:-1])
+            continue
+        pending.append(text)
+        yield start, " ".join(pending)
+        pending = []
+    if pending:
+        yield start, " ".join(pending)
+
+
+def script_names(bundle: Any) -> frozenset[str]:
+    """The file names of the bundle's scripts (what a command line would mention)."""
+    names = set()
+    for file in bundle.files:
+        name = file.path.rpartition("/")[2]
+        dot = name.rfind(".")
+        if dot > 0 and name[dot:].lower() in SCRIPT_SUFFIXES:
+            names.add(name)
+    return frozenset(names)
+
+
+def _mentions(names: frozenset[str]) -> re.Pattern[str] | None:
+    if not names:
+        return None
+    return re.compile("|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)))
+
+
+def _shell_facts(path: str, numbered: Iterator[tuple[int, str]],
+                 mention: re.Pattern[str]) -> FileFacts | None:
+    facts, writes, invocations = [], [], []
+    variables: dict[str, frozenset[Source]] = {}
+    for number, text in numbered:
+        if not mention.search(text):
+            continue
+        result = shell.analyse(text, path, number, variables=variables)
+        facts.extend(result.facts)
+        writes.extend(result.writes)
+        invocations.extend(result.invocations)
+    if not (facts or writes or invocations):
+        return None
+    return FileFacts(path=path, language="shell", facts=tuple(facts), writes=tuple(writes),
+                     invocations=tuple(invocations))
+
+
+def _python_file(bundle: Any, path: str, text: str) -> FileFacts:
+    tree, error, line = index.python_tree(bundle, path, text)
+    if tree is None:
+        return FileFacts(path=path, language="python", parsed=False, error=error,
+                         error_line=line)
+    return python_facts.analyse(path, text, tree)
+
+
+def _markdown(bundle: Any, path: str, text: str, mention: re.Pattern[str] | None
+              ) -> Iterator[FileFacts]:
+    if "```" not in text and "~~~" not in text:
+        return
+    for block in fenced_blocks(path, text):
+        if block.language == "python":
+            source = "\n".join(block.lines)
+            if not TRIGGERS.search(source):
+                continue
+            tree, _, _ = index.python_tree(bundle, (path, block.first), source)
+            if tree is not None:
+                found = python_facts.analyse(path, source, tree, line_offset=block.first - 1)
+                if found.facts or found.writes or found.stdout:
+                    yield found
+        elif mention is not None and block.language in ("shell", None):
+            found_shell = _shell_facts(path, _logical_lines(block.lines, block.first), mention)
+            if found_shell is not None:
+                yield found_shell
+
+
+def file_facts(bundle: Any) -> tuple[FileFacts, ...]:
+    """Every file's facts (files with nothing to say left out, files that do not parse
+    kept with ``parsed=False``); computed once per bundle."""
+    return index.derived(bundle, "capabilities", "files", lambda: tuple(_collect(bundle)))
+
+
+def _python_files_triggered(bundle: Any) -> bool:
+    for file in bundle.files:
+        if file.kind != "file" or not file.text:
+            continue
+        _, language = file_kind(file.path, file.text)
+        if language == "python" and TRIGGERS.search(file.text):
+            return True
+    return False
+
+
+def _collect(bundle: Any) -> Iterator[FileFacts]:
+    mention = _mentions(script_names(bundle))
+    read_python = _python_files_triggered(bundle)
+    for file in bundle.files:
+        if file.kind != "file" or not file.text:
+            continue
+        path, text = file.path, file.text
+        kind, language = file_kind(path, text)
+        lower = path.lower()
+        if language == "python" and (lower.endswith(_PYTHON_SUFFIXES) or text.startswith("#!")):
+            if read_python:
+                yield _python_file(bundle, path, text)
+        elif kind == "markdown":
+            yield from _markdown(bundle, path, text, mention)
+        elif language == "shell" and mention is not None:
+            found = _shell_facts(path, _logical_lines(text.split("\n"), 1), mention)
+            if found is not None:
+                yield found
+
+
+__all__ = ["Block", "fenced_blocks", "file_facts", "script_names"]

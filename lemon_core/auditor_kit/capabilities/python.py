@@ -1,0 +1,1292 @@
+"""Python source as capability facts: a small abstract interpreter over :mod:`ast`.
+
+The module body runs once, in order; names hold :class:`~.values.Value` records (constants
+folded where they can be, the sources their data carries, the module or callable they refer
+to). Branches and loops of unknown length are run once with *weak* updates (a name keeps what
+either path gave it); a loop over a short constant sequence is unrolled, so ``for c in
+[99, 117, …]: s += chr(c)`` folds. A call to a function of the file is followed into its body
+with the arguments' values (at most :data:`MAX_DEPTH` deep; once per distinct argument
+shape); a function no call reached is read once with unknown arguments.
+
+What folds: string concatenation, f-strings, ``%`` and ``.format`` of constants,
+``''.join``, ``chr``/``ord``, ``bytes([...])``, ``bytes.fromhex``, ``[::-1]``, ``codecs``
+(rot13, hex, base64, zlib), the ``base64``/``binascii``/``zlib``/``gzip``/``bz2``/``lzma``
+decoders (output bounded), ``str.replace``/``lower``/``upper``…, ``getattr(module, name)``,
+``__import__``/``importlib.import_module``, ``os.path.join``/``expanduser``, ``pathlib``
+paths. Everything is bounded: :data:`MAX_STEPS` nodes per file, :data:`MAX_EVAL_DEPTH`
+nested expressions, :data:`~.values.MAX_CONST` characters a constant.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import attrs
+
+from lemon_core.auditor_kit.capabilities import shell, vocab
+from lemon_core.auditor_kit.capabilities.model import (
+    ARGFILE,
+    ARGV,
+    DECODE,
+    DECODED,
+    DESTRUCTION,
+    DYNAMIC_EXEC,
+    ENV,
+    FETCHED,
+    FILE,
+    HIGH,
+    MAX_EVIDENCE,
+    MAX_FACTS,
+    MAX_VALUE,
+    NETWORK_EGRESS,
+    PERSISTENCE,
+    SECRET,
+    SECRET_READ,
+    STDIN,
+    UNRESOLVED,
+    Fact,
+    FileFacts,
+    Source,
+    Write,
+    clamp,
+)
+from lemon_core.auditor_kit.capabilities.values import (
+    HOLE,
+    MAX_CONST,
+    UNKNOWN,
+    Value,
+    concat,
+    const,
+    decode,
+    format_braces,
+    format_percent,
+    join,
+    readable,
+    taint_of,
+    unknown,
+)
+
+MAX_STEPS = 60_000
+MAX_DEPTH = 3
+MAX_EVAL_DEPTH = 80
+MAX_UNROLL = 512
+#: Strings of character codes, reversed or rot13 text shorter than this are not "decoded
+#: data" (``chr(65 + i)`` names a column).
+MIN_DECODED = 4
+
+_BUILTINS = frozenset({"open", "exec", "eval", "compile", "__import__", "getattr", "chr", "ord",
+                       "bytes", "bytearray", "print", "input", "str", "dict", "list", "tuple",
+                       "repr", "format", "reversed", "map", "vars", "globals", "locals",
+                       "breakpoint", "sorted", "set", "frozenset", "iter", "next", "len",
+                       "memoryview", "int", "hex", "zip", "enumerate", "filter"})
+_ENV_DUMP_METHODS = frozenset({"copy", "items", "keys", "values", "__iter__"})
+_FILE_READS = frozenset({"read", "readline", "readlines", "read_text", "read_bytes",
+                         "__iter__", "fetchall", "fetchone", "fetchmany", "execute",
+                         "cursor", "iterdump", "getvalue", "load", "loads"})
+_PATH_TYPES = ("pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "pathlib.WindowsPath",
+               "pathlib.PurePosixPath", "path.Path")
+_DELETERS = frozenset({"shutil.rmtree", "os.remove", "os.unlink", "os.rmdir", "os.removedirs",
+                       "send2trash.send2trash"})
+_COPIERS = frozenset({"shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.move",
+                      "shutil.copytree", "os.rename", "os.replace", "os.symlink", "os.link"})
+_SECRET_CALLS = {
+    "keyring.get_password": "the system keyring", "keyring.get_credential": "the system keyring",
+    "browser_cookie3.chrome": "browser cookies", "browser_cookie3.load": "browser cookies",
+    "browser_cookie3.firefox": "browser cookies", "browser_cookie3.edge": "browser cookies",
+    "win32crypt.CryptUnprotectData": "a Windows protected secret (DPAPI)",
+}
+
+
+class _Budget(Exception):
+    """The file's step budget ran out."""
+
+
+class _Return(Exception):
+    pass
+
+
+@attrs.define
+class _Frame:
+    names: dict[str, Value]
+    parent: _Frame | None = None
+    returned: Value | None = None
+    function: str = ""
+
+
+class Interpreter:
+    """One file's analysis (see the module docstring); :meth:`run` returns its facts."""
+
+    def __init__(self, path: str, tree: ast.Module, *, line_offset: int = 0,
+                 lines: Sequence[str] | None = None) -> None:
+        self.path = path
+        self.tree = tree
+        self.offset = line_offset
+        self.lines = lines
+        self.facts: dict[tuple[str, int, str, str | None], Fact] = {}
+        self.writes: dict[tuple[str, int], Write] = {}
+        self.stdout: set[Source] = set()
+        self.invocations: list[shell.Invocation] = []
+        self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        self.classes: dict[str, str] = {}
+        self.steps = 0
+        self.depth = 0
+        self.eval_depth = 0
+        self.weak = 0
+        self.stack: list[str] = []
+        self.memo: dict[tuple[Any, ...], Value] = {}
+        self.reached: set[str] = set()
+        self.globals = _Frame({})
+        self.current: ast.AST = tree
+
+    # -- results --------------------------------------------------------------------------
+
+    def run(self) -> FileFacts:
+        self._collect(self.tree.body, "")
+        try:
+            self.block(self.tree.body, self.globals)
+            for name, node in list(self.functions.items()):
+                if name not in self.reached:
+                    self._standalone(name, node)
+        except (_Budget, RecursionError):
+            pass
+        return FileFacts(path=self.path, language="python", facts=tuple(self.facts.values()),
+                         writes=tuple(self.writes.values()), stdout=frozenset(self.stdout),
+                         invocations=tuple(self.invocations[:MAX_FACTS]))
+
+    def _line(self, node: ast.AST) -> int:
+        return int(getattr(node, "lineno", 1)) + self.offset
+
+    def _evidence(self, node: ast.AST) -> str:
+        if self.lines is not None:
+            index = int(getattr(node, "lineno", 1)) - 1
+            if 0 <= index < len(self.lines):
+                return clamp(self.lines[index].strip(), MAX_EVIDENCE)
+        return ""
+
+    def fact(self, kind: str, node: ast.AST, value: str | None,
+             carries: frozenset[Source] = frozenset(), detail: str = "", hidden: bool = False,
+             callee: str = "") -> None:
+        line = self._line(node)
+        shown = None if value is None else clamp(value, MAX_VALUE)
+        key = (kind, line, detail, shown)
+        found = self.facts.get(key)
+        if found is not None:
+            if not carries <= found.carries or (hidden and not found.hidden):
+                self.facts[key] = attrs.evolve(found, carries=found.carries | carries,
+                                               hidden=found.hidden or hidden)
+            return
+        if len(self.facts) >= MAX_FACTS:
+            return
+        self.facts[key] = Fact(kind, self.path, line, shown, self._evidence(node), carries,
+                               detail, hidden, callee)
+
+    def write(self, target: str, carries: frozenset[Source], node: ast.AST) -> None:
+        line = self._line(node)
+        normal = vocab.normal_path(target)
+        key = (normal, line)
+        found = self.writes.get(key)
+        self.writes[key] = Write(normal, carries | (found.carries if found else frozenset()),
+                                 self.path, line)
+        persistence = vocab.persistence_path(normal) if HOLE not in normal else None
+        if persistence is not None:
+            self.fact(PERSISTENCE, node, normal, carries, persistence[1])
+
+    def source(self, kind: str, label: str, node: ast.AST, grade: str = "low") -> Source:
+        return Source(kind, clamp(label, MAX_VALUE), self.path, self._line(node), grade)
+
+    # -- statements -----------------------------------------------------------------------
+
+    def _tick(self) -> None:
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise _Budget
+
+    def _collect(self, body: Sequence[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.functions[prefix + node.name] = node
+            elif isinstance(node, ast.ClassDef) and not prefix:
+                self.classes[node.name] = node.name
+                self._collect(node.body, node.name + ".")
+
+    def block(self, body: Sequence[ast.stmt], frame: _Frame) -> None:
+        for node in body:
+            self.statement(node, frame)
+
+    def statement(self, node: ast.stmt, frame: _Frame) -> None:
+        self._tick()
+        self.current = node
+        if isinstance(node, ast.Expr):
+            self.eval(node.value, frame)
+        elif isinstance(node, ast.Assign):
+            value = self.eval(node.value, frame)
+            for target in node.targets:
+                self.bind(target, value, frame)
+        elif isinstance(node, ast.AnnAssign):
+            if node.value is not None:
+                self.bind(node.target, self.eval(node.value, frame), frame)
+        elif isinstance(node, ast.AugAssign):
+            old = self.eval(_load(node.target), frame)
+            self.bind(node.target, self.binop(node.op, old, self.eval(node.value, frame)), frame)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            self._for(node, frame)
+        elif isinstance(node, (ast.While, ast.If)):
+            self.eval(node.test, frame)
+            self._weakly(node.body, frame)
+            self._weakly(node.orelse, frame)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                value = self.eval(item.context_expr, frame)
+                if item.optional_vars is not None:
+                    self.bind(item.optional_vars, value, frame)
+            self.block(node.body, frame)
+        elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+            self._weakly(node.body, frame)  # type: ignore[attr-defined]
+            for handler in node.handlers:  # type: ignore[attr-defined]
+                self._weakly(handler.body, frame)
+            self._weakly(node.orelse, frame)  # type: ignore[attr-defined]
+            self.block(node.finalbody, frame)  # type: ignore[attr-defined]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            qual = (frame.function.split(".")[0] + "." if "." in frame.function else "")
+            name = node.name if frame is self.globals or not qual else qual + node.name
+            if name not in self.functions:
+                self.functions[name] = node
+            self._assign(node.name, Value(ref="local:" + name), frame)
+        elif isinstance(node, ast.ClassDef):
+            self._assign(node.name, Value(ref="class:" + node.name), frame)
+        elif isinstance(node, ast.Return):
+            value = self.eval(node.value, frame) if node.value is not None else UNKNOWN
+            frame.returned = join(frame.returned, value) if frame.returned else value
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    self._assign(alias.asname, Value(ref=alias.name), frame)
+                else:
+                    top = alias.name.split(".")[0]
+                    self._assign(top, Value(ref=top), frame)
+        elif isinstance(node, ast.ImportFrom):
+            module = ("." * node.level) + (node.module or "")
+            for alias in node.names:
+                if alias.name != "*":
+                    self._assign(alias.asname or alias.name,
+                                 Value(ref=f"{module}.{alias.name}"), frame)
+        elif isinstance(node, ast.Match):
+            self.eval(node.subject, frame)
+            for case in node.cases:
+                self._weakly(case.body, frame)
+        elif isinstance(node, (ast.Raise, ast.Assert, ast.Delete)):
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self.eval(child, frame)
+
+    def _weakly(self, body: Sequence[ast.stmt], frame: _Frame) -> None:
+        self.weak += 1
+        try:
+            self.block(body, frame)
+        finally:
+            self.weak -= 1
+
+    def _for(self, node: ast.For | ast.AsyncFor, frame: _Frame) -> None:
+        iterable = self.eval(node.iter, frame)
+        items = _items(iterable)
+        if items is not None and len(items) <= MAX_UNROLL and _small(node.body):
+            for item in items:
+                self.bind(node.target, item, frame)
+                self.block(node.body, frame)
+        else:
+            self.weak += 1
+            try:
+                self.bind(node.target, self.element(iterable), frame)
+                self.block(node.body, frame)
+            finally:
+                self.weak -= 1
+        self._weakly(node.orelse, frame)
+
+    def element(self, iterable: Value) -> Value:
+        """What iterating over ``iterable`` yields (without knowing which item)."""
+        materialised = self.materialise(iterable)
+        if iterable.file is not None:
+            return unknown(materialised)
+        return Value(taint=materialised.taint, hidden=iterable.hidden,
+                     partial=iterable.partial if iterable.inst == "listing" else None)
+
+    def _assign(self, name: str, value: Value, frame: _Frame) -> None:
+        if self.weak and name in frame.names:
+            value = join(frame.names[name], value)
+        frame.names[name] = value
+
+    def bind(self, target: ast.expr, value: Value, frame: _Frame) -> None:
+        if isinstance(target, ast.Name):
+            self._assign(target.id, value, frame)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            items = value.items if value.items is not None else None
+            for index, element in enumerate(target.elts):
+                if isinstance(element, ast.Starred):
+                    self.bind(element.value, unknown(value), frame)
+                elif items is not None and index < len(items):
+                    self.bind(element, items[index], frame)
+                else:
+                    self.bind(element, unknown(value), frame)
+        elif isinstance(target, ast.Attribute):
+            owner = target.value
+            if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+                slot = self._self_slot(frame) + target.attr
+                self._assign(slot, value, self.globals)
+            else:
+                self._grow(owner, value, frame)
+        elif isinstance(target, ast.Subscript):
+            self.eval(target.slice, frame)
+            self._grow(target.value, value, frame)
+        elif isinstance(target, ast.Starred):
+            self.bind(target.value, value, frame)
+
+    def _grow(self, owner: ast.expr, value: Value, frame: _Frame) -> None:
+        """``owner[k] = value`` / ``owner.x = value``: the container now carries the value's
+        sources too."""
+        if isinstance(owner, ast.Name) and value.taint:
+            old = self._lookup(owner.id, frame)
+            if old is not None:
+                target = frame if owner.id in frame.names else self.globals
+                target.names[owner.id] = attrs.evolve(old, taint=old.taint | value.taint)
+
+    def _self_slot(self, frame: _Frame) -> str:
+        owner = frame.function.split(".")[0] if "." in frame.function else ""
+        return f"self:{owner}."
+
+    def _lookup(self, name: str, frame: _Frame) -> Value | None:
+        current: _Frame | None = frame
+        while current is not None:
+            found = current.names.get(name)
+            if found is not None:
+                return found
+            current = current.parent
+        found = self.globals.names.get(name)
+        if found is not None:
+            return found
+        return None
+
+    # -- functions ------------------------------------------------------------------------
+
+    def _standalone(self, name: str, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.reached.add(name)
+        frame = _Frame({}, self.globals, function=name)
+        owner = name.split(".")[0] if "." in name else None
+        for index, arg in enumerate([*node.args.posonlyargs, *node.args.args,
+                                     *node.args.kwonlyargs]):
+            if index == 0 and owner is not None and arg.arg in ("self", "cls"):
+                frame.names[arg.arg] = Value(inst="local:" + owner)
+            else:
+                frame.names[arg.arg] = UNKNOWN
+        self.stack.append(name)
+        try:
+            self.block(node.body, frame)
+        finally:
+            self.stack.pop()
+
+    def invoke(self, name: str, args: list[Value], kwargs: dict[str, Value],
+               receiver: Value | None) -> Value:
+        node = self.functions.get(name)
+        if node is None:
+            return unknown(*args, *kwargs.values())
+        if name in self.stack or self.depth >= MAX_DEPTH:
+            return unknown(*args, *kwargs.values())
+        key = (name, _shape(receiver), tuple(_shape(a) for a in args),
+               tuple(sorted((k, _shape(v)) for k, v in kwargs.items())))
+        if key in self.memo:
+            return self.memo[key]
+        self.reached.add(name)
+        frame = _Frame({}, self.globals, function=name)
+        params = [*node.args.posonlyargs, *node.args.args]
+        given = ([receiver] if receiver is not None else []) + list(args)
+        for index, arg in enumerate(params):
+            frame.names[arg.arg] = given[index] if index < len(given) else kwargs.get(
+                arg.arg, UNKNOWN)
+        for arg in node.args.kwonlyargs:
+            frame.names[arg.arg] = kwargs.get(arg.arg, UNKNOWN)
+        if node.args.vararg is not None:
+            frame.names[node.args.vararg.arg] = Value(items=tuple(given[len(params):]),
+                                                      taint=taint_of(*given[len(params):]))
+        if node.args.kwarg is not None:
+            frame.names[node.args.kwarg.arg] = unknown(*kwargs.values())
+        self.stack.append(name)
+        self.depth += 1
+        weak, self.weak = self.weak, 0
+        try:
+            self.block(node.body, frame)
+        finally:
+            self.weak = weak
+            self.depth -= 1
+            self.stack.pop()
+        result = frame.returned or UNKNOWN
+        self.memo[key] = result
+        return result
+
+    # -- expressions ----------------------------------------------------------------------
+
+    def eval(self, node: ast.expr | None, frame: _Frame) -> Value:
+        if node is None:
+            return UNKNOWN
+        self._tick()
+        if self.eval_depth > MAX_EVAL_DEPTH:
+            return UNKNOWN
+        self.eval_depth += 1
+        try:
+            return self._eval(node, frame)
+        finally:
+            self.eval_depth -= 1
+
+    def _eval(self, node: ast.expr, frame: _Frame) -> Value:
+        if isinstance(node, ast.Constant):
+            value = node.value
+            if isinstance(value, (str, bytes)) and len(value) > MAX_CONST:
+                return UNKNOWN
+            return Value(const=value)
+        if isinstance(node, ast.Name):
+            found = self._lookup(node.id, frame)
+            if found is not None:
+                return found
+            if node.id in _BUILTINS:
+                return Value(ref=node.id)
+            return UNKNOWN
+        if isinstance(node, ast.JoinedStr):
+            parts = []
+            for part in node.values:
+                if isinstance(part, ast.FormattedValue):
+                    parts.append(self.materialise(self.eval(part.value, frame)))
+                else:
+                    parts.append(self.eval(part, frame))
+            return concat(parts)
+        if isinstance(node, ast.Attribute):
+            return self.attribute(self.eval(node.value, frame), node.attr, node)
+        if isinstance(node, ast.Call):
+            return self.call(node, frame)
+        if isinstance(node, ast.BinOp):
+            return self._binop_chain(node, frame)
+        if isinstance(node, ast.Subscript):
+            return self.subscript(self.eval(node.value, frame), node.slice, frame, node)
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            items = tuple(self.materialise(self.eval(e, frame)) for e in node.elts[:MAX_UNROLL])
+            if any(isinstance(e, ast.Starred) for e in node.elts) or len(node.elts) > MAX_UNROLL:
+                return unknown(*items)
+            consts = tuple(i.const for i in items) if all(i.known for i in items) else None
+            return Value(const=consts if consts is not None else Value().const, items=items,
+                         taint=taint_of(*items), hidden=any(i.hidden for i in items))
+        if isinstance(node, ast.Dict):
+            values = [self.materialise(self.eval(v, frame)) for v in node.values]
+            keys = [self.eval(k, frame) for k in node.keys if k is not None]
+            return Value(taint=taint_of(*values, *keys), items=tuple(values))
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+            return self._comprehension(node, frame)
+        if isinstance(node, ast.DictComp):
+            inner = _Frame({}, frame, function=frame.function)
+            for generator in node.generators:
+                self.bind(generator.target, self.element(self.eval(generator.iter, inner)),
+                          inner)
+            return unknown(self.eval(node.key, inner), self.eval(node.value, inner))
+        if isinstance(node, ast.BoolOp):
+            values = [self.eval(v, frame) for v in node.values]
+            out = values[0]
+            for value in values[1:]:
+                out = join(out, value)
+            return out
+        if isinstance(node, ast.IfExp):
+            self.eval(node.test, frame)
+            return join(self.eval(node.body, frame), self.eval(node.orelse, frame))
+        if isinstance(node, ast.UnaryOp):
+            operand = self.eval(node.operand, frame)
+            if isinstance(node.op, ast.USub) and operand.known and isinstance(
+                    operand.const, int) and not isinstance(operand.const, bool):
+                return Value(const=-operand.const)
+            return unknown(operand)
+        if isinstance(node, ast.Compare):
+            self.eval(node.left, frame)
+            for item in node.comparators:
+                self.eval(item, frame)
+            return UNKNOWN
+        if isinstance(node, (ast.Await, ast.Starred)):
+            return self.eval(node.value, frame)
+        if isinstance(node, ast.NamedExpr):
+            value = self.eval(node.value, frame)
+            self.bind(node.target, value, frame)
+            return value
+        if isinstance(node, ast.Lambda):
+            return Value(ref="lambda")
+        return UNKNOWN
+
+    def _comprehension(self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp,
+                       frame: _Frame) -> Value:
+        inner = _Frame({}, frame, function=frame.function)
+        if len(node.generators) == 1 and not node.generators[0].ifs:
+            generator = node.generators[0]
+            items = _items(self.eval(generator.iter, frame))
+            if items is not None and len(items) <= MAX_UNROLL:
+                out = []
+                for item in items:
+                    self.bind(generator.target, item, inner)
+                    out.append(self.eval(node.elt, inner))
+                consts = tuple(i.const for i in out) if all(i.known for i in out) else None
+                return Value(const=consts if consts is not None else Value().const,
+                             items=tuple(out), taint=taint_of(*out),
+                             hidden=any(i.hidden for i in out))
+        sources: list[Value] = []
+        for generator in node.generators:
+            iterable = self.eval(generator.iter, inner)
+            sources.append(iterable)
+            self.bind(generator.target, self.element(iterable), inner)
+            for condition in generator.ifs:
+                self.eval(condition, inner)
+        element = self.eval(node.elt, inner)
+        return Value(taint=taint_of(element, *(self.materialise(s) for s in sources)),
+                     hidden=element.hidden)
+
+    def _binop_chain(self, node: ast.BinOp, frame: _Frame) -> Value:
+        # A long chain of ``+`` is a left spine: walk it without recursion.
+        if isinstance(node.op, ast.Add):
+            operands: list[ast.expr] = []
+            current: ast.expr = node
+            while isinstance(current, ast.BinOp) and isinstance(current.op, ast.Add):
+                operands.append(current.right)
+                current = current.left
+                if len(operands) > 20_000:
+                    return UNKNOWN
+            operands.append(current)
+            operands.reverse()
+            values = [self.materialise(self.eval(o, frame)) for o in operands]
+            out = values[0]
+            for value in values[1:]:
+                out = self.binop(ast.Add(), out, value)
+            return out
+        return self.binop(node.op, self.materialise(self.eval(node.left, frame)),
+                          self.materialise(self.eval(node.right, frame)))
+
+    def binop(self, op: ast.operator, left: Value, right: Value) -> Value:
+        if isinstance(op, ast.Add):
+            texts = (str, bytes, bytearray)
+            if (left.known and isinstance(left.const, texts)) or left.partial is not None or (
+                    right.known and isinstance(right.const, texts)) or right.partial is not None:
+                if left.inst in _PATH_TYPES or right.inst in _PATH_TYPES:
+                    return unknown(left, right)
+                out = concat([left, right])
+                return out
+            if left.items is not None and right.items is not None:
+                items = left.items + right.items
+                if len(items) <= MAX_UNROLL:
+                    consts = tuple(i.const for i in items) if all(i.known for i in items) else None
+                    return Value(const=consts if consts is not None else Value().const,
+                                 items=items, taint=taint_of(*items))
+        if isinstance(op, ast.Div) and (left.inst in _PATH_TYPES):
+            text = left.text()
+            other = right.text()
+            joined = f"{text or HOLE}/{other or HOLE}"
+            return Value(inst=left.inst, const=joined if text and other else Value().const,
+                         partial=None if text and other else joined,
+                         taint=left.taint | right.taint, hidden=left.hidden or right.hidden)
+        if isinstance(op, ast.Mod) and left.known and isinstance(left.const, str):
+            out = format_percent(left.const, right)
+            if out is not None:
+                return (const(out, left, right, built=True) if HOLE not in out
+                        else Value(partial=out, taint=taint_of(left, right), built=True))
+        if isinstance(op, ast.Mult) and left.known and right.known and isinstance(
+                left.const, (str, bytes)) and isinstance(right.const, int) and (
+                    len(left.const) * max(right.const, 0) <= MAX_CONST):
+            return const(left.const * right.const, left, right, built=True)
+        if left.known and right.known and isinstance(left.const, int) and isinstance(
+                right.const, int) and not isinstance(left.const, bool):
+            try:
+                number = _arith(op, left.const, right.const)
+            except (ZeroDivisionError, OverflowError, ValueError):
+                number = None
+            if number is not None:
+                return Value(const=number, taint=taint_of(left, right))
+        return unknown(left, right)
+
+    def attribute(self, base: Value, attr: str, node: ast.AST) -> Value:
+        if base.ref is not None and not base.ref.startswith((".", "local:", "lambda")):
+            if base.ref.startswith("class:"):
+                return Value(ref=f"local:{base.ref[6:]}.{attr}", hidden=base.hidden)
+            qual = f"{base.ref}.{attr}"
+            if qual == "sys.argv":
+                return Value(ref=qual, taint=frozenset({self.source(ARGV, "argv", node)}))
+            if qual in ("sys.stdin", "sys.stdin.buffer"):
+                return Value(ref=qual, taint=frozenset({self.source(STDIN, "stdin", node)}))
+            return Value(ref=qual, hidden=base.hidden)
+        if base.inst is not None and base.inst.startswith("local:"):
+            slot = f"self:{base.inst[6:]}.{attr}"
+            found = self.globals.names.get(slot)
+            if found is not None:
+                return found
+            return Value(ref=f"{base.inst}.{attr}", items=(base,), taint=base.taint)
+        if base.inst is not None:
+            return Value(ref=f"{base.inst}.{attr}", items=(base,), taint=base.taint,
+                         hidden=base.hidden)
+        return Value(ref="." + attr, items=(base,), taint=base.taint, hidden=base.hidden)
+
+    def subscript(self, base: Value, index: ast.expr, frame: _Frame, node: ast.AST) -> Value:
+        if base.ref == "os.environ":
+            key = self.eval(index, frame)
+            return self.env(key, node, base.hidden)
+        if isinstance(index, ast.Slice):
+            lower = self.eval(index.lower, frame)
+            upper = self.eval(index.upper, frame)
+            step = self.eval(index.step, frame)
+            if base.known and isinstance(base.const, (str, bytes, tuple)):
+                bounds = [v.const if v.known else None for v in (lower, upper, step)]
+                if all(b is None or isinstance(b, int) for b in bounds) and (
+                        (index.lower is None or lower.known) and (index.upper is None or upper.known)
+                        and (index.step is None or step.known)):
+                    piece = base.const[slice(*bounds)]
+                    reversed_text = bounds[2] is not None and bounds[2] < 0
+                    extra = ()
+                    if reversed_text and isinstance(piece, (str, bytes)) and len(piece) >= MIN_DECODED:
+                        extra = (self.source(DECODED, "reversed text", node),)
+                    if isinstance(piece, tuple):
+                        return Value(const=piece, taint=base.taint)
+                    return const(piece, base, hidden=base.hidden or reversed_text, extra=extra)
+            return unknown(base)
+        key = self.eval(index, frame)
+        if base.items is not None and key.known and isinstance(key.const, int) and not isinstance(
+                key.const, bool):
+            try:
+                return base.items[key.const]
+            except IndexError:
+                return unknown(base)
+        if base.known and key.known and isinstance(base.const, (str, bytes)) and isinstance(
+                key.const, int):
+            try:
+                return const(base.const[key.const], base)
+            except IndexError:
+                return unknown(base)
+        return unknown(base)
+
+    def env(self, key: Value, node: ast.AST, hidden: bool = False) -> Value:
+        name = key.const if key.known and isinstance(key.const, str) else None
+        if name is None:
+            source = self.source(ENV, "an environment variable chosen at run time", node, "low")
+            return Value(taint=frozenset({source}), hidden=hidden)
+        if name.upper() in ("HOME", "USERPROFILE"):
+            return Value(const="~")
+        grade = vocab.secret_env(name)
+        if grade is None:
+            return Value(hidden=hidden)
+        source = self.source(ENV, name, node, grade)
+        self.fact(SECRET_READ, node, "$" + name, frozenset({source}), "env", hidden,
+                  "os.environ")
+        return Value(taint=frozenset({source}), hidden=hidden)
+
+    def materialise(self, value: Value) -> Value:
+        """``os.environ`` used as data (``dict(os.environ)``, ``json.dumps(os.environ)``) is
+        the whole environment."""
+        if value.ref == "os.environ":
+            return Value(taint=frozenset({self.source(SECRET, "the whole environment",
+                                                      self.current, HIGH)}), hidden=value.hidden)
+        return value
+
+    # -- calls ----------------------------------------------------------------------------
+
+    def call(self, node: ast.Call, frame: _Frame) -> Value:
+        func = self.eval(node.func, frame)
+        args = [self.materialise(self.eval(a, frame)) for a in node.args]
+        kwargs: dict[str, Value] = {}
+        for keyword in node.keywords:
+            value = self.materialise(self.eval(keyword.value, frame))
+            name = keyword.arg or "**"
+            kwargs[name] = join(kwargs[name], value) if name in kwargs else value
+        ref = func.ref or ""
+        receiver = func.items[0] if func.items else None
+        if ref.startswith("local:"):
+            target = ref[6:]
+            if target in self.functions:
+                owner_receiver = receiver if receiver is not None and receiver.inst else None
+                return self.invoke(target, args, kwargs, owner_receiver)
+            if target in self.classes:
+                instance = Value(inst="local:" + target, taint=taint_of(*args, *kwargs.values()))
+                if target + ".__init__" in self.functions:
+                    self.invoke(target + ".__init__", args, kwargs, instance)
+                return instance
+            method = target.rpartition(".")[2]
+            if method in self.classes:
+                return Value(inst="local:" + method)
+            return unknown(*args, *kwargs.values())
+        if ref.startswith("class:"):
+            name = ref[6:]
+            instance = Value(inst="local:" + name, taint=taint_of(*args, *kwargs.values()))
+            if name + ".__init__" in self.functions:
+                self.invoke(name + ".__init__", args, kwargs, instance)
+            return instance
+        found = self.known_call(ref, func, receiver, args, kwargs, node)
+        if found is not None:
+            return found
+        return unknown(receiver, *args, *kwargs.values())
+
+    def known_call(self, ref: str, func: Value, receiver: Value | None, args: list[Value],
+                   kwargs: dict[str, Value], node: ast.Call) -> Value | None:
+        first = args[0] if args else None
+        last = ref.rpartition(".")[2]
+        if ref.startswith("."):
+            return self.method(last, receiver or UNKNOWN, args, kwargs, node)
+        if ref in ("open", "io.open", "codecs.open", "builtins.open") or (
+                ref.endswith(".open") and ref.rpartition(".")[0] in _PATH_TYPES):
+            path_value = receiver if ref.rpartition(".")[0] in _PATH_TYPES else first
+            mode_value = (args[0] if ref.rpartition(".")[0] in _PATH_TYPES and args else
+                          args[1] if len(args) > 1 else kwargs.get("mode"))
+            return self.open(path_value or UNKNOWN, mode_value, node)
+        if ref in ("sqlite3.connect", "shelve.open", "dbm.open"):
+            return self.open(first or UNKNOWN, Value(const="rb"), node, inst=ref)
+        if ref in IMPORTERS_OR_GETATTR:
+            return self.dynamic_name(ref, func, args, node)
+        if ref in ("chr", "builtins.chr"):
+            if first is not None and first.known and isinstance(first.const, int) and (
+                    0 <= first.const < 0x110000):
+                return const(chr(first.const), first, hidden=True)
+            return unknown(first, hidden=True)
+        if ref in ("ord", "builtins.ord"):
+            if first is not None and first.known and isinstance(first.const, str) and len(
+                    first.const) == 1:
+                return Value(const=ord(first.const), taint=first.taint)
+            return unknown(first)
+        if ref in ("bytes", "bytearray"):
+            return self.make_bytes(args, node)
+        if ref in ("str", "repr", "format") and first is not None:
+            text = first.text()
+            if first.known and text is not None and len(args) == 1:
+                return const(text, first)
+            return unknown(first)
+        if ref in ("reversed",) and first is not None:
+            if first.known and isinstance(first.const, str):
+                return self.reversed_text(first, node)
+            return unknown(first)
+        if ref in ("print", "builtins.print"):
+            target = kwargs.get("file")
+            data = taint_of(*args)
+            if target is not None and target.file is not None:
+                self.write(target.file[0], data, node)
+            elif target is None or (target.ref or "").startswith("sys.std"):
+                self.stdout.update(data)
+            return UNKNOWN
+        if ref in ("sys.stdout.write", "sys.stdout.buffer.write", "sys.stderr.write"):
+            self.stdout.update(taint_of(*args))
+            return UNKNOWN
+        if ref in ("input", "sys.stdin.read", "sys.stdin.readline", "sys.stdin.readlines",
+                   "sys.stdin.buffer.read", "fileinput.input"):
+            return Value(taint=frozenset({self.source(STDIN, "stdin", node)}))
+        if last == "parse_args" or last == "parse_known_args":
+            return Value(taint=frozenset({self.source(ARGV, "argv", node)}))
+        if ref in ("os.getenv", "os.environ.get", "os.environ.setdefault", "os.environ.pop",
+                   "os.getenvb", "os.environ.__getitem__"):
+            default = args[1] if len(args) > 1 else None
+            found = self.env(first or UNKNOWN, node, func.hidden)
+            if found.known or found.taint:
+                return found
+            return default if default is not None else found
+        if ref.startswith("os.environ.") and last in _ENV_DUMP_METHODS:
+            return self.materialise(Value(ref="os.environ", hidden=func.hidden))
+        if ref in ("dict", "list", "tuple", "set", "sorted", "frozenset", "iter", "next",
+                   "json.dumps", "json.loads", "str.join", "vars") and first is not None:
+            return unknown(first, *args[1:])
+        if ref in _SECRET_CALLS:
+            source = self.source(SECRET, _SECRET_CALLS[ref], node, HIGH)
+            self.fact(SECRET_READ, node, _SECRET_CALLS[ref], frozenset({source}), "call",
+                      func.hidden, ref)
+            return Value(taint=frozenset({source}))
+        path_op = self.path_call(ref, receiver, args, kwargs, node)
+        if path_op is not None:
+            return path_op
+        if ref in _DELETERS or (last in ("unlink", "rmdir") and receiver is not None
+                                and receiver.inst in _PATH_TYPES):
+            target = receiver if (receiver is not None and receiver.inst in _PATH_TYPES
+                                  and last in ("unlink", "rmdir")) else first
+            text = target.text() if target is not None else None
+            if text is not None and HOLE not in text and vocab.destructive_target(text):
+                self.fact(DESTRUCTION, node, vocab.normal_path(text), frozenset(), last)
+            return UNKNOWN
+        if ref in _COPIERS and len(args) >= 2:
+            source_value = self.open(args[0], Value(const="rb"), node)
+            destination = args[1].text()
+            if destination is not None:
+                self.write(destination, source_value.taint, node)
+            return UNKNOWN
+        if ref == "shutil.make_archive" and len(args) >= 2:
+            root = kwargs.get("root_dir") or (args[2] if len(args) > 2 else None)
+            read = self.open(root, Value(const="rb"), node) if root is not None else UNKNOWN
+            base = args[0].text()
+            if base is not None:
+                self.write(base + "." + (args[1].text() or "zip"), read.taint, node)
+            return Value(const=base, taint=read.taint) if base else unknown(read)
+        decoder = vocab.decoder_call(ref)
+        if decoder is not None:
+            return self.decode_call(decoder, args, kwargs, node)
+        if ref == "codecs.encode" and len(args) >= 2:
+            return self.decode_call(("codecs", "codecs"), args, kwargs, node)
+        kind = vocab.exec_call(ref)
+        if kind is not None:
+            return self.exec_sink(kind, ref, func, args, kwargs, node)
+        network = vocab.network_call(ref)
+        if network is not None:
+            return self.network_sink(network, ref, func, receiver, args, kwargs, node)
+        if ref.startswith(vocab.NET_MODULES) and ref.rpartition(".")[0] in vocab.NET_MODULES:
+            # a client, connection or request object: keeps where it goes and what it holds
+            text = first.text() if first is not None else None
+            return Value(inst=ref, const=text if text and HOLE not in text else Value().const,
+                         partial=text if text and HOLE in text else None,
+                         taint=taint_of(*args, *kwargs.values()))
+        if receiver is not None and receiver.file is not None:
+            return self.file_method(last, receiver, args, node)
+        if receiver is not None and receiver.inst is not None and receiver.inst.startswith(
+                ("zipfile", "tarfile")):
+            if last in ("write", "add") and first is not None:
+                read = self.open(first, Value(const="rb"), node)
+                target = receiver.text()
+                if target is not None:
+                    self.write(target, read.taint, node)
+            return UNKNOWN
+        if ref in ("zipfile.ZipFile", "tarfile.open", "tarfile.TarFile") and first is not None:
+            return Value(inst=ref, const=first.const if first.known else Value().const,
+                         partial=first.partial)
+        if ref in ("json.dump", "pickle.dump", "yaml.dump", "yaml.safe_dump", "toml.dump") and (
+                len(args) >= 2):
+            target = args[1]
+            if target.file is not None:
+                self.write(target.file[0], args[0].taint, node)
+            elif (target.ref or "").startswith("sys.stdout"):
+                self.stdout.update(args[0].taint)
+            return UNKNOWN
+        if receiver is not None and last in _FILE_READS and receiver.taint:
+            return unknown(receiver, *args)
+        return None
+
+    # -- pieces of known_call -------------------------------------------------------------
+
+    def method(self, name: str, receiver: Value, args: list[Value], kwargs: dict[str, Value],
+               node: ast.Call) -> Value:
+        text = receiver.const if receiver.known else None
+        first = args[0] if args else None
+        if name == "join" and isinstance(text, (str, bytes)) and first is not None:
+            items = _items(first)
+            if items is not None and all(i.known and isinstance(i.const, type(text))
+                                         for i in items):
+                joined = text.join(i.const for i in items)  # type: ignore[arg-type]
+                hidden = any(i.hidden for i in items)
+                extra = ()
+                if hidden and len(joined) >= MIN_DECODED:
+                    extra = (self.source(DECODED, "character codes", node),)
+                return const(joined, receiver, *items, hidden=hidden, built=len(items) > 1,
+                             extra=extra)
+            if items is not None:
+                return concat([items[0]] + [x for i in items[1:] for x in (receiver, i)]
+                              if items else [receiver])
+            return unknown(receiver, first)
+        if name == "format" and isinstance(text, str):
+            out = format_braces(text, args, kwargs)
+            if out is not None:
+                return (const(out, receiver, *args, *kwargs.values(), built=True)
+                        if HOLE not in out else
+                        Value(partial=out, taint=taint_of(receiver, *args, *kwargs.values()),
+                              built=True))
+            return unknown(receiver, *args, *kwargs.values())
+        if name in ("decode", "encode") and first is not None and first.known and isinstance(
+                first.const, str) and first.const.lower().replace("-", "_") in (
+                    "base64", "hex", "rot13", "rot_13", "zlib", "base_64", "bz2", "hex_codec",
+                    "zlib_codec"):
+            return self.decode_call(("codecs", "codecs"), [receiver, first], {}, node)
+        if text is not None and isinstance(text, (str, bytes)):
+            try:
+                if name == "decode" and isinstance(text, (bytes, bytearray)):
+                    return const(bytes(text).decode("utf-8", "replace"), receiver)
+                if name == "encode" and isinstance(text, str):
+                    return const(text.encode("utf-8", "replace"), receiver)
+                if name in ("lower", "upper", "strip", "lstrip", "rstrip", "casefold", "title",
+                            "capitalize", "swapcase", "removeprefix", "removesuffix", "replace",
+                            "zfill", "center", "ljust", "rjust", "expandtabs"):
+                    plain = [a.const for a in args]
+                    if all(a.known for a in args):
+                        out = getattr(text, name)(*plain)
+                        if isinstance(out, (str, bytes)) and len(out) <= MAX_CONST:
+                            return const(out, receiver, *args, built=name == "replace")
+                if name == "split" and all(a.known for a in args):
+                    pieces = text.split(*[a.const for a in args])
+                    if len(pieces) <= MAX_UNROLL:
+                        values = tuple(const(p, receiver) for p in pieces)
+                        return Value(const=tuple(pieces), items=values, taint=receiver.taint)
+            except (TypeError, ValueError):
+                return unknown(receiver, *args)
+        if name == "translate" and text is not None:
+            return unknown(receiver, *args, hidden=True)
+        if name in ("read", "readlines", "readline") and receiver.taint:
+            return unknown(receiver)
+        if name == "decode" or name == "encode":
+            return unknown(receiver, *args)
+        if name in ("get", "setdefault", "pop") and receiver.items is not None:
+            return unknown(receiver)
+        return unknown(receiver, *args, *kwargs.values())
+
+    def reversed_text(self, value: Value, node: ast.AST) -> Value:
+        text = value.const
+        extra = (self.source(DECODED, "reversed text", node),) if len(text) >= MIN_DECODED else ()
+        return const(text[::-1], value, hidden=True, extra=extra)
+
+    def make_bytes(self, args: list[Value], node: ast.AST) -> Value:
+        first = args[0] if args else None
+        if first is None:
+            return Value(const=b"")
+        if first.known and isinstance(first.const, str) and len(args) >= 2:
+            return const(first.const.encode("utf-8", "replace"), first)
+        items = _items(first)
+        if items is not None and all(i.known and isinstance(i.const, int) and 0 <= i.const < 256
+                                     for i in items):
+            data = bytes(i.const for i in items)
+            extra = (self.source(DECODED, "byte values", node),) if len(data) >= MIN_DECODED else ()
+            return const(data, first, *items, hidden=True, extra=extra)
+        return unknown(first)
+
+    def dynamic_name(self, ref: str, func: Value, args: list[Value], node: ast.Call) -> Value:
+        """``getattr(obj, name)``, ``__import__(name)``, ``importlib.import_module(name)``."""
+        if ref in ("getattr", "builtins.getattr"):
+            if len(args) < 2:
+                return UNKNOWN
+            owner, name = args[0], args[1]
+            if name.known and isinstance(name.const, str):
+                found = self.attribute(owner, name.const, node)
+                hidden = name.built or name.hidden or owner.hidden
+                return attrs.evolve(found, hidden=found.hidden or hidden)
+            if owner.ref and not owner.ref.startswith((".", "local:", "class:")):
+                self.fact(UNRESOLVED, node, f"getattr({owner.ref}, …)",
+                          taint_of(name), "attribute", func.hidden or name.hidden)
+            return unknown(owner, name)
+        name = args[0] if args else UNKNOWN
+        if name.known and isinstance(name.const, (str, bytes)):
+            module = readable(name.const)
+            hidden = name.built or name.hidden or func.hidden
+            if not module.isidentifier() and not all(p.isidentifier() for p in module.split(".")):
+                return unknown(name)
+            return Value(ref=module, hidden=hidden)
+        self.fact(UNRESOLVED, node, f"{ref}(…)", taint_of(name), "import",
+                  func.hidden or name.hidden)
+        return unknown(name, hidden=True)
+
+    def open(self, path_value: Value | None, mode_value: Value | None, node: ast.AST,
+             inst: str | None = None) -> Value:
+        """A file handle (or database connection) on ``path_value``; reading it yields the
+        sources of that path."""
+        if path_value is None:
+            return UNKNOWN
+        mode = mode_value.const if mode_value is not None and mode_value.known else "r"
+        mode = mode if isinstance(mode, str) else "r"
+        text = path_value.text()
+        writing = any(c in mode for c in "wax+") and "r" not in mode.replace("r+", "")
+        target = vocab.normal_path(text) if text is not None else None
+        if writing:
+            if target is not None:
+                persistence = vocab.persistence_path(target) if HOLE not in target else None
+                if persistence is not None:
+                    self.fact(PERSISTENCE, node, target, frozenset(), persistence[1])
+                self.write(target, frozenset(), node)
+            return Value(inst="file", file=(target or HOLE, mode), taint=frozenset())
+        sources: set[Source] = set()
+        for source in path_value.taint:
+            if source.kind in (ARGV, STDIN):
+                sources.add(Source(ARGFILE, source.label, source.path, source.line))
+            elif source.kind == SECRET:
+                sources.add(source)
+        if target is not None:
+            found = vocab.secret_path(target)
+            if found is not None:
+                label, grade = found
+                sources.add(self.source(SECRET, target, node, grade))
+                self.fact(SECRET_READ, node, target, frozenset(sources), label)
+            elif HOLE not in target and target:
+                sources.add(self.source(FILE, target, node))
+        return Value(inst=inst or "file", file=(target or HOLE, mode), taint=frozenset(sources),
+                     hidden=path_value.hidden)
+
+    def file_method(self, name: str, receiver: Value, args: list[Value], node: ast.AST) -> Value:
+        path, _mode = receiver.file  # type: ignore[misc]
+        if name in ("write", "writelines", "write_text", "write_bytes"):
+            if path != HOLE:
+                self.write(path, taint_of(*args), node)
+            return UNKNOWN
+        return unknown(receiver)
+
+    def path_call(self, ref: str, receiver: Value | None, args: list[Value],
+                  kwargs: dict[str, Value], node: ast.Call) -> Value | None:
+        owner, _, last = ref.rpartition(".")
+        if ref in _PATH_TYPES:
+            pieces = [a.text() for a in args] or ["."]
+            joined = "/".join(p if p is not None else HOLE for p in pieces)
+            known = all(p is not None and HOLE not in p for p in pieces)
+            return Value(inst="pathlib.Path", const=joined if known else Value().const,
+                         partial=None if known else joined, taint=taint_of(*args),
+                         hidden=any(a.hidden for a in args))
+        if owner in _PATH_TYPES and last == "home":
+            return Value(inst="pathlib.Path", const="~")
+        if owner in _PATH_TYPES and last == "cwd":
+            return Value(inst="pathlib.Path", const=".")
+        if ref in ("os.path.expanduser", "os.path.expandvars", "os.path.abspath",
+                   "os.path.realpath", "os.path.normpath", "os.fspath") and args:
+            return args[0]
+        if ref == "os.path.join" and args:
+            pieces = [a.text() for a in args]
+            joined = "/".join(p if p is not None else HOLE for p in pieces)
+            known = all(p is not None and HOLE not in p for p in pieces)
+            return Value(const=joined if known else Value().const,
+                         partial=None if known else joined, taint=taint_of(*args),
+                         hidden=any(a.hidden for a in args))
+        if ref in ("os.path.expanduser",):
+            return args[0] if args else UNKNOWN
+        if ref in ("glob.glob", "glob.iglob", "os.listdir", "os.scandir", "os.walk") or (
+                receiver is not None and receiver.inst in _PATH_TYPES
+                and last in ("glob", "rglob", "iterdir")):
+            base = receiver if receiver is not None and receiver.inst in _PATH_TYPES else (
+                args[0] if args else None)
+            text = base.text() if base is not None else None
+            sources = set(base.taint) if base is not None else set()
+            if text is not None:
+                found = vocab.secret_path(text.split("*")[0].rstrip("/") or text)
+                if found is not None:
+                    sources.add(self.source(SECRET, vocab.normal_path(text), node, found[1]))
+                    self.fact(SECRET_READ, node, vocab.normal_path(text), frozenset(sources),
+                              found[0])
+            return Value(inst="listing", partial=(text or HOLE) + "/" + HOLE,
+                         taint=frozenset(sources))
+        if receiver is not None and receiver.inst in _PATH_TYPES:
+            if last in ("read_text", "read_bytes"):
+                return unknown(self.open(receiver, Value(const="r"), node))
+            if last in ("write_text", "write_bytes"):
+                text = receiver.text()
+                if text is not None:
+                    self.write(text, taint_of(*args), node)
+                return UNKNOWN
+            if last in ("expanduser", "resolve", "absolute", "with_suffix", "with_name",
+                        "joinpath", "parent"):
+                if last == "joinpath":
+                    out = receiver
+                    for arg in args:
+                        out = self.binop(ast.Div(), out, arg)
+                    return out
+                if last in ("with_suffix", "with_name"):
+                    return Value(inst=receiver.inst, partial=(receiver.text() or HOLE) + HOLE,
+                                 taint=receiver.taint)
+                return receiver
+        return None
+
+    def decode_call(self, decoder: tuple[str, str], args: list[Value],
+                    kwargs: dict[str, Value], node: ast.AST) -> Value:
+        kind, module = decoder
+        data = args[0] if args else kwargs.get("s") or kwargs.get("data") or UNKNOWN
+        label = kind
+        if kind == "codecs":
+            encoding = args[1] if len(args) > 1 else kwargs.get("encoding")
+            name = (encoding.const if encoding is not None and encoding.known else "")
+            name = name.lower().replace("-", "_") if isinstance(name, str) else ""
+            if name in ("utf_8", "utf8", "ascii", "latin_1", "latin1", ""):
+                if data.known and isinstance(data.const, (bytes, bytearray)):
+                    return const(bytes(data.const).decode("utf-8", "replace"), data)
+                return unknown(data)
+            kind = {"base_64": "base64", "rot_13": "rot13", "zlib_codec": "zlib",
+                    "hex_codec": "hex", "bz2_codec": "bz2", "base64_codec": "base64"}.get(
+                        name, name)
+            label = kind
+        else:
+            from lemon_core.auditor_kit.capabilities.values import DECODERS
+
+            label = DECODERS.get(kind, kind) if module != "zlib" or kind != "decompress" else (
+                "zlib")
+            if kind == "decompress":
+                label = module
+        source = self.source(DECODED, label, node)
+        out = decode(kind, data.const, module) if data.known else None
+        shown = None
+        if out is not None:
+            shown = readable(out)
+        self.fact(DECODE, node, label if shown is None else f"{label}: {shown}",
+                  data.taint, "python")
+        if out is None:
+            return Value(taint=data.taint | {source}, hidden=True)
+        return const(out, data, hidden=True, extra=(source,))
+
+    def exec_sink(self, kind: str, ref: str, func: Value, args: list[Value],
+                  kwargs: dict[str, Value], node: ast.Call) -> Value:
+        first = args[0] if args else (kwargs.get("args") or kwargs.get("cmd")
+                                      or kwargs.get("source") or kwargs.get("command"))
+        if kind in ("exec", "eval", "compile"):
+            if first is None:
+                return UNKNOWN
+            if first.known and not first.hidden and not first.taint and not func.hidden:
+                return UNKNOWN  # eval("1 + 2"): a literal, nothing hidden
+            self.fact(DYNAMIC_EXEC, node, first.text(), first.taint, kind, func.hidden, ref)
+            return unknown(first)
+        if kind == "deserialise":
+            data = first or UNKNOWN
+            self.fact(DYNAMIC_EXEC, node, ref, data.taint, "deserialise", func.hidden, ref)
+            return unknown(data)
+        if kind == "native":
+            return UNKNOWN
+        stdin = kwargs.get("input") or kwargs.get("stdin")
+        stdin_taint = stdin.taint if stdin is not None and stdin.file is None else (
+            stdin.taint if stdin is not None else frozenset())
+        shell_flag = kwargs.get("shell")
+        is_shell = kind == "shell" or (shell_flag is not None and shell_flag.known
+                                       and bool(shell_flag.const))
+        if ref.startswith(("os.exec", "os.spawn", "os.posix_spawn")):
+            rest = args[1:]
+            if rest and rest[0].items is not None:
+                words_from = rest[0]
+            else:
+                words_from = Value(items=tuple(rest), taint=taint_of(*rest))
+            first = words_from if ref.startswith("os.exec") else (
+                Value(items=tuple(args[2:]), taint=taint_of(*args[2:]))
+                if ref.startswith("os.spawn") else words_from)
+        if first is None:
+            return UNKNOWN
+        if first.items is not None and not is_shell:
+            words = [item.text() if item.text() is not None else HOLE for item in first.items]
+            result = shell.analyse_words(words, self.path, self._line(node), stdin=stdin_taint,
+                                         holes=first.taint)
+            shown = " ".join(words)
+        else:
+            text = first.text()
+            if text is None:
+                text = HOLE
+            result = (shell.analyse(text, self.path, self._line(node), stdin=stdin_taint,
+                                    holes=first.taint)
+                      if is_shell or " " not in text.strip() or kind == "shell"
+                      else shell.analyse_words([text], self.path, self._line(node),
+                                               stdin=stdin_taint, holes=first.taint))
+            shown = text
+        evidence = self._evidence(node)
+        for found in result.facts:
+            merged = attrs.evolve(found, evidence=evidence or found.evidence,
+                                  hidden=found.hidden or func.hidden, callee=ref)
+            key = (merged.kind, merged.line, merged.detail, merged.value)
+            if key not in self.facts and len(self.facts) < MAX_FACTS:
+                self.facts[key] = merged
+        for write in result.writes:
+            self.write(write.target, write.carries, node)
+        self.invocations.extend(result.invocations)
+        self.fact(DYNAMIC_EXEC, node, shown, first.taint | stdin_taint,
+                  "shell" if is_shell else "process", func.hidden, ref)
+        return Value(inst="subprocess.result", taint=result.out | first.taint)
+
+    def network_sink(self, detail: str, ref: str, func: Value, receiver: Value | None,
+                     args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        last = ref.rpartition(".")[2]
+        candidates: list[Value | None] = []
+        if last == "request" and len(args) >= 2:
+            candidates.append(args[1])
+        candidates.extend([kwargs.get("url"), args[0] if args else None])
+        if receiver is not None and receiver.inst is not None:
+            candidates.append(receiver)
+        destination = None
+        for candidate in candidates:
+            if candidate is None:
+                continue
+            if candidate.items:
+                candidate = candidate.items[0]
+            text = candidate.text()
+            if text is not None and (text.startswith(("http", "ftp", "ws")) or "." in text):
+                destination = text
+                break
+        carries = taint_of(*args, *kwargs.values())
+        if receiver is not None:
+            carries = carries | receiver.taint
+        carries = frozenset(s for s in carries if s.kind != FETCHED or detail != "http")
+        self.fact(NETWORK_EGRESS, node, destination, carries, detail, func.hidden, ref)
+        fetched = self.source(FETCHED, destination or ref, node)
+        return Value(inst=ref + "()", taint=frozenset({fetched}))
+
+
+IMPORTERS_OR_GETATTR = vocab.IMPORTERS | {"getattr", "builtins.getattr"}
+
+
+def _arith(op: ast.operator, a: int, b: int) -> int | None:
+    if isinstance(op, ast.Add):
+        return a + b
+    if isinstance(op, ast.Sub):
+        return a - b
+    if isinstance(op, ast.Mult):
+        return a * b if abs(a) < 1 << 64 and abs(b) < 1 << 64 else None
+    if isinstance(op, ast.BitXor):
+        return a ^ b
+    if isinstance(op, ast.BitAnd):
+        return a & b
+    if isinstance(op, ast.BitOr):
+        return a | b
+    if isinstance(op, ast.FloorDiv):
+        return a // b
+    if isinstance(op, ast.Mod):
+        return a % b
+    if isinstance(op, ast.LShift):
+        return a << b if b < 64 else None
+    if isinstance(op, ast.RShift):
+        return a >> b
+    return None
+
+
+def _items(value: Value) -> tuple[Value, ...] | None:
+    """The elements of a sequence known item by item (a list, a tuple, a string, ``range``)."""
+    if value.items is not None:
+        return value.items
+    if value.known and isinstance(value.const, str) and len(value.const) <= MAX_UNROLL:
+        return tuple(Value(const=c, taint=value.taint) for c in value.const)
+    if value.known and isinstance(value.const, (bytes, bytearray)) and len(value.const) <= MAX_UNROLL:
+        return tuple(Value(const=c, taint=value.taint) for c in value.const)
+    if value.known and isinstance(value.const, tuple) and len(value.const) <= MAX_UNROLL:
+        return tuple(Value(const=c, taint=value.taint) for c in value.const)
+    return None
+
+
+def _small(body: Sequence[ast.stmt]) -> bool:
+    count = 0
+    for statement in body:
+        for _ in ast.walk(statement):
+            count += 1
+            if count > 60:
+                return False
+    return True
+
+
+def _shape(value: Value | None) -> Any:
+    if value is None:
+        return None
+    constant = value.const if value.known and isinstance(
+        value.const, (str, bytes, int, float, bool, type(None))) else None
+    return (constant, value.partial, value.taint, value.ref, value.inst, value.file, value.hidden)
+
+
+def _load(target: ast.expr) -> ast.expr:
+    """An assignment target as an expression to read."""
+    if isinstance(target, ast.Name):
+        return ast.Name(id=target.id, ctx=ast.Load(), lineno=getattr(target, "lineno", 1),
+                        col_offset=0)
+    return target
+
+
+def parse(text: str) -> tuple[ast.Module | None, str | None, int | None]:
+    """``(tree, None, None)`` or ``(None, why, line)`` when ``text`` is not Python 3."""
+    try:
+        return ast.parse(text), None, None
+    except SyntaxError as exc:
+        return None, f"{exc.msg}", exc.lineno
+    except (ValueError, RecursionError, MemoryError, OverflowError) as exc:
+        return None, type(exc).__name__, None
+
+
+def analyse(path: str, text: str, tree: ast.Module | None = None, *, line_offset: int = 0
+            ) -> FileFacts:
+    """The facts of the Python source ``text`` of ``path`` (``tree`` when already parsed)."""
+    if tree is None:
+        tree, error, line = parse(text)
+        if tree is None:
+            return FileFacts(path=path, language="python", parsed=False, error=error,
+                             error_line=line)
+    lines = text.splitlines()
+    return Interpreter(path, tree, line_offset=line_offset, lines=lines).run()
+
+
+def facts_of(items: Sequence[FileFacts]) -> Iterator[Fact]:
+    for item in items:
+        yield from item.facts
+
+
+__all__ = ["MAX_STEPS", "Interpreter", "analyse", "facts_of", "parse"]

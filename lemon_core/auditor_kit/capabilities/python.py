@@ -72,6 +72,8 @@ MAX_STEPS = 60_000
 MAX_DEPTH = 3
 MAX_EVAL_DEPTH = 80
 MAX_UNROLL = 512
+#: A loop over known items is unrolled while items x nodes of its body stays under this.
+MAX_UNROLLED_NODES = 6_000
 #: Strings of character codes, reversed or rot13 text shorter than this are not "decoded
 #: data" (``chr(65 + i)`` names a column).
 MIN_DECODED = 4
@@ -89,6 +91,8 @@ _PATH_TYPES = ("pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "pathlib
                "pathlib.PurePosixPath", "path.Path")
 _DELETERS = frozenset({"shutil.rmtree", "os.remove", "os.unlink", "os.rmdir", "os.removedirs",
                        "send2trash.send2trash"})
+_MUTATORS = frozenset({"append", "extend", "write", "writestr", "add", "update", "insert",
+                       "writelines", "appendleft", "put"})
 _COPIERS = frozenset({"shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.move",
                       "shutil.copytree", "os.rename", "os.replace", "os.symlink", "os.link"})
 _SECRET_CALLS = {
@@ -112,6 +116,7 @@ class _Frame:
     names: dict[str, Value]
     parent: _Frame | None = None
     returned: Value | None = None
+    yielded: Value | None = None
     function: str = ""
 
 
@@ -182,9 +187,11 @@ class Interpreter:
         self.facts[key] = Fact(kind, self.path, line, shown, self._evidence(node), carries,
                                detail, hidden, callee)
 
-    def write(self, target: str, carries: frozenset[Source], node: ast.AST) -> None:
+    def write(self, target: str, carries: frozenset[Source], node: ast.AST,
+              content: Sequence[Value] = ()) -> None:
         line = self._line(node)
         normal = vocab.normal_path(target)
+        carries = carries | self._content(content, node)
         key = (normal, line)
         found = self.writes.get(key)
         self.writes[key] = Write(normal, carries | (found.carries if found else frozenset()),
@@ -192,6 +199,27 @@ class Interpreter:
         persistence = vocab.persistence_path(normal) if HOLE not in normal else None
         if persistence is not None:
             self.fact(PERSISTENCE, node, normal, carries, persistence[1])
+
+    def _content(self, content: Sequence[Value], node: ast.AST) -> frozenset[Source]:
+        """What written text does: a file written earlier that it names (a launcher pointing
+        at a script) brings that file's sources; a command in it that downloads and runs
+        something is a fetched source."""
+        texts = []
+        for value in content:
+            text = value.text()
+            if text:
+                texts.append(text)
+            texts.extend(value.frags)
+        found: set[Source] = set()
+        for text in texts[:16]:
+            for write in list(self.writes.values())[:200]:
+                if HOLE not in write.target and len(write.target) > 3 and (
+                        write.target in text) and write.carries:
+                    found |= write.carries
+            url = shell.runs_download(text[:200_000], self.path, self._line(node))
+            if url is not None:
+                found.add(self.source(FETCHED, url, node))
+        return frozenset(found)
 
     def source(self, kind: str, label: str, node: ast.AST, grade: str = "low") -> Source:
         return Source(kind, clamp(label, MAX_VALUE), self.path, self._line(node), grade)
@@ -291,7 +319,7 @@ class Interpreter:
     def _for(self, node: ast.For | ast.AsyncFor, frame: _Frame) -> None:
         iterable = self.eval(node.iter, frame)
         items = _items(iterable)
-        if items is not None and len(items) <= MAX_UNROLL and _small(node.body):
+        if items is not None and len(items) * _size(node.body) <= MAX_UNROLLED_NODES:
             for item in items:
                 self.bind(node.target, item, frame)
                 self.block(node.body, frame)
@@ -307,10 +335,19 @@ class Interpreter:
     def element(self, iterable: Value) -> Value:
         """What iterating over ``iterable`` yields (without knowing which item)."""
         materialised = self.materialise(iterable)
+        if iterable.inst == "generator" and iterable.items:
+            return iterable.items[0]
         if iterable.file is not None:
             return unknown(materialised)
-        return Value(taint=materialised.taint, hidden=iterable.hidden,
-                     partial=iterable.partial if iterable.inst == "listing" else None)
+        if iterable.inst == "listing":
+            return Value(inst="pathlib.Path", taint=materialised.taint, hidden=iterable.hidden,
+                         partial=iterable.partial)
+        if iterable.items:
+            out = iterable.items[0]
+            for item in iterable.items[1:64]:
+                out = join(out, item)
+            return out
+        return Value(taint=materialised.taint, hidden=iterable.hidden)
 
     def _assign(self, name: str, value: Value, frame: _Frame) -> None:
         if self.weak and name in frame.names:
@@ -420,6 +457,8 @@ class Interpreter:
             self.depth -= 1
             self.stack.pop()
         result = frame.returned or UNKNOWN
+        if frame.yielded is not None:
+            result = Value(inst="generator", items=(frame.yielded,), taint=frame.yielded.taint)
         self.memo[key] = result
         return result
 
@@ -507,6 +546,12 @@ class Interpreter:
             return UNKNOWN
         if isinstance(node, (ast.Await, ast.Starred)):
             return self.eval(node.value, frame)
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            value = self.eval(node.value, frame) if node.value is not None else UNKNOWN
+            if isinstance(node, ast.YieldFrom):
+                value = self.element(value)
+            frame.yielded = join(frame.yielded, value) if frame.yielded else value
+            return UNKNOWN
         if isinstance(node, ast.NamedExpr):
             value = self.eval(node.value, frame)
             self.bind(node.target, value, frame)
@@ -611,6 +656,8 @@ class Interpreter:
                 return Value(ref=qual, taint=frozenset({self.source(ARGV, "argv", node)}))
             if qual in ("sys.stdin", "sys.stdin.buffer"):
                 return Value(ref=qual, taint=frozenset({self.source(STDIN, "stdin", node)}))
+            if base.taint or base.inst:
+                return Value(ref=qual, hidden=base.hidden, taint=base.taint, items=(base,))
             return Value(ref=qual, hidden=base.hidden)
         if base.inst is not None and base.inst.startswith("local:"):
             slot = f"self:{base.inst[6:]}.{attr}"
@@ -716,9 +763,41 @@ class Interpreter:
                 self.invoke(name + ".__init__", args, kwargs, instance)
             return instance
         found = self.known_call(ref, func, receiver, args, kwargs, node)
+        self._mutate(node, ref, receiver, args, frame)
         if found is not None:
             return found
         return unknown(receiver, *args, *kwargs.values())
+
+    def _mutate(self, node: ast.Call, ref: str, receiver: Value | None, args: list[Value],
+                frame: _Frame) -> None:
+        """``buf.append(x)``, ``zf.write(path)``, ``shutil.copy(src, dst)``: the variable
+        mutated (and the buffer a zip or tar object writes into) now carries the data."""
+        method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+        names: list[str] = []
+        added: frozenset[Source] = frozenset()
+        if ref in _COPIERS and len(node.args) >= 2 and isinstance(node.args[1], ast.Name):
+            names.append(node.args[1].id)
+            added = self.open(args[0], Value(const="rb"), node).taint
+        elif method in _MUTATORS and isinstance(node.func, ast.Attribute):
+            added = taint_of(*args)
+            if receiver is not None and receiver.inst is not None and receiver.inst.startswith(
+                    ("zipfile", "tarfile")) and args and method in ("write", "add"):
+                added = added | self.open(args[0], Value(const="rb"), node).taint
+            if isinstance(node.func.value, ast.Name):
+                names.append(node.func.value.id)
+            if receiver is not None and receiver.file is not None and receiver.file[0].startswith(
+                    "var:"):
+                names.append(receiver.file[0][4:])
+        if not added:
+            return
+        for name in names:
+            old = self._lookup(name, frame)
+            if old is None:
+                continue
+            target = frame
+            while target is not None and name not in target.names:
+                target = target.parent
+            (target or self.globals).names[name] = attrs.evolve(old, taint=old.taint | added)
 
     def known_call(self, ref: str, func: Value, receiver: Value | None, args: list[Value],
                    kwargs: dict[str, Value], node: ast.Call) -> Value | None:
@@ -748,6 +827,15 @@ class Interpreter:
             return unknown(first)
         if ref in ("bytes", "bytearray"):
             return self.make_bytes(args, node)
+        if ref == "map" and len(args) == 2 and args[0].ref in ("chr", "ord", "str", "int"):
+            items = _items(args[1])
+            if items is not None and len(items) <= MAX_UNROLL:
+                mapper = args[0]
+                out = [self.known_call(mapper.ref or "", mapper, None, [item], {}, node)
+                       or unknown(item) for item in items]
+                return Value(items=tuple(out), taint=taint_of(*out),
+                             hidden=any(o.hidden for o in out))
+            return unknown(args[1], hidden=True)
         if ref in ("str", "repr", "format") and first is not None:
             text = first.text()
             if first.known and text is not None and len(args) == 1:
@@ -798,8 +886,10 @@ class Interpreter:
             target = receiver if (receiver is not None and receiver.inst in _PATH_TYPES
                                   and last in ("unlink", "rmdir")) else first
             text = target.text() if target is not None else None
-            if text is not None and HOLE not in text and vocab.destructive_target(text):
-                self.fact(DESTRUCTION, node, vocab.normal_path(text), frozenset(), last)
+            found = (vocab.destructive_target(text, children=True) if text is not None
+                     else None)
+            if found:
+                self.fact(DESTRUCTION, node, found, frozenset(), last)
             return UNKNOWN
         if ref in _COPIERS and len(args) >= 2:
             source_value = self.open(args[0], Value(const="rb"), node)
@@ -842,8 +932,11 @@ class Interpreter:
                     self.write(target, read.taint, node)
             return UNKNOWN
         if ref in ("zipfile.ZipFile", "tarfile.open", "tarfile.TarFile") and first is not None:
+            alias = None
+            if node.args and isinstance(node.args[0], ast.Name):
+                alias = ("var:" + node.args[0].id, "w")
             return Value(inst=ref, const=first.const if first.known else Value().const,
-                         partial=first.partial)
+                         partial=first.partial, file=alias if first.text() is None else None)
         if ref in ("json.dump", "pickle.dump", "yaml.dump", "yaml.safe_dump", "toml.dump") and (
                 len(args) >= 2):
             target = args[1]
@@ -995,7 +1088,7 @@ class Interpreter:
                 label, grade = found
                 sources.add(self.source(SECRET, target, node, grade))
                 self.fact(SECRET_READ, node, target, frozenset(sources), label)
-            elif HOLE not in target and target:
+            elif target and HOLE not in target.rpartition("/")[2]:
                 sources.add(self.source(FILE, target, node))
         return Value(inst=inst or "file", file=(target or HOLE, mode), taint=frozenset(sources),
                      hidden=path_value.hidden)
@@ -1004,7 +1097,7 @@ class Interpreter:
         path, _mode = receiver.file  # type: ignore[misc]
         if name in ("write", "writelines", "write_text", "write_bytes"):
             if path != HOLE:
-                self.write(path, taint_of(*args), node)
+                self.write(path, taint_of(*args), node, args)
             return UNKNOWN
         return unknown(receiver)
 
@@ -1055,7 +1148,7 @@ class Interpreter:
             if last in ("write_text", "write_bytes"):
                 text = receiver.text()
                 if text is not None:
-                    self.write(text, taint_of(*args), node)
+                    self.write(text, taint_of(*args), node, args)
                 return UNKNOWN
             if last in ("expanduser", "resolve", "absolute", "with_suffix", "with_name",
                         "joinpath", "parent"):
@@ -1236,22 +1329,26 @@ def _items(value: Value) -> tuple[Value, ...] | None:
     return None
 
 
-def _small(body: Sequence[ast.stmt]) -> bool:
+def _size(body: Sequence[ast.stmt]) -> int:
+    """Nodes in ``body`` (counted up to :data:`MAX_UNROLLED_NODES`)."""
     count = 0
     for statement in body:
         for _ in ast.walk(statement):
             count += 1
-            if count > 60:
-                return False
-    return True
+            if count > MAX_UNROLLED_NODES:
+                return count
+    return count
 
 
-def _shape(value: Value | None) -> Any:
+def _shape(value: Value | None, depth: int = 0) -> Any:
     if value is None:
         return None
     constant = value.const if value.known and isinstance(
         value.const, (str, bytes, int, float, bool, type(None))) else None
-    return (constant, value.partial, value.taint, value.ref, value.inst, value.file, value.hidden)
+    items = (tuple(_shape(i, depth + 1) for i in value.items[:32])
+             if value.items is not None and depth < 2 else None)
+    return (constant, value.partial, value.taint, value.ref, value.inst, value.file, value.hidden,
+            items)
 
 
 def _load(target: ast.expr) -> ast.expr:

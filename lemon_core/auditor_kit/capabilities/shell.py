@@ -504,4 +504,28 @@ def analyse_words(words: list[str], path: str, line: int, *,
     return ShellResult(tuple(run.facts), tuple(run.writes), tuple(run.invocations), out)
 
 
-__all__ = ["Invocation", "ShellResult", "analyse", "analyse_words", "file_source", "tokens"]
+_NETWORK_WORDS = ("curl", "wget", "iwr", "invoke-webrequest", "irm", "invoke-restmethod",
+                  "downloadstring", "nc ", "fetch")
+_BACKTICKS = re.compile(r"`([^`\n]{4,2000})`")
+
+
+def runs_download(text: str, path: str = "", line: int = 0) -> str | None:
+    """The URL a shell command inside ``text`` (a line, or a span in backquotes) downloads
+    and runs, or None: what a file written with ``text`` does when it runs or is followed."""
+    lower = text.lower()
+    if not any(word in lower for word in _NETWORK_WORDS):
+        return None
+    candidates = [m.group(1) for m in _BACKTICKS.finditer(text)]
+    candidates += [piece for piece in text.split("\n")[:400]
+                   if len(piece) <= 2000 and any(w in piece.lower() for w in _NETWORK_WORDS)]
+    for candidate in candidates[:100]:
+        for found in analyse(candidate, path, line).facts:
+            if found.kind == DYNAMIC_EXEC:
+                for source in found.carries:
+                    if source.kind == FETCHED:
+                        return source.label
+    return None
+
+
+__all__ = ["Invocation", "ShellResult", "analyse", "analyse_words", "file_source",
+           "runs_download", "tokens"]

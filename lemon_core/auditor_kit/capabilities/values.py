@@ -32,6 +32,8 @@ HOLE = "\ue000"
 MAX_CONST = 65_536
 MAX_DECODED = 65_536
 MAX_ITEMS = 4_096
+MIN_FRAGMENT = 12
+MAX_FRAGMENTS = 8
 _UNKNOWN = object()
 
 
@@ -46,6 +48,10 @@ class Value:
     built: bool = False
     items: tuple[Value, ...] | None = None
     file: tuple[str, str] | None = None
+    #: Literal pieces (of :data:`MIN_FRAGMENT` characters or more) that went into this value
+    #: on some path, kept when branches make the whole text unknown: what a file written with
+    #: it may contain.
+    frags: tuple[str, ...] = ()
 
     @property
     def known(self) -> bool:
@@ -95,6 +101,24 @@ def const(value: Any, *parts: Value | None, hidden: bool = False, built: bool = 
     return Value(const=value, taint=taint, hidden=hid, built=built)
 
 
+def fragments(*parts: Value | None) -> tuple[str, ...]:
+    """The literal pieces of ``parts`` (their own constants and what they kept), bounded."""
+    out: list[str] = []
+    for part in parts:
+        if part is None:
+            continue
+        if part.known and isinstance(part.const, str) and len(part.const) >= MIN_FRAGMENT:
+            out.append(part.const)
+        elif part.partial is not None:
+            out.extend(p for p in part.partial.split(HOLE) if len(p) >= MIN_FRAGMENT)
+        out.extend(part.frags)
+    seen: list[str] = []
+    for piece in out:
+        if piece not in seen:
+            seen.append(piece)
+    return tuple(seen[-MAX_FRAGMENTS:])
+
+
 def join(a: Value | None, b: Value | None) -> Value:
     """What a name may hold after two paths: the constant when both agree."""
     if a is None:
@@ -106,7 +130,8 @@ def join(a: Value | None, b: Value | None) -> Value:
     return Value(taint=a.taint | b.taint, ref=a.ref if a.ref == b.ref else None,
                  inst=a.inst if a.inst == b.inst else None, hidden=a.hidden or b.hidden,
                  file=a.file if a.file == b.file else None,
-                 partial=a.partial if a.partial == b.partial else None)
+                 partial=a.partial if a.partial == b.partial else None,
+                 frags=fragments(a, b))
 
 
 def as_text_piece(value: Value) -> str:
@@ -129,7 +154,7 @@ def concat(parts: list[Value]) -> Value:
     total = sum(len(p) for p in pieces)
     partial = "".join(pieces) if total <= MAX_CONST else None
     return Value(partial=partial, taint=taint_of(*parts), hidden=any(p.hidden for p in parts),
-                 built=True)
+                 built=True, frags=tuple(f for p in parts for f in p.frags)[-MAX_FRAGMENTS:])
 
 
 def _bounded_inflate(data: bytes, wbits: int) -> bytes | None:
@@ -245,6 +270,23 @@ def format_braces(template: str, args: list[Value], kwargs: dict[str, Value]) ->
     return out if len(out) <= MAX_CONST else None
 
 
-__all__ = ["DECODERS", "HOLE", "MAX_CONST", "MAX_DECODED", "MAX_ITEMS", "UNKNOWN", "Value",
-           "as_text_piece", "concat", "const", "decode", "format_braces", "format_percent",
-           "join", "readable", "taint_of", "unknown"]
+__all__ = [
+    "DECODERS",
+    "HOLE",
+    "MAX_CONST",
+    "MAX_DECODED",
+    "MAX_ITEMS",
+    "UNKNOWN",
+    "Value",
+    "as_text_piece",
+    "concat",
+    "const",
+    "decode",
+    "format_braces",
+    "format_percent",
+    "fragments",
+    "join",
+    "readable",
+    "taint_of",
+    "unknown",
+]

@@ -143,9 +143,21 @@ _ROOTS = frozenset({"~", "~/", "~/*", "~/.", "/", "/*", "/home", "/home/", "/Use
                     "~/Documents", "~/Desktop", "~/.config", "~/Library"})
 
 
-def destructive_target(path: str) -> str | None:
-    """A label when deleting ``path`` destroys a home folder, the root or a system folder."""
+def destructive_target(path: str, *, children: bool = False) -> str | None:
+    """A label when deleting ``path`` destroys a home folder, the root or a system folder.
+    With ``children``, a path whose last parts are all chosen at run time under one of them
+    (``~/<each entry>`` of a listing of the home folder) counts too: the loop deletes
+    everything there."""
     text = normal_path(path).rstrip()
+    if children and "\ue000" in text:
+        head = text
+        while head.endswith(("\ue000", "/")):
+            head = head[:-1]
+        rest = text[len(head):]
+        if rest and not rest.strip("\ue000/") and (
+                (head and (head in _ROOTS or head + "/" in _ROOTS))
+                or (head == "" and rest[0] == "/")):
+            return f"everything under {head or '/'}"
     if text in _ROOTS or text.rstrip("/") in _ROOTS:
         return text or "/"
     if text.startswith("/dev/") and re.match(r"/dev/(?:sd|nvme|hd|disk|mmcblk|xvd|vd)", text):

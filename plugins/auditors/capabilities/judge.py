@@ -67,6 +67,11 @@ class Raw(NamedTuple):
     excerpt: str
 
 
+def shown(text: str) -> str:
+    """``text`` with the parts folding could not resolve shown as ``…``."""
+    return text.replace(HOLE, "…")
+
+
 def _place(source: Source) -> str:
     return f"{source.path}:{source.line}"
 
@@ -74,7 +79,7 @@ def _place(source: Source) -> str:
 def describe(source: Source) -> str:
     """A source in words a user can judge."""
     if source.kind == SECRET:
-        label = source.label
+        label = shown(source.label)
         if "/" in label or label.startswith((".", "~")):
             return f"the contents of {label}"
         return label
@@ -87,8 +92,8 @@ def describe(source: Source) -> str:
     if source.kind == FETCHED:
         return f"data downloaded from {source.label}"
     if source.kind == FILE:
-        return f"the file {source.label}"
-    return source.label
+        return f"the file {shown(source.label)}"
+    return shown(source.label)
 
 
 def _words(sources: dict[Source, str | None], fact: Fact, limit: int = 3) -> str:
@@ -106,9 +111,9 @@ def _words(sources: dict[Source, str | None], fact: Fact, limit: int = 3) -> str
 
 def _destination(fact: Fact) -> str:
     value = fact.value
-    if not value or HOLE in value:
-        return "a destination built at run time"
-    return value
+    if not value or HOLE in value.partition("://")[2].partition("/")[0] or value == HOLE:
+        return "a destination built at run time" + (f" ({shown(value)})" if value else "")
+    return shown(value)
 
 
 def _is_script(path: str) -> bool:
@@ -173,7 +178,8 @@ class Judge:
                 continue
             if source.kind == FILE:
                 for write in self._writes_to(source.label, source):
-                    note = via or f"through {write.target}, written at {write.path}:{write.line}"
+                    note = via or (f"through {shown(write.target)}, written at "
+                                   f"{write.path}:{write.line}")
                     for found, how in self.resolve(write.carries, None, depth + 1, note).items():
                         out.setdefault(found, how)
             elif source.kind == STDOUT:
@@ -249,7 +255,7 @@ class Judge:
         where = f"{fact.path}:{fact.line}"
         if fact.hidden and fact.kind in (DYNAMIC_EXEC, NETWORK_EGRESS, SECRET_READ) and (
                 fact.callee or fact.kind != DYNAMIC_EXEC):
-            what = fact.callee or fact.value or fact.kind
+            what = fact.callee or shown(fact.value or fact.kind)
             yield self._raw("capabilities.hidden-call", (
                 f"{where} calls {what} through a name assembled at run time (string fragments, "
                 "character codes or a decoder), so no literal name of it appears in the code"),
@@ -262,7 +268,7 @@ class Judge:
             yield from self._persistence(fact, resolved)
         elif fact.kind == DESTRUCTION:
             yield self._raw("capabilities.destruction",
-                            f"{where} deletes or overwrites {fact.value}", fact)
+                            f"{where} deletes or overwrites {shown(fact.value or '?')}", fact)
         elif fact.kind == UNRESOLVED and _is_script(fact.path):
             tainted = {s: v for s, v in resolved.items() if s.kind in (DECODED, FETCHED)}
             if tainted:
@@ -321,9 +327,9 @@ class Judge:
             yield self._raw("capabilities.exec-fetched",
                             f"{where} {how} {_words(fetched, fact)}", fact)
         elif decoded:
-            shown = f": {fact.value}" if fact.value and HOLE not in fact.value else ""
+            text = f": {shown(fact.value)}" if fact.value else ""
             yield self._raw("capabilities.exec-decoded",
-                            f"{where} {how} {_words(decoded, fact)}{shown}", fact)
+                            f"{where} {how} {_words(decoded, fact)}{text}", fact)
         elif fact.detail in ("exec", "eval", "compile") and _is_script(fact.path):
             yield self._raw("capabilities.dynamic-exec", (
                 f"{where} {how} a value built at run time"
@@ -331,7 +337,7 @@ class Judge:
 
     def _persistence(self, fact: Fact, resolved: dict[Source, str | None]) -> Iterator[Raw]:
         where = f"{fact.path}:{fact.line}"
-        target = fact.value or "?"
+        target = shown(fact.value or "?")
         payload = {s: v for s, v in resolved.items() if s.kind in (DECODED, FETCHED)}
         secret = {s: v for s, v in resolved.items() if s.kind in _SECRET_KINDS}
         if fact.detail == "agent-config":
@@ -362,14 +368,15 @@ class Judge:
             found = vocab.secret_path(fact.value or "")
             label = found[0] if found else (fact.detail or "")
             where = f"{fact.path}:{fact.line}"
+            value = shown(fact.value or "")
             if label in CRITICAL and sending:
                 other = sending[0]
                 rule = "capabilities.secret-and-network"
-                message = (f"{where} reads {fact.value} ({label}) and "
+                message = (f"{where} reads {value} ({label}) and "
                            f"{other.path}:{other.line} sends data to {_destination(other)}")
             elif any(s.grade == HIGH for s in fact.carries) and _is_script(fact.path):
                 rule = "capabilities.secret-read"
-                message = f"{where} reads {fact.value} ({label})" + (
+                message = f"{where} reads {value} ({label})" + (
                     f"; the skill also sends data to {_destination(sending[0])} "
                     f"({sending[0].path}:{sending[0].line})" if sending else "")
             else:

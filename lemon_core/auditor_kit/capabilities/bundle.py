@@ -21,6 +21,7 @@ import attrs
 from lemon_core.auditor_kit.capabilities import index, shell
 from lemon_core.auditor_kit.capabilities import python as python_facts
 from lemon_core.auditor_kit.capabilities.model import FileFacts, Source
+from lemon_core.auditor_kit.lazy import lazy_compile
 from lemon_core.auditor_kit.markdown import document
 from lemon_core.auditor_kit.scripts import SCRIPT_SUFFIXES, file_kind
 
@@ -30,7 +31,7 @@ _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 #: bundle none of whose Python holds one is not parsed (the audit of a typical skill stays
 #: within its budget). One word in one file is enough to parse every Python file of the
 #: bundle, so a flow whose reading half has no such word is still followed.
-TRIGGERS = re.compile(
+TRIGGERS = lazy_compile(
     r"\b(?:requests|urllib\w*|http\w*|socket|smtplib|ftplib|telnetlib|paramiko|websockets?|"
     r"aiohttp|httpx|pycurl|xmlrpc|dns|subprocess|popen|spawn\w*|pty|pickle|marshal|dill|runpy|"
     r"importlib|__import__|getattr|globals|builtins|__builtins__|environ|getenv|rmtree|unlink|"
@@ -40,6 +41,9 @@ TRIGGERS = re.compile(
     r"Cookies|Login Data|keychain|wallet|gcloud|kube)\b"
     r"|(?<![\w.])(?:exec|eval|compile)\s*\(|\.(?:aws|ssh|env|netrc|git-credentials)\b")
 _PYTHON_SUFFIXES = (".py", ".pyw")
+#: Openings of a fenced Python block (a cheap test before any pattern runs).
+_PYTHON_OPENERS = ("```py", "~~~py", "``` py", "~~~ py", "```{.py", "```ipython", "```{py",
+                   "```Py", "```PY", "~~~Py")
 #: Lines of one fenced block or script read as shell at most.
 MAX_SHELL_LINES = 2_000
 
@@ -144,24 +148,46 @@ def _python_file(bundle: Any, path: str, text: str) -> FileFacts:
     return python_facts.analyse(path, text, tree)
 
 
+_PYTHON_BLOCK = re.compile(
+    r"^( {0,3})(`{3,}|~{3,})[ \t]*\{?\.?(?:python3?|py|ipython)\b[^\n]*\n(.*?)^ {0,3}\2[`~]*[ \t]*$",
+    re.MULTILINE | re.IGNORECASE | re.DOTALL)
+
+
+def _python_blocks(text: str) -> Iterator[tuple[int, str]]:
+    """``(first line, source)`` of each fenced Python block, found without parsing the whole
+    document (most documents have nothing the capability reading could use)."""
+    for match in _PYTHON_BLOCK.finditer(text):
+        first = text.count("\n", 0, match.start(3)) + 1
+        yield first, match.group(3)
+
+
 def _markdown(bundle: Any, path: str, text: str, mention: re.Pattern[str] | None
               ) -> Iterator[FileFacts]:
     if "```" not in text and "~~~" not in text:
         return
-    for block in fenced_blocks(path, text):
-        if block.language == "python":
-            source = "\n".join(block.lines)
+    if any(opener in text for opener in _PYTHON_OPENERS):
+        for first, source in _python_blocks(text):
             if not TRIGGERS.search(source):
                 continue
-            tree, _, _ = index.python_tree(bundle, (path, block.first), source)
-            if tree is not None:
-                found = python_facts.analyse(path, source, tree, line_offset=block.first - 1)
-                if found.facts or found.writes or found.stdout:
-                    yield found
-        elif mention is not None and block.language in ("shell", None):
+            tree, _, _ = index.python_tree(bundle, (path, first), source)
+            if tree is None:
+                continue  # an example, not a program
+            found = python_facts.analyse(path, source, tree, line_offset=first - 1)
+            if (found.facts or found.writes or found.stdout) and not _warned(path, text, first):
+                yield found
+    if mention is None:
+        return
+    for block in fenced_blocks(path, text):
+        if block.language in ("shell", None):
             found_shell = _shell_facts(path, _logical_lines(block.lines, block.first), mention)
             if found_shell is not None:
                 yield found_shell
+
+
+def _warned(path: str, text: str, first: int) -> bool:
+    """Whether the fence opening before line ``first`` stands in a warning context."""
+    doc = document(path, text)
+    return first - 1 >= 1 and doc.line(first - 1).warned
 
 
 def file_facts(bundle: Any) -> tuple[FileFacts, ...]:

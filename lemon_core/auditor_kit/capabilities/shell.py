@@ -141,6 +141,7 @@ class _Pipeline:
         self.facts: list[Fact] = []
         self.writes: list[Write] = []
         self.invocations: list[Invocation] = []
+        self.depth = 0
 
     def fact(self, kind: str, value: str | None, carries: Iterable[Source] = (),
              detail: str = "") -> None:
@@ -276,6 +277,15 @@ class _Pipeline:
             self.invocations.append(Invocation(script, argv, carry, tuple(argfiles), self.path,
                                                self.line, self.evidence))
             return frozenset({Source(STDOUT, script, self.path, self.line)})
+        if tool in vocab.SHELLS and "-c" in words[1:-1] and self.depth < MAX_DEPTH:
+            code = words[words.index("-c") + 1]
+            inner = tokens(code) if HOLE not in code else None
+            if inner:
+                self.depth += 1
+                try:
+                    return _sequence(inner, self, carry, self.depth)
+                finally:
+                    self.depth -= 1
         if tool in vocab.INTERPRETERS and tool not in vocab.WRAPPERS:
             code = self._inline_code(tool, words, taints)
             if code is not None:
@@ -506,6 +516,8 @@ def analyse_words(words: list[str], path: str, line: int, *,
 
 _NETWORK_WORDS = ("curl", "wget", "iwr", "invoke-webrequest", "irm", "invoke-restmethod",
                   "downloadstring", "nc ", "fetch")
+#: ``Exec=``, ``ExecStart=``: the key of a desktop entry or unit line before its command.
+_KEY = re.compile(r"^\s*[A-Za-z][\w-]*=(?=\S)")
 _BACKTICKS = re.compile(r"`([^`\n]{4,2000})`")
 
 
@@ -516,7 +528,7 @@ def runs_download(text: str, path: str = "", line: int = 0) -> str | None:
     if not any(word in lower for word in _NETWORK_WORDS):
         return None
     candidates = [m.group(1) for m in _BACKTICKS.finditer(text)]
-    candidates += [piece for piece in text.split("\n")[:400]
+    candidates += [_KEY.sub("", piece) for piece in text.split("\n")[:400]
                    if len(piece) <= 2000 and any(w in piece.lower() for w in _NETWORK_WORDS)]
     for candidate in candidates[:100]:
         for found in analyse(candidate, path, line).facts:

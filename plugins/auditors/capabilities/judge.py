@@ -326,11 +326,12 @@ class Judge:
         if fetched:
             yield self._raw("capabilities.exec-fetched",
                             f"{where} {how} {_words(fetched, fact)}", fact)
-        elif decoded:
+        if decoded:
             text = f": {shown(fact.value)}" if fact.value else ""
             yield self._raw("capabilities.exec-decoded",
                             f"{where} {how} {_words(decoded, fact)}{text}", fact)
-        elif fact.detail in ("exec", "eval", "compile") and _is_script(fact.path):
+        if not fetched and not decoded and fact.detail in ("exec", "eval", "compile") and (
+                _is_script(fact.path)):
             yield self._raw("capabilities.dynamic-exec", (
                 f"{where} {how} a value built at run time"
                 + (f" from {_words(resolved, fact)}" if resolved else "")), fact)

@@ -88,7 +88,7 @@ def test_rot13_and_reversed_text_are_folded() -> None:
 
 
 def test_hex_and_zlib_plus_base64_are_folded() -> None:
-    hexed = "print('payload')".encode().hex()
+    hexed = b"print('payload')".hex()
     assert rules(py(f"exec(bytes.fromhex({hexed!r}))\n")) == {
         "capabilities.exec-decoded": "block"}
     packed = base64.b64encode(zlib.compress(b"import os; os.system('id')")).decode()

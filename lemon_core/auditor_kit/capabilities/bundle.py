@@ -140,6 +140,18 @@ def _shell_facts(path: str, numbered: Iterator[tuple[int, str]],
                      invocations=tuple(invocations))
 
 
+_SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".dash", ".command", ".bats")
+
+
+def _is_shell_script(lower: str, text: str) -> bool:
+    """A shell script proper (not a Makefile or Dockerfile, whose lines are not shell)."""
+    name = lower.rpartition("/")[2]
+    if name.endswith(_SHELL_SUFFIXES):
+        return True
+    first = text.split("\n", 1)[0]
+    return first.startswith("#!") and any(s in first for s in ("sh", "bash", "zsh"))
+
+
 def _python_file(bundle: Any, path: str, text: str) -> FileFacts:
     tree, error, line = index.python_tree(bundle, path, text)
     if tree is None:
@@ -220,10 +232,11 @@ def _collect(bundle: Any) -> Iterator[FileFacts]:
                 yield _python_file(bundle, path, text)
         elif kind == "markdown":
             yield from _markdown(bundle, path, text, mention)
-        elif language == "shell" and mention is not None:
-            found = _shell_facts(path, _logical_lines(text.split("\n"), 1), mention)
-            if found is not None:
-                yield found
+        elif language == "shell" and _is_shell_script(lower, text):
+            result = shell.analyse_script(text, path)
+            if result.facts or result.writes or result.invocations:
+                yield FileFacts(path=path, language="shell", facts=result.facts,
+                                writes=result.writes, invocations=result.invocations)
 
 
 __all__ = ["Block", "fenced_blocks", "file_facts", "script_names"]

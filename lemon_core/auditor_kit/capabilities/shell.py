@@ -138,6 +138,10 @@ class _Pipeline:
         self.evidence = clamp(evidence, MAX_EVIDENCE)
         self.holes = holes
         self.variables = variables
+        #: Known texts of shell variables (``for rc in a b``, ``X=/tmp/y``), for paths.
+        self.values: dict[str, list[str]] = {}
+        #: Bodies of here-documents, by the placeholder word that replaced them.
+        self.heredocs: dict[str, str] = {}
         self.facts: list[Fact] = []
         self.writes: list[Write] = []
         self.invocations: list[Invocation] = []
@@ -148,9 +152,25 @@ class _Pipeline:
         self.facts.append(Fact(kind, self.path, self.line, value, self.evidence,
                                frozenset(carries), detail))
 
+    def expand(self, word: str) -> list[str]:
+        """``word`` with its variables replaced by their known texts (one word per known
+        value of a loop variable; the word itself when none is known)."""
+        names = _VAR.findall(word) if "$" in word else []
+        known = [n for n in names if n in self.values]
+        if not known:
+            return [word]
+        pattern = re.compile(r"\$\{?" + re.escape(known[0]) + r"\}?")
+        return [pattern.sub(value.replace("\\", "\\\\"), word)
+                for value in self.values[known[0]][:8]]
+
     def word_taint(self, word: str, extra: Mapping[int, frozenset[Source]], index: int
                    ) -> frozenset[Source]:
         taint = extra.get(index, frozenset())
+        body = self.heredocs.get(word)
+        if body is not None:
+            url = runs_download(body, self.path, self.line)
+            if url is not None:
+                taint = taint | {Source(FETCHED, url, self.path, self.line)}
         if HOLE in word:
             taint = taint | self.holes
         if "$" in word:
@@ -172,6 +192,8 @@ class _Pipeline:
                 target = words[i + 1]
                 if word == "<":
                     inputs.append(target)
+                elif word == "<<<":
+                    carry = carry | self.word_taint(target, extra, i + 1)
                 elif word in (">", ">>", ">|", "&>", "&>>") and not target.startswith("&"):
                     outputs.append((target, word.endswith(">>")))
                 i += 2
@@ -202,7 +224,8 @@ class _Pipeline:
         arg_taint = frozenset().union(*taints.values()) if taints else frozenset()
         out = self._command(plain, taints, carry, arg_taint)
         for target, append in outputs:
-            self._write(target, out | (carry if not plain else frozenset()), append)
+            for expanded in self.expand(target):
+                self._write(expanded, out | (carry if not plain else frozenset()), append)
             out = frozenset()
         return out
 
@@ -435,16 +458,31 @@ def _substitutions(items: list[str], run: _Pipeline, depth: int
 
 def _sequence(items: list[str], run: _Pipeline, carry: frozenset[Source], depth: int
               ) -> frozenset[Source]:
+    items = _groups(items, run, depth)
     items, extra = _substitutions(items, run, depth)
     last: frozenset[Source] = frozenset()
     for command in _split_with_offsets(items):
         start, words = command
         local = {k - start: v for k, v in extra.items() if start <= k < start + len(words)}
-        if len(words) == 1 and _ASSIGN.match(words[0]):
-            name, value = _ASSIGN.match(words[0]).groups()  # type: ignore[union-attr]
-            taint = run.word_taint(value, local, 0)
-            run.variables[name] = taint
-            last = taint
+        while words and words[0] in _KEYWORDS:
+            words = words[1:]
+            local = {k - 1: v for k, v in local.items() if k > 0}
+        if not words:
+            continue
+        if all(_ASSIGN.match(w) for w in words):
+            for index, word in enumerate(words):
+                name, value = _ASSIGN.match(word).groups()  # type: ignore[union-attr]
+                taint = run.word_taint(value, local, index)
+                url = runs_download(value, run.path, run.line) if len(value) > 8 else None
+                if url is not None:
+                    taint = taint | {Source(FETCHED, url, run.path, run.line)}
+                run.variables[name] = taint
+                if HOLE not in value and "$(" not in value:
+                    run.values[name] = [value]
+                last = taint
+            continue
+        if words[0] == "for" and len(words) >= 3 and words[2] == "in":
+            run.values[words[1]] = [w for v in words[3:] for w in run.expand(v)][:8]
             continue
         stream = carry
         for stage in _stages(words, local):
@@ -453,6 +491,37 @@ def _sequence(items: list[str], run: _Pipeline, carry: frozenset[Source], depth:
         last = stream
         carry = frozenset()
     return last
+
+
+_KEYWORDS = frozenset({"do", "then", "else", "elif", "if", "while", "until", "!", "{", "}",
+                       "done", "fi", "time"})
+
+
+def _groups(items: list[str], run: _Pipeline, depth: int) -> list[str]:
+    """``( a; b ) | c``: the group's commands run, and what they print feeds ``c``: the
+    group is replaced by a hole carrying their output, read by ``cat``."""
+    if "(" not in items or depth >= MAX_DEPTH:
+        return items
+    out: list[str] = []
+    i = 0
+    while i < len(items):
+        if items[i] == "(" and (not out or out[-1] in ("&&", "||", ";", "|", "&")):
+            level, j = 1, i + 1
+            while j < len(items) and level:
+                level += {"(": 1, ")": -1}.get(items[j], 0)
+                j += 1
+            inner = items[i + 1:j - 1]
+            printed: frozenset[Source] = frozenset()
+            for _, command in _split_with_offsets(inner):
+                printed = printed | _sequence(command, run, frozenset(), depth + 1)
+            word = f"LEMON_GROUP_{len(run.variables)}"
+            run.variables[word] = printed
+            out.extend(["cat", "<<<", "$" + word])
+            i = j
+            continue
+        out.append(items[i])
+        i += 1
+    return out
 
 
 def _split_with_offsets(items: list[str]) -> list[tuple[int, list[str]]]:
@@ -501,6 +570,55 @@ def analyse(text: str, path: str, line: int, *, stdin: frozenset[Source] = froze
     return ShellResult(tuple(run.facts), tuple(run.writes), tuple(run.invocations), out)
 
 
+_HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_]\w*)\1")
+MAX_SCRIPT_LINES = 5_000
+
+
+def analyse_script(text: str, path: str, *, only: re.Pattern[str] | None = None
+                   ) -> ShellResult:
+    """A whole shell script: lines joined across backslashes, here-documents read as the
+    input of their command, variables, loops and groups followed from line to line. With
+    ``only``, a line is read when the pattern finds something in it (assignments are always
+    read, so the variables a read line uses are known)."""
+    lines = text.split("\n")[:MAX_SCRIPT_LINES]
+    run = _Pipeline(path, 1, "", frozenset(), {})
+    i = 0
+    while i < len(lines):
+        number = i + 1
+        line = lines[i]
+        while line.rstrip().endswith("\\") and i + 1 < len(lines):
+            i += 1
+            line = line.rstrip()[:-1] + " " + lines[i]
+        found = _HEREDOC.search(line) if "<<" in line and not line.lstrip().startswith("#") \
+            else None
+        if found is not None:
+            tag = found.group(2)
+            body: list[str] = []
+            i += 1
+            while i < len(lines) and lines[i].strip() != tag:
+                body.append(lines[i])
+                i += 1
+            key = f"LEMON_HEREDOC_{len(run.heredocs)}"
+            run.heredocs[key] = "\n".join(body)
+            line = line[:found.start()] + "<<< " + key + line[found.end():]
+            while line.count("$(") > line.count(")") and i + 1 < len(lines):
+                i += 1
+                line += " " + lines[i]
+        i += 1
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if only is not None and not only.search(line) and not _ASSIGN.match(stripped):
+            continue
+        items = tokens(line)
+        if not items:
+            continue
+        run.line = number
+        run.evidence = clamp(stripped, MAX_EVIDENCE)
+        _sequence(items, run, frozenset(), 0)
+    return ShellResult(tuple(run.facts), tuple(run.writes), tuple(run.invocations), frozenset())
+
+
 def analyse_words(words: list[str], path: str, line: int, *,
                   stdin: frozenset[Source] = frozenset(),
                   holes: frozenset[Source] = frozenset()) -> ShellResult:
@@ -518,6 +636,8 @@ _NETWORK_WORDS = ("curl", "wget", "iwr", "invoke-webrequest", "irm", "invoke-res
                   "downloadstring", "nc ", "fetch")
 #: ``Exec=``, ``ExecStart=``: the key of a desktop entry or unit line before its command.
 _KEY = re.compile(r"^\s*[A-Za-z][\w-]*=(?=\S)")
+#: The schedule of a crontab line (five fields, or ``@daily``) before its command.
+_CRON = re.compile(r"^\s*(?:@\w+\s+|(?:[\d*/,-]+\s+){5})")
 _BACKTICKS = re.compile(r"`([^`\n]{4,2000})`")
 
 
@@ -528,7 +648,7 @@ def runs_download(text: str, path: str = "", line: int = 0) -> str | None:
     if not any(word in lower for word in _NETWORK_WORDS):
         return None
     candidates = [m.group(1) for m in _BACKTICKS.finditer(text)]
-    candidates += [_KEY.sub("", piece) for piece in text.split("\n")[:400]
+    candidates += [_CRON.sub("", _KEY.sub("", piece)) for piece in text.split("\n")[:400]
                    if len(piece) <= 2000 and any(w in piece.lower() for w in _NETWORK_WORDS)]
     for candidate in candidates[:100]:
         for found in analyse(candidate, path, line).facts:
@@ -539,5 +659,5 @@ def runs_download(text: str, path: str = "", line: int = 0) -> str | None:
     return None
 
 
-__all__ = ["Invocation", "ShellResult", "analyse", "analyse_words", "file_source",
-           "runs_download", "tokens"]
+__all__ = ["Invocation", "ShellResult", "analyse", "analyse_script", "analyse_words",
+           "file_source", "runs_download", "tokens"]

@@ -317,8 +317,14 @@ class Judge:
         where = f"{fact.path}:{fact.line}"
         if fact.detail == "process" and not _program_is_data(fact.value):
             return
-        fetched = {s: v for s, v in resolved.items() if s.kind == FETCHED}
         decoded = {s: v for s, v in resolved.items() if s.kind == DECODED}
+        fetched = {s: v for s, v in resolved.items() if s.kind == FETCHED
+                   and host_class(s.label) not in ("vendor", "docs", "api", "loopback")}
+        if not decoded and not fact.path.endswith(".py"):
+            # a download piped straight into a shell on one line is the code auditor's rule
+            # (with its vendor-installer list); the flows it cannot see are ours
+            fetched = {s: v for s, v in fetched.items() if (s.path, s.line) != (fact.path,
+                                                                                  fact.line)}
         how = {"exec": "executes", "eval": "evaluates", "compile": "compiles",
                "deserialise": "deserialises", "interpreter": "feeds to an interpreter",
                "shell": "runs as a shell command", "process": "runs as a program"}.get(
@@ -375,7 +381,8 @@ class Judge:
                 rule = "capabilities.secret-and-network"
                 message = (f"{where} reads {value} ({label}) and "
                            f"{other.path}:{other.line} sends data to {_destination(other)}")
-            elif any(s.grade == HIGH for s in fact.carries) and _is_script(fact.path):
+            elif any(s.grade == HIGH for s in fact.carries) and _is_script(fact.path) and (
+                    fact.detail != "command"):
                 rule = "capabilities.secret-read"
                 message = f"{where} reads {value} ({label})" + (
                     f"; the skill also sends data to {_destination(sending[0])} "

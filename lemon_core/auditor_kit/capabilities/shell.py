@@ -250,8 +250,9 @@ class _Pipeline:
             self.fact(SECRET_READ, secret, (source,), "command")
             return frozenset({source})
         file_args = [w for w in words[1:] if not w.startswith("-")]
-        files = frozenset(s for s in (file_source(w, self.path, self.line) for w in file_args)
-                          if s is not None)
+        read_args = file_args[:-1] if tool in ("cp", "rsync", "install") else file_args
+        files = frozenset(s for s in (file_source(w, self.path, self.line) for w in read_args)
+                          if s is not None) if tool in vocab.READERS else frozenset()
         for source in files:
             if source.kind == SECRET:
                 self.fact(SECRET_READ, source.label, (source,), "file")

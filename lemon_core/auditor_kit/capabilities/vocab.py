@@ -74,8 +74,11 @@ def secret_path(path: str) -> tuple[str, str] | None:
         return None
     for pattern, label, grade in _SECRET_PATHS:
         if pattern.search(text):
-            if label == ".env" and in_home(text):
-                return label, "high"
+            if label == "browser profile" and "/" not in text.strip("/"):
+                continue  # "chromium" the package, not a profile folder
+            if label in (".env", "package registry tokens"):
+                # a project's own file is its configuration; the user's is their credential
+                return label, "high" if in_home(text) else "low"
             return label, grade
     return None
 
@@ -182,6 +185,11 @@ INTERPRETERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "python", 
 WRAPPERS = frozenset({"sudo", "nohup", "timeout", "time", "env", "exec", "command", "xargs",
                       "nice", "stdbuf", "doas"})
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "pwsh", "powershell"})
+#: Commands whose file arguments they read (``cp`` reads all but the last).
+READERS = frozenset({"cat", "head", "tail", "less", "more", "tac", "base64", "base32", "xxd",
+                     "od", "hexdump", "strings", "tar", "zip", "7z", "gzip", "bzip2", "xz",
+                     "cp", "rsync", "sqlite3", "jq", "awk", "sed", "grep", "source", ".",
+                     "openssl", "gpg", "zcat", "bat", "nl", "sort", "uniq", "cut", "tr"})
 DECODE_TOOLS = frozenset({"base64", "base32", "basenc", "xxd", "openssl", "gunzip", "zcat",
                           "uudecode", "rev", "tr"})
 
@@ -319,7 +327,25 @@ def decoder_call(qualname: str) -> tuple[str, str] | None:
     return None
 
 
-__all__ = ["DECODE_TOOLS", "DNS_TOOLS", "FAMOUS_ENV", "IMPORTERS", "INTERPRETERS",
-           "NETWORK_TOOLS", "SHELLS", "WRAPPERS", "decoder_call", "destructive_target",
-           "exec_call", "in_home", "network_call", "normal_path", "persistence_path",
-           "secret_command", "secret_env", "secret_path", "tool_name"]
+__all__ = [
+    "DECODE_TOOLS",
+    "DNS_TOOLS",
+    "FAMOUS_ENV",
+    "IMPORTERS",
+    "INTERPRETERS",
+    "NETWORK_TOOLS",
+    "READERS",
+    "SHELLS",
+    "WRAPPERS",
+    "decoder_call",
+    "destructive_target",
+    "exec_call",
+    "in_home",
+    "network_call",
+    "normal_path",
+    "persistence_path",
+    "secret_command",
+    "secret_env",
+    "secret_path",
+    "tool_name",
+]

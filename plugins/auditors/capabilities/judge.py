@@ -116,6 +116,18 @@ def _destination(fact: Fact) -> str:
     return shown(value)
 
 
+def _host(url: str | None) -> str | None:
+    """The host of a destination when folding resolved it (None when it is built at run
+    time)."""
+    if not url or url == HOLE:
+        return None
+    rest = url.split("://", 1)[-1]
+    host = rest.split("/", 1)[0].split("?", 1)[0]
+    if not host or HOLE in host or "." not in host and ":" not in host:
+        return None
+    return host
+
+
 def _is_script(path: str) -> bool:
     lower = path.lower()
     return not lower.endswith((".md", ".markdown", ".mdx", ".txt", ".rst"))
@@ -283,17 +295,20 @@ class Judge:
     def _network(self, fact: Fact, resolved: dict[Source, str | None],
                  exfiltrated: set[Source]) -> Iterator[Raw]:
         destination = _destination(fact)
-        kind = host_class(fact.value) if fact.value and HOLE not in fact.value else "unknown"
+        kind = host_class(_host(fact.value) or "") if _host(fact.value) else "unknown"
         if kind == "loopback":
             return
         verb = "looks up a name built from" if fact.detail == "dns" else "sends"
+        host = _host(fact.value)
         high: dict[Source, str | None] = {}
         low: dict[Source, str | None] = {}
         for source, how in resolved.items():
             if source.kind not in _SECRET_KINDS:
                 continue
-            named = bool(fact.value) and HOLE not in (fact.value or "") and names_host(
-                source.label, fact.value or "") and source.label != "the whole environment"
+            if source.kind in (ENV, CONFIG) and host is None:
+                continue  # a key handed to a URL the caller chooses: an API client
+            named = host is not None and names_host(source.label, host) and (
+                source.label != "the whole environment")
             if named:
                 continue
             (high if source.grade == HIGH else low)[source] = how
@@ -308,7 +323,9 @@ class Judge:
                 f"{where} {verb} {_words(low, fact)} to {destination}, a host its name does "
                 "not name"), fact)
             return
-        data = {s: v for s, v in resolved.items() if s.kind not in (FETCHED, DECODED)}
+        data: dict[Source, str | None] = {
+            s: None for s in fact.carries if s.kind in (FILE, ARGFILE)
+            and not (host is not None and names_host(s.label.rpartition("/")[2], host))}
         if data and _is_script(fact.path) and kind in ("unknown", "collector"):
             yield self._raw("capabilities.network-send", (
                 f"{where} {verb} {_words(data, fact)} to {destination}"), fact)

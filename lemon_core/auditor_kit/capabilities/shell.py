@@ -315,9 +315,11 @@ class _Pipeline:
             if code is not None:
                 self.fact(DYNAMIC_EXEC, tool, code | carry, "interpreter")
                 return frozenset()
-            if not file_args or file_args == ["-"] or tool in ("eval", "iex",
+            if not file_args or file_args == ["-"] or tool in ("eval", "iex", "source", ".",
                                                                 "invoke-expression"):
-                self.fact(DYNAMIC_EXEC, tool, carry | arg_taint, "interpreter")
+                # "interpreter": fed by a pipe; "shell-eval": fed the output of a command
+                self.fact(DYNAMIC_EXEC, tool, carry | arg_taint,
+                          "shell-eval" if arg_taint else "interpreter")
                 return frozenset()
         return carry | files | arg_taint
 
@@ -431,7 +433,7 @@ def _substitutions(items: list[str], run: _Pipeline, depth: int
     i = 0
     while i < len(items):
         item = items[i]
-        if item.endswith("$") and i + 1 < len(items) and items[i + 1] == "(":
+        if (item.endswith("$") or item == "<") and i + 1 < len(items) and items[i + 1] == "(":
             level, j = 1, i + 2
             while j < len(items) and level:
                 level += {"(": 1, ")": -1}.get(items[j], 0)
@@ -440,7 +442,7 @@ def _substitutions(items: list[str], run: _Pipeline, depth: int
             taint = (_sequence(inner, run, frozenset(), depth + 1) if depth < MAX_DEPTH
                      else frozenset())
             extra[len(out)] = taint
-            out.append(item[:-1] + HOLE)
+            out.append(HOLE if item == "<" else item[:-1] + HOLE)
             i = j
             continue
         if ("$(" in item or "`" in item) and depth < MAX_DEPTH:

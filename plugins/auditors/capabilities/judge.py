@@ -337,13 +337,14 @@ class Judge:
         decoded = {s: v for s, v in resolved.items() if s.kind == DECODED}
         fetched = {s: v for s, v in resolved.items() if s.kind == FETCHED
                    and host_class(s.label) not in ("vendor", "docs", "api", "loopback")}
-        if not decoded and not fact.path.endswith(".py"):
+        if not decoded and not fact.path.endswith(".py") and fact.detail == "interpreter":
             # a download piped straight into a shell on one line is the code auditor's rule
             # (with its vendor-installer list); the flows it cannot see are ours
             fetched = {s: v for s, v in fetched.items() if (s.path, s.line) != (fact.path,
                                                                                   fact.line)}
         how = {"exec": "executes", "eval": "evaluates", "compile": "compiles",
                "deserialise": "deserialises", "interpreter": "feeds to an interpreter",
+               "shell-eval": "evaluates",
                "shell": "runs as a shell command", "process": "runs as a program"}.get(
                    fact.detail, "runs")
         if fetched:

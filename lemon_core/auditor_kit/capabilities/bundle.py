@@ -152,14 +152,15 @@ def _is_shell_script(lower: str, text: str) -> bool:
     return first.startswith("#!") and any(s in first for s in ("sh", "bash", "zsh"))
 
 
-def _python_file(bundle: Any, path: str, text: str, modules: Any) -> FileFacts | None:
+def _python_file(bundle: Any, path: str, text: str, modules: Any, files: Any = None
+                 ) -> FileFacts | None:
     if len(text) > index.MAX_PARSE_CHARS and not TRIGGERS.search(text):
         return None  # a large data module (icons, tables) with nothing to follow
     tree, error, line = index.python_tree(bundle, path, text)
     if tree is None:
         return FileFacts(path=path, language="python", parsed=False, error=error,
                          error_line=line)
-    return python_facts.analyse(path, text, tree, modules=modules)
+    return python_facts.analyse(path, text, tree, modules=modules, files=files)
 
 
 def module_finder(bundle: Any) -> Any:
@@ -245,6 +246,7 @@ def _collect(bundle: Any) -> Iterator[FileFacts]:
     mention = _mentions(script_names(bundle))
     read_python = _python_files_triggered(bundle)
     modules = module_finder(bundle) if read_python else None
+    texts = {f.path: f.text for f in bundle.files if f.kind == "file" and f.text is not None}
     for file in bundle.files:
         if file.kind != "file" or not file.text:
             continue
@@ -252,7 +254,8 @@ def _collect(bundle: Any) -> Iterator[FileFacts]:
         kind, language = file_kind(path, text)
         lower = path.lower()
         if language == "python" and (lower.endswith(_PYTHON_SUFFIXES) or text.startswith("#!")):
-            found_python = _python_file(bundle, path, text, modules) if read_python else None
+            found_python = (_python_file(bundle, path, text, modules, texts.get)
+                            if read_python else None)
             if found_python is not None:
                 yield found_python
         elif kind == "markdown":

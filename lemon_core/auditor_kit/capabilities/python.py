@@ -107,6 +107,8 @@ _SECRET_CALLS = {
 
 #: module name -> (path, text, tree) of a Python file of the skill, or None.
 Modules = Callable[[str], "tuple[str, str, ast.Module] | None"]
+#: path of a file of the skill (relative to its root) -> its text, or None.
+Files = Callable[[str], "str | None"]
 
 
 class _Budget(Exception):
@@ -130,8 +132,11 @@ class Interpreter:
     """One file's analysis (see the module docstring); :meth:`run` returns its facts."""
 
     def __init__(self, path: str, tree: ast.Module, *, line_offset: int = 0,
-                 lines: Sequence[str] | None = None, modules: Modules | None = None) -> None:
+                 lines: Sequence[str] | None = None, modules: Modules | None = None,
+                 files: Files | None = None) -> None:
         self.path = path
+        #: The text of another file of the skill by its path (configuration it reads).
+        self.files = files
         #: Finds another Python file of the skill by module name (``from . import x``).
         self.modules = modules
         self.children: dict[str, Interpreter | None] = {}
@@ -194,7 +199,7 @@ class Interpreter:
         if path not in self.children:
             if len(self.children) >= MAX_MODULES:
                 return None
-            child = Interpreter(path, found[2], lines=found[1].splitlines())
+            child = Interpreter(path, found[2], lines=found[1].splitlines(), files=self.files)
             child._collect(found[2].body, "")
             try:
                 child.block(found[2].body, child.globals)
@@ -534,6 +539,8 @@ class Interpreter:
                 return found
             if node.id in _BUILTINS:
                 return Value(ref=node.id)
+            if node.id == "__file__":
+                return Value(const=self.path)
             return UNKNOWN
         if isinstance(node, ast.JoinedStr):
             parts = []
@@ -705,6 +712,14 @@ class Interpreter:
             if base.taint or base.inst:
                 return Value(ref=qual, hidden=base.hidden, taint=base.taint, items=(base,))
             return Value(ref=qual, hidden=base.hidden)
+        if base.inst in _PATH_TYPES and attr in ("parent", "name", "stem"):
+            text = base.text()
+            if text is not None and HOLE not in text:
+                folder, _, name = text.rstrip("/").rpartition("/")
+                value = {"parent": folder or ".", "name": name,
+                         "stem": name.rsplit(".", 1)[0] if "." in name[1:] else name}[attr]
+                return Value(inst=base.inst if attr == "parent" else None, const=value,
+                             taint=base.taint)
         if base.inst is not None and base.inst.startswith("local:"):
             slot = f"self:{base.inst[6:]}.{attr}"
             found = self.globals.names.get(slot)
@@ -739,6 +754,11 @@ class Interpreter:
                     return const(piece, base, hidden=base.hidden or reversed_text, extra=extra)
             return unknown(base)
         key = self.eval(index, frame)
+        if base.known and isinstance(base.const, dict) and key.known and isinstance(
+                key.const, (str, int)):
+            if key.const in base.const:
+                return Value(const=_frozen(base.const[key.const]), taint=base.taint)
+            return unknown(base)
         if base.items is not None and key.known and isinstance(key.const, int) and not isinstance(
                 key.const, bool):
             try:
@@ -924,8 +944,17 @@ class Interpreter:
             return default if default is not None else found
         if ref.startswith("os.environ.") and last in _ENV_DUMP_METHODS:
             return self.materialise(Value(ref="os.environ", hidden=func.hidden))
+        if ref in ("json.loads", "json.load", "tomllib.loads", "tomllib.load", "toml.loads",
+                   "toml.load", "tomli.loads", "tomli.load") and first is not None:
+            text = first
+            if first.file is not None and first.items and first.items[0].known:
+                text = first.items[0]
+            parsed = _parse_config(ref, text.const) if text.known else None
+            if parsed is not None:
+                return Value(const=parsed, taint=first.taint)
+            return unknown(first)
         if ref in ("dict", "list", "tuple", "set", "sorted", "frozenset", "iter", "next",
-                   "json.dumps", "json.loads", "str.join", "vars") and first is not None:
+                   "json.dumps", "str.join", "vars") and first is not None:
             return unknown(first, *args[1:])
         if ref in _SECRET_CALLS:
             source = self.source(SECRET, _SECRET_CALLS[ref], node, HIGH)
@@ -1009,6 +1038,10 @@ class Interpreter:
                node: ast.Call) -> Value:
         text = receiver.const if receiver.known else None
         first = args[0] if args else None
+        if isinstance(text, dict) and name == "get" and first is not None and first.known:
+            if first.const in text:
+                return Value(const=_frozen(text[first.const]), taint=receiver.taint)
+            return args[1] if len(args) > 1 else UNKNOWN
         if name == "join" and isinstance(text, (str, bytes)) and first is not None:
             items = _items(first)
             if items is not None and all(i.known and isinstance(i.const, type(text))
@@ -1145,8 +1178,22 @@ class Interpreter:
                 self.fact(SECRET_READ, node, target, frozenset(sources), label)
             elif target and HOLE not in target.rpartition("/")[2]:
                 sources.add(self.source(FILE, target, node))
+        own = self._own_text(target) if inst is None else None
         return Value(inst=inst or "file", file=(target or HOLE, mode), taint=frozenset(sources),
-                     hidden=path_value.hidden)
+                     hidden=path_value.hidden, items=None if own is None else (own,))
+
+    def _own_text(self, target: str | None) -> Value | None:
+        """The text of the skill's own file at ``target`` (relative to the skill or to this
+        file's folder), when it is one: configuration read at run time folds like a
+        constant."""
+        if self.files is None or not target or HOLE in target or target.startswith(("~", "/")):
+            return None
+        here = self.path.rpartition("/")[0]
+        for candidate in (target, f"{here}/{target}" if here else target):
+            text = self.files(candidate.removeprefix("./"))
+            if text is not None and len(text) <= MAX_CONST:
+                return Value(const=text)
+        return None
 
     def file_method(self, name: str, receiver: Value, args: list[Value], node: ast.AST) -> Value:
         path, _mode = receiver.file  # type: ignore[misc]
@@ -1154,6 +1201,8 @@ class Interpreter:
             if path != HOLE:
                 self.write(path, taint_of(*args), node, args)
             return UNKNOWN
+        if name in ("read", "read_text") and receiver.items and receiver.items[0].known:
+            return attrs.evolve(receiver.items[0], taint=receiver.taint)
         return unknown(receiver)
 
     def path_call(self, ref: str, receiver: Value | None, args: list[Value],
@@ -1199,7 +1248,10 @@ class Interpreter:
                          taint=frozenset(sources))
         if receiver is not None and receiver.inst in _PATH_TYPES:
             if last in ("read_text", "read_bytes"):
-                return unknown(self.open(receiver, Value(const="r"), node))
+                handle = self.open(receiver, Value(const="r"), node)
+                if handle.items and handle.items[0].known:
+                    return attrs.evolve(handle.items[0], taint=handle.taint)
+                return unknown(handle)
             if last in ("write_text", "write_bytes"):
                 text = receiver.text()
                 if text is not None:
@@ -1347,6 +1399,33 @@ class Interpreter:
 IMPORTERS_OR_GETATTR = vocab.IMPORTERS | {"getattr", "builtins.getattr"}
 
 
+def _frozen(value: Any) -> Any:
+    """Parsed configuration as constants the interpreter folds (lists as tuples)."""
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value[:MAX_UNROLL])
+    return value
+
+
+def _parse_config(ref: str, text: Any) -> dict[str, Any] | None:
+    """JSON or TOML of the skill's own configuration (bounded), or None."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    if not isinstance(text, str) or len(text) > MAX_CONST:
+        return None
+    try:
+        if ref.startswith("json"):
+            import json
+
+            found = json.loads(text)
+        else:
+            import tomllib
+
+            found = tomllib.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
 def _arith(op: ast.operator, a: int, b: int) -> int | None:
     if isinstance(op, ast.Add):
         return a + b
@@ -1425,7 +1504,7 @@ def parse(text: str) -> tuple[ast.Module | None, str | None, int | None]:
 
 
 def analyse(path: str, text: str, tree: ast.Module | None = None, *, line_offset: int = 0,
-            modules: Modules | None = None) -> FileFacts:
+            modules: Modules | None = None, files: Files | None = None) -> FileFacts:
     """The facts of the Python source ``text`` of ``path`` (``tree`` when already parsed)."""
     if tree is None:
         tree, error, line = parse(text)
@@ -1433,7 +1512,8 @@ def analyse(path: str, text: str, tree: ast.Module | None = None, *, line_offset
             return FileFacts(path=path, language="python", parsed=False, error=error,
                              error_line=line)
     lines = text.splitlines()
-    return Interpreter(path, tree, line_offset=line_offset, lines=lines, modules=modules).run()
+    return Interpreter(path, tree, line_offset=line_offset, lines=lines, modules=modules,
+                       files=files).run()
 
 
 def facts_of(items: Sequence[FileFacts]) -> Iterator[Fact]:

@@ -128,6 +128,29 @@ def _host(url: str | None) -> str | None:
     return host
 
 
+_ALIASES = {"gh": "github", "hf": "huggingface", "aws": "amazonaws", "gcp": "googleapis",
+            "google": "googleapis", "gemini": "googleapis", "claude": "anthropic",
+            "npm": "npmjs", "twine": "pypi", "copilot": "githubcopilot",
+            "azure": "microsoftonline", "do": "digitalocean", "gl": "gitlab"}
+_GENERIC = frozenset({"api", "key", "token", "secret", "access", "auth", "bearer", "pat", "id",
+                      "env", "oauth", "code", "bot", "password", "session", "client",
+                      "application", "credentials", "private", "ssh", "storage"})
+
+
+def _names_strictly(credential: str, host: str) -> bool:
+    """Whether a well-known credential's vendor *is* the host's registered name
+    (``SLACK_BOT_TOKEN`` to ``slack.com``, not to ``slack-api-relay.example``)."""
+    labels = [label for label in host.lower().split(".") if label]
+    if len(labels) < 2:
+        return False
+    registered = labels[-2]
+    if registered in ("co", "com", "org", "net", "ac", "gov") and len(labels) >= 3:
+        registered = labels[-3]
+    words = {w for w in credential.lower().split("_") if w and w not in _GENERIC}
+    words |= {_ALIASES[w] for w in list(words) if w in _ALIASES}
+    return registered in words or (registered == "azure" and "azure" in words)
+
+
 def _is_script(path: str) -> bool:
     lower = path.lower()
     return not lower.endswith((".md", ".markdown", ".mdx", ".txt", ".rst"))
@@ -219,6 +242,11 @@ class Judge:
                         out.setdefault(found, how)
         return out
 
+    def _own(self, label: str) -> bool:
+        """Whether ``label`` names a file of the skill itself (its own configuration)."""
+        text = label.removeprefix("./")
+        return any(p == text or p.endswith("/" + text) for p in self.paths)
+
     def contexts(self, facts: FileFacts) -> list[Invocation | None]:
         found: list[Invocation | None] = [None]
         for invocation in self.invocations:
@@ -307,8 +335,9 @@ class Judge:
                 continue
             if source.kind in (ENV, CONFIG) and host is None:
                 continue  # a key handed to a URL the caller chooses: an API client
-            named = host is not None and names_host(source.label, host) and (
-                source.label != "the whole environment")
+            named = host is not None and source.label != "the whole environment" and (
+                _names_strictly(source.label, host) if source.kind == ENV
+                and source.grade == HIGH else names_host(source.label, host))
             if named:
                 continue
             (high if source.grade == HIGH else low)[source] = how
@@ -325,7 +354,8 @@ class Judge:
             return
         data: dict[Source, str | None] = {
             s: None for s in fact.carries if s.kind in (FILE, ARGFILE)
-            and not (host is not None and names_host(s.label.rpartition("/")[2], host))}
+            and not (host is not None and names_host(s.label.rpartition("/")[2], host))
+            and not self._own(s.label)}
         if data and _is_script(fact.path) and kind in ("unknown", "collector"):
             yield self._raw("capabilities.network-send", (
                 f"{where} {verb} {_words(data, fact)} to {destination}"), fact)

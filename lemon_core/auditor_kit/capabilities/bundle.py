@@ -22,28 +22,15 @@ from lemon_core.auditor_kit.capabilities import index, shell
 from lemon_core.auditor_kit.capabilities import python as python_facts
 from lemon_core.auditor_kit.capabilities.model import FileFacts, Source
 from lemon_core.auditor_kit.lazy import lazy_compile
+from lemon_core.auditor_kit.lines import indexed, register_words, word_lines
 from lemon_core.auditor_kit.markdown import document
 from lemon_core.auditor_kit.scripts import SCRIPT_SUFFIXES, file_kind
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-#: Words without which Python code can neither reach the network, run code, hide a call,
-#: decode a payload nor touch a credential store, start-up file or agent configuration: a
-#: bundle none of whose Python holds one is not parsed (the audit of a typical skill stays
-#: within its budget). One word in one file is enough to parse every Python file of the
-#: bundle, so a flow whose reading half has no such word is still followed.
-TRIGGERS = lazy_compile(
-    r"\b(?:requests|urllib\w*|http\w*|socket|smtplib|ftplib|telnetlib|paramiko|websockets?|"
-    r"aiohttp|httpx|pycurl|xmlrpc|dns|subprocess|popen|spawn\w*|pty|pickle|marshal|dill|runpy|"
-    r"importlib|__import__|getattr|globals|builtins|__builtins__|environ|getenv|rmtree|unlink|"
-    r"remove|rmdir|keyring|sqlite3|shutil|b\d\dde\w*|a85decode|unhexlify|fromhex|decompress|"
-    r"codecs|chr|ctypes|system|expanduser|home|bashrc|zshrc|profile|crontab|systemd|autostart|"
-    r"LaunchAgents|hooks|CLAUDE|AGENTS|mcp|claude|cursor|codex|ssh|aws|netrc|credentials?|"
-    r"Cookies|Login Data|keychain|wallet|gcloud|kube)\b"
-    r"|(?<![\w.])(?:exec|eval|compile)\s*\(|\.(?:aws|ssh|env|netrc|git-credentials)\b")
 _PYTHON_SUFFIXES = (".py", ".pyw")
-#: Openings of a fenced Python block (a cheap test before any pattern runs).
-_PYTHON_OPENERS = ("```py", "~~~py", "``` py", "~~~ py", "```{.py", "```ipython", "```{py",
-                   "```Py", "```PY", "~~~Py")
+#: Openings of a fenced Python block, lower case (found in the shared word search).
+_PYTHON_OPENERS = frozenset({"```py", "~~~py", "``` py", "~~~ py", "```{.py", "```ipython",
+                             "```{py"})
 #: Lines of one fenced block or script read as shell at most.
 MAX_SHELL_LINES = 2_000
 
@@ -123,6 +110,12 @@ def _mentions(names: frozenset[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)))
 
 
+def _mentioned(text: str, mention: re.Pattern[str]) -> bool:
+    """Whether ``text`` names one of the scripts ``mention`` matches (substring tests: many
+    times quicker than the pattern over a whole document)."""
+    return any(name in text for name in mention.pattern.replace("\\", "").split("|"))
+
+
 def _shell_facts(path: str, numbered: Iterator[tuple[int, str]],
                  mention: re.Pattern[str]) -> FileFacts | None:
     facts, writes, invocations = [], [], []
@@ -154,7 +147,7 @@ def _is_shell_script(lower: str, text: str) -> bool:
 
 def _python_file(bundle: Any, path: str, text: str, modules: Any, files: Any = None
                  ) -> FileFacts | None:
-    if len(text) > index.MAX_PARSE_CHARS and not TRIGGERS.search(text):
+    if len(text) > index.MAX_PARSE_CHARS and not python_triggered(text):
         return None  # a large data module (icons, tables) with nothing to follow
     tree, error, line = index.python_tree(bundle, path, text)
     if tree is None:
@@ -184,6 +177,67 @@ def module_finder(bundle: Any) -> Any:
     return find
 
 
+#: Words without which a shell line neither reaches the network, runs fetched or decoded
+#: text, reads a credential store nor installs something to run later (a script with none is
+#: not read; in a script that has one, only the lines with one and assignments are).
+SHELL_TRIGGERS = lazy_compile(
+    r"curl|wget|\bnc\b|ncat|socat|telnet|/dev/tcp|/dev/udp|\bssh\b|scp|rsync|ftp|"
+    r"base64|base32|basenc|xxd|openssl|uudecode|gunzip|zcat|\brev\b|\btr\b|"
+    r"\beval\b|\bsource\b|\bexec\b|(?:^|[|;&(]\s*)\.\s|\|\s*(?:ba|z|da|k)?sh\b|"
+    r"(?:sh|python\d?|node|perl|ruby|php|pwsh|powershell|osascript)\s+-(?:c|e|Command)\b|"
+    r"\|\s*(?:python\d?|node|perl|ruby|php|pwsh)\b|"
+    r"crontab|systemctl|launchctl|autostart|hooks|bashrc|zshrc|profile|>>|\btee\b|"
+    r"\.ssh|\.aws|netrc|credential|gh auth|\bsecurity\b|gcloud|\baz\b|keychain|printenv|"
+    r"CLAUDE|AGENTS|mcp|\.claude|\.codex|\.cursor|\brm\b|\bdd\b|mkfs|shred|wipefs")
+#: Lower-case words of which Python code that reaches the network, runs code, hides a call,
+#: decodes a payload or touches a credential store, a start-up file or an agent's
+#: configuration holds at least one: a plain substring test of a whole file, many times
+#: quicker than a pattern (``compile(`` counts when it is not ``re.compile(``).
+_PYTHON_WORDS = (
+    "requests", "urllib", "http", "socket", "smtplib", "ftplib", "telnetlib", "paramiko",
+    "websocket", "aiohttp", "pycurl", "xmlrpc", "gethostbyname", "getaddrinfo", "dns.",
+    "subprocess", "popen", "spawn", "pty.", "import pty", "pickle", "marshal", "dill",
+    "runpy", "importlib", "__import__", "getattr(", "globals(", "builtins", "environ",
+    "getenv", "rmtree", "unlink(", "os.remove", "rmdir", "keyring", "sqlite3", "shutil",
+    "b64decode", "b32decode", "b16decode", "b85decode", "a85decode", "decodebytes", "a2b_",
+    "unhexlify", "fromhex", "decompress", "codecs", "chr(", "ctypes", "system(", "'system'",
+    '"system"', "expanduser", "home()", "~/", "$home", "bashrc", "zshrc", "crontab", "systemd",
+    "autostart", "launchagents", ".git/hooks", "claude", "agents.md", "mcp", ".cursor",
+    ".codex", "ssh", ".aws", "netrc", "credential", "cookies", "login data", "keychain",
+    "wallet", "gcloud", ".kube", "exec(", "eval(", ".env", "browser_cookie", "compile(")
+#: The same for shell scripts (their lines are then filtered by :data:`SHELL_TRIGGERS`).
+_SHELL_WORDS = (
+    "curl", "wget", "nc ", "ncat", "socat", "telnet", "/dev/tcp", "/dev/udp", "ssh ", "scp ",
+    "rsync", "ftp", "base64", "base32", "basenc", "xxd", "openssl", "uudecode", "gunzip",
+    "zcat", "rev", "tr ", "eval", "source ", "exec ", "| sh", "|sh", "| bash", "|bash", "| zsh",
+    "sh -c", "-c '", '-c "', "| python", "|python", " -e ", "php -r", "pwsh", "powershell",
+    "osascript", "crontab", "systemctl", "launchctl", "autostart", "hooks", "bashrc", "zshrc",
+    "profile", ">>", "tee ", ".aws", ".ssh", "netrc", "credential", "gh auth", "security ",
+    "gcloud", "az ", "keychain", "printenv", "claude", "agents", "mcp", ".codex", ".cursor",
+    "rm -", "dd ", "mkfs", "shred", "wipefs", ". /", '. "', "<(")
+
+
+_PYTHON_SET = frozenset(_PYTHON_WORDS)
+_SHELL_SET = frozenset(_SHELL_WORDS)
+# Searched in the same pass as every other auditor's trigger words (one search per text).
+register_words(_PYTHON_SET | _SHELL_SET | _PYTHON_OPENERS)
+
+
+def python_triggered(text: str) -> bool:
+    """Whether Python source ``text`` holds a word that could matter (:data:`_PYTHON_WORDS`)."""
+    index, lower = indexed(text)
+    found = word_lines(index, lower, _PYTHON_SET)
+    if set(found) == {"compile("}:
+        return lower.count("compile(") > lower.count(".compile(")
+    return bool(found)
+
+
+def shell_triggered(text: str) -> bool:
+    """Whether a shell script holds a word that could matter (:data:`_SHELL_WORDS`)."""
+    index, lower = indexed(text)
+    return bool(word_lines(index, lower, _SHELL_SET))
+
+
 _PYTHON_BLOCK = re.compile(
     r"^( {0,3})(`{3,}|~{3,})[ \t]*\{?\.?(?:python3?|py|ipython)\b[^\n]*\n(.*?)^ {0,3}\2[`~]*[ \t]*$",
     re.MULTILINE | re.IGNORECASE | re.DOTALL)
@@ -201,9 +255,9 @@ def _markdown(bundle: Any, path: str, text: str, mention: re.Pattern[str] | None
               ) -> Iterator[FileFacts]:
     if "```" not in text and "~~~" not in text:
         return
-    if any(opener in text for opener in _PYTHON_OPENERS):
+    if word_lines(*indexed(text), _PYTHON_OPENERS):
         for first, source in _python_blocks(text):
-            if not TRIGGERS.search(source):
+            if not python_triggered(source):
                 continue
             tree, _, _ = index.python_tree(bundle, (path, first), source)
             if tree is None:
@@ -211,7 +265,7 @@ def _markdown(bundle: Any, path: str, text: str, mention: re.Pattern[str] | None
             found = python_facts.analyse(path, source, tree, line_offset=first - 1)
             if (found.facts or found.writes or found.stdout) and not _warned(path, text, first):
                 yield found
-    if mention is None:
+    if mention is None or not _mentioned(text, mention):
         return
     for block in fenced_blocks(path, text):
         if block.language in ("shell", None):
@@ -237,7 +291,7 @@ def _python_files_triggered(bundle: Any) -> bool:
         if file.kind != "file" or not file.text:
             continue
         _, language = file_kind(file.path, file.text)
-        if language == "python" and TRIGGERS.search(file.text):
+        if language == "python" and python_triggered(file.text):
             return True
     return False
 
@@ -260,8 +314,11 @@ def _collect(bundle: Any) -> Iterator[FileFacts]:
                 yield found_python
         elif kind == "markdown":
             yield from _markdown(bundle, path, text, mention)
-        elif language == "shell" and _is_shell_script(lower, text):
-            result = shell.analyse_script(text, path)
+        elif language == "shell" and _is_shell_script(lower, text) and (
+                shell_triggered(text) or (mention is not None and _mentioned(text, mention))):
+            words = SHELL_TRIGGERS if mention is None else re.compile(
+                f"{SHELL_TRIGGERS.pattern}|{mention.pattern}")
+            result = shell.analyse_script(text, path, only=words)
             if result.facts or result.writes or result.invocations:
                 yield FileFacts(path=path, language="shell", facts=result.facts,
                                 writes=result.writes, invocations=result.invocations)

@@ -8,7 +8,6 @@ Python callable is a network sink, an executor or a decoder.
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
 
 from lemon_core.auditor_kit.lazy import lazy_compile
 
@@ -197,7 +196,7 @@ DECODE_TOOLS = frozenset({"base64", "base32", "basenc", "xxd", "openssl", "gunzi
 def tool_name(word: str) -> str:
     """The program a command word runs (``/usr/bin/curl`` -> ``curl``, ``python3.11`` ->
     ``python3``), lower case."""
-    name = PurePosixPath(word.replace("\\", "/")).name.lower()
+    name = word.replace("\\", "/").rstrip("/").rpartition("/")[2].lower()
     name = name.removesuffix(".exe")
     match = re.match(r"^(python|pip)(\d)?(?:\.\d+)?$", name)
     if match:

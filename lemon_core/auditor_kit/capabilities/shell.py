@@ -250,7 +250,8 @@ class _Pipeline:
             self.fact(SECRET_READ, secret, (source,), "command")
             return frozenset({source})
         file_args = [w for w in words[1:] if not w.startswith("-")]
-        read_args = file_args[:-1] if tool in ("cp", "rsync", "install") else file_args
+        positional = _positional(words)
+        read_args = positional[:-1] if tool in ("cp", "rsync", "install") else positional
         files = frozenset(s for s in (file_source(w, self.path, self.line) for w in read_args)
                           if s is not None) if tool in vocab.READERS else frozenset()
         for source in files:
@@ -367,6 +368,13 @@ class _Pipeline:
 
     def _network(self, tool: str, words: list[str], taints: dict[int, frozenset[Source]],
                  carry: frozenset[Source], arg_taint: frozenset[Source]) -> frozenset[Source]:
+        positional = _positional(words)
+        if tool in ("scp", "rsync", "sftp"):
+            remote = [w for w in positional if _REMOTE.match(w)]
+            if not remote or (positional and positional[-1] not in remote):
+                # a local copy, or a download into the last argument: nothing is sent
+                return frozenset({Source(FETCHED, remote[0], self.path, self.line)}
+                                 if remote else ())
         destination = None
         for word in words[1:]:
             if _URL.match(word) or (HOLE not in word and "@" in word and ":" in word
@@ -400,16 +408,46 @@ class _Pipeline:
                     if source.kind == SECRET:
                         self.fact(SECRET_READ, source.label, (source,), "file")
             previous = word
-        if tool in ("scp", "rsync"):
-            for word in words[1:-1]:
+        if tool in ("scp", "rsync", "sftp"):
+            for word in positional[:-1]:
                 source = file_source(word, self.path, self.line)
                 if source is not None:
                     sent.add(source)
+                    if source.kind == SECRET:
+                        self.fact(SECRET_READ, source.label, (source,), "file")
         if reads_stdin:
             sent |= carry
         detail = "dns" if tool in vocab.DNS_TOOLS else "command"
         self.fact(NETWORK_EGRESS, destination, sent, detail)
         return frozenset({Source(FETCHED, destination or tool, self.path, self.line)})
+
+
+#: Options whose value is not data sent (an identity file, an exclusion, a header name, an
+#: output file, a port): the word after them is skipped.
+_VALUE_OPTIONS = frozenset({
+    "-i", "-o", "-p", "-P", "-F", "-J", "-l", "-c", "-e", "-E", "-S", "--exclude",
+    "--include", "--exclude-from", "--include-from", "--rsh", "-O", "--output", "-A",
+    "--user-agent", "-x", "--proxy", "-m", "--max-time", "--connect-timeout", "-X",
+    "--request", "-w", "--write-out", "-b", "--cookie", "--cookie-jar", "-r", "--range",
+    "--retry", "-u", "--user", "-K", "--config"})
+_REMOTE = re.compile(r"^(?:[\w.-]+@)?[\w.-]+:(?!//)")
+
+
+def _positional(words: list[str]) -> list[str]:
+    """A command's arguments without its options and their values."""
+    out: list[str] = []
+    skip = False
+    for word in words[1:]:
+        if skip:
+            skip = False
+            continue
+        if word in _VALUE_OPTIONS:
+            skip = True
+            continue
+        if word.startswith("-"):
+            continue
+        out.append(word)
+    return out
 
 
 def _split(items: list[str]) -> list[list[str]]:

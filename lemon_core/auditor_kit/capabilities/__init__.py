@@ -1,0 +1,13 @@
+"""Capabilities of a skill's code, derived from parsed programs (public; plugins may import it).
+
+:mod:`.model` the facts; :mod:`.values`, :mod:`.python` and :mod:`.python_calls` the abstract
+interpreter for Python (``ast``, constant folding, taint; the calls it knows); :mod:`.shell`
+commands and pipelines; :mod:`.vocab` what paths, commands and callables mean; :mod:`.index`
+the per-bundle parse index; :mod:`.bundle` the facts of every file of a bundle.
+"""
+
+from __future__ import annotations
+
+from lemon_core.auditor_kit.capabilities.model import Fact, FileFacts, Source, Write
+
+__all__ = ["Fact", "FileFacts", "Source", "Write"]

@@ -22,6 +22,7 @@ from lemon_core import hookimpl
 from lemon_core.auditor_kit import Line, LineIndex, document, host_class, urls
 from lemon_core.auditor_kit.lazy import lazy_compile
 from lemon_core.auditor_kit.lines import (
+    excerpt,
     indexed,
     register_words,
     word_lines,
@@ -30,7 +31,7 @@ from lemon_core.auditor_kit.rules import finding, texts_of, unique
 from lemon_core.protocols import AuditBundle, Finding
 
 FAMILY = "instructions"
-RULES_VERSION = "instructions-2"
+RULES_VERSION = "instructions-3"
 I = re.IGNORECASE
 
 RULES: Mapping[str, tuple[str, str]] = {
@@ -52,8 +53,10 @@ RULES: Mapping[str, tuple[str, str]] = {
                                                  "URL at run time and follow them")),
     "instructions.agent-config-edit": ("warn", ("tells the agent to edit an agent's instruction "
                                                "or settings file (CLAUDE.md, AGENTS.md, …)")),
-    "instructions.hidden-comment": ("block", ("an HTML comment, invisible when rendered, holds "
-                                             "directives for the agent")),
+    "instructions.hidden-comment": ("block", ("an HTML comment, invisible when rendered, tells "
+                                             "the agent to override, hide, send or fetch, or "
+                                             "names secrets (a comment that only addresses the "
+                                             "agent warns; a template note is no finding)")),
     "instructions.hidden-html": ("block", ("text styled to be invisible (display:none, zero "
                                           "size, white on white) holds directives")),
     "instructions.hidden-text": ("warn", ("content is hidden from a reader (styled invisible, "
@@ -77,7 +80,9 @@ _OVERRIDE = lazy_compile(
     r"uncensored)\s+mode\b|\bdo\s+anything\s+now\b"
     r"|</?(?:system|sys|system_prompt)>|<\|im_start\|>\s*system|<\|system\|>|\[/?INST\]"
     r"|\bBEGIN\s+(?:NEW\s+)?SYSTEM\s+PROMPT|\bnew\s+system\s+prompt\s*:"
-    r"|\boverride\s+(?:your|the)\s+(?:system\s+prompt|safety|guidelines)"
+    r"|\boverride\s+(?:your|the)\s+(?:system\s+prompt|guidelines|safety(?!\s+(?:guards?|checks?|"
+    r"nets?|valves?|switch(?:es)?|flags?|locks?|interlocks?|limits?|margins?|features?|"
+    r"mechanisms?|timeouts?|catch(?:es)?|pins?|belts?|factors?|rails?|stops?|thresholds?)\b))"
     r"|\bignore[rz]?\s+(?:toutes\s+)?(?:les\s+)?instructions\s+(?:précédentes|antérieures|"
     r"ci-dessus)|\boublie[rz]?\s+(?:toutes\s+)?(?:les\s+)?instructions"
     r"|\bignora(?:r)?\s+(?:todas\s+)?las\s+instrucciones\s+(?:anteriores|previas)"
@@ -187,6 +192,25 @@ _DIRECTIVE = lazy_compile(
     r"\b(?:curl|wget)\s+\S|\b(?:send|upload|post)\s+(?:the|all|your|any)\s+\w+\s+(?:to|at)\b|"
     r"\b(?:output|print|reveal|list)\s+(?:all\s+)?(?:the\s+)?(?:api\s+keys?|tokens|secrets|"
     r"credentials|environment\s+variables)", I)
+#: What makes a hidden comment more than a note: secrecy, tool use over the network, secrets.
+_STRONG = lazy_compile(
+    r"\bsecretly\b|\bcovertly\b|\bsilently\s+(?:send|upload|post|run|execute|add|install|read)"
+    r"|\b(?:do\s+not|don'?t|never)\s+(?:tell|mention|reveal|inform|disclose|show)\b"
+    r"|\bwithout\s+(?:telling|informing|notifying|alerting)\b|\bexfiltrat"
+    r"|\b(?:curl|wget|nc|netcat|scp|iwr|Invoke-WebRequest)\s+\S"
+    r"|\b(?:send|upload|post|forward|email|transmit)\b[^.\n]{0,60}\b(?:to|at)\s+(?:https?://|"
+    r"[\w.+-]+@|[\w-]+\.[a-z]{2,}\b)"
+    r"|\b(?:api[\s_-]?keys?|(?:access|auth|bearer|github|gh|npm|pypi|aws|personal\s+access)\s+"
+    r"tokens?|secret\s+(?:keys?|tokens?)|credentials?|passwords?|private\s+keys?|ssh\s+keys?|"
+    r"session\s+cookies?|system\s+prompt|environment\s+variables)\b"
+    r"|~/\.(?:ssh|aws|netrc|config/gh|docker|kube)|(?<![\w.])\.env\b", I)
+#: A comment that explains a template to whoever fills it in (``e.g.``, placeholders,
+#: "keep it short", "add more rows", questions to the author): a note, not an order.
+_TEMPLATE_NOTE = lazy_compile(
+    r"\be\.g\.|\{\{|\{[\w .-]{1,40}\}|\[[A-Z][\w .-]{1,40}\]|\bplaceholders?\b|\btemplate\b"
+    r"|\bfill\s+(?:in|out)\b|\breplace\s+(?:this|these|the|every|each|with)\b|\badd\s+more\b"
+    r"|\bkeep\s+(?:it|them|this|these|each)\b|\?\s*$"
+    r"|^\s*(?:what|when|how|who|which|where|why)\b", I)
 _TOOLING_COMMENT = lazy_compile(
     r"^\s*(?:prettier|markdownlint|eslint|cspell|vale|toc|omit|end|begin|start|region|endregion|"
     r"textlint|lint|spell|alex|remark|docs?:|@|#|[-=*_ ]*$)", I)
@@ -295,8 +319,33 @@ def _weigh(severity: str, line: Line) -> str | None:
     return severity if line.context in _FULL else _LOWER[severity]
 
 
+#: Rules whose phrase, governed by a negator or a "detect" word, is not said but warned about.
+_NEGATABLE = frozenset({"instructions.override", "instructions.tool-poisoning"})
 _WIDE_GAP = lazy_compile(r"\S {150,}\S")
 _QUOTED = lazy_compile(r"\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|`[^`\n]*`|'[^'\n]{6,}'")
+
+
+#: A word that turns what follows into the thing warned against or looked for ("never ignore
+#: previous instructions", "flag text that says ignore previous instructions"), at most five
+#: words before it in the same clause.
+_WARNS_AGAINST = lazy_compile(
+    r"\b(?:never|don'?t|do\s+not|must\s+not|should\s+not|avoid|refuse|reject|detect|detects|"
+    r"flag|flags|block|blocks|catch|catches|warn(?:s|ing)?\s+(?:about|against|on)|such\s+as|"
+    r"(?:phrases?|text|strings?|messages?|inputs?)\s+like|"
+    r"e\.g\.|for\s+example|phrases?|patterns?|attempts?\s+to|requests?\s+to)"
+    r"(?:\s+[\w'’-]+){0,5}\s*$", I)
+_CLAUSE_END = lazy_compile(r"[.;:!?,—–]|\s-\s|\b(?:and|then|but|so|instead|now)\b", I)
+
+
+def _warned_against(text: str, start: int) -> bool:
+    """Whether the phrase starting at ``start`` is named to be refused or detected rather
+    than said: a negator or a "detect/such as" word governs it from the same clause."""
+    before = text[max(0, start - 120):start]
+    cut = None
+    for cut in _CLAUSE_END.finditer(before):
+        pass
+    clause = before[cut.end():] if cut is not None else before
+    return _WARNS_AGAINST.search(clause) is not None
 
 
 def _quoted(text: str, start: int, end: int) -> bool:
@@ -316,6 +365,8 @@ def _line_findings(doc_lines: tuple[Line, ...], text: str) -> Iterator[tuple[str
             match = pattern.search(line.text)
             if match:
                 severity = RULES[rule][0]
+                if rule in _NEGATABLE and _warned_against(line.text, match.start()):
+                    continue
                 if severity == "block" and _quoted(line.text, match.start(), match.end()):
                     severity = "warn"
                 yield rule, severity, RULES[rule][1], line, match.start(), match.end()
@@ -351,6 +402,25 @@ def _remote(text: str) -> Iterator[tuple[str, str, str, int, int]]:
            match.start(), match.end())
 
 
+def _judge_comment(body: str) -> tuple[str, str] | None:
+    """How much an HTML comment's ``body`` weighs: a directive to the agent that asks for
+    secrecy, an override, secrets or a send over the network blocks; one that only addresses
+    the agent warns; a note to whoever fills in a template (``e.g.``, placeholders, "keep it
+    short") or no directive at all is no finding."""
+    override = _OVERRIDE.search(body)
+    directive = _DIRECTIVE.search(body)
+    strong = _STRONG.search(body)
+    dangerous = override or _CONCEAL.search(body) or _EXFIL.search(body) or \
+        _POISON.search(body) or _REMOTE.search(body)
+    if dangerous or (directive and strong):
+        return "block", ("an HTML comment (invisible when rendered) tells the agent: "
+                         f"{excerpt((dangerous or directive).group(), limit=80)}")
+    if directive is None or _TEMPLATE_NOTE.search(body):
+        return None
+    return "warn", ("an HTML comment (invisible when rendered) addresses the agent; read it: "
+                    f"{excerpt(body, limit=80)}")
+
+
 def _comments(text: str) -> Iterator[tuple[int, int, str]]:
     """``(start, end, body)`` of each HTML comment of ``text``."""
     for match in re.finditer(r"<!--(.*?)(?:-->|$)", text, re.DOTALL):
@@ -370,9 +440,10 @@ def _hidden(path: str, text: str, lines: tuple[Line, ...]) -> Iterator[tuple[str
             if len(body.strip()) < 12 or len(body) < 60 and _TOOLING_COMMENT.match(body) or \
                     line.section_warned or line.context == "fence":
                 continue
-            if _DIRECTIVE.search(body) or _OVERRIDE.search(body):
-                yield ("instructions.hidden-comment", "block",
-                       "an HTML comment (invisible when rendered) holds directives",
+            judged = _judge_comment(body)
+            if judged is not None:
+                severity, message = judged
+                yield ("instructions.hidden-comment", severity, message,
                        line, start - line.start, start - line.start + 120)
     if "<" in text:
         for match in _HIDDEN_STYLE.finditer(text):

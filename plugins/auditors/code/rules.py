@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 #: Bump on any change of a pattern, a list or a severity (it keys the verdict cache).
-RULES_VERSION = "code-5"
+RULES_VERSION = "code-6"
 
 BLOCK, WARN = "block", "warn"
 
@@ -27,7 +27,9 @@ RULES: Mapping[str, tuple[str, str]] = {
     "code.dns-exfiltration": (BLOCK, ("a DNS lookup of a name built from data leaks that data "
                                      "through the resolver")),
     "code.image-exfiltration": (BLOCK, ("a markdown/HTML image URL carries data or a "
-                                       "placeholder for it: rendering it sends the data out")),
+                                       "placeholder for it: rendering it sends the data out "
+                                       "(a placeholder for where the image lives, such as "
+                                       "{owner} or {username}, is not data)")),
     "code.obfuscated-exec": (BLOCK, ("a payload is decoded (base64, hex, char codes…) and "
                                     "executed: hidden behaviour")),
     "code.encoded-payload": (BLOCK, "an encoded blob decodes to a dangerous command"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 #: Bump on any change of a pattern, a list or a severity (it keys the verdict cache).
-RULES_VERSION = "code-6"
+RULES_VERSION = "code-7"
 
 BLOCK, WARN = "block", "warn"
 
@@ -49,10 +49,15 @@ RULES: Mapping[str, tuple[str, str]] = {
     "code.agent-config": (WARN, ("writes an agent's configuration or instruction files "
                                 "(~/.claude/settings.json, AGENTS.md, CLAUDE.md, .mcp.json…)")),
     "code.agent-autonomy": (WARN, "turns off an agent's permission prompts or sandbox"),
-    "code.typosquat": (BLOCK, ("installs a package whose name is one typo away from a popular "
-                              "package: a known supply-chain attack")),
-    "code.remote-package": (WARN, ("installs a package straight from a URL or an extra index "
-                                  "(not a pinned registry release)")),
+    "code.typosquat": (BLOCK, ("installs or declares a package whose name imitates a popular "
+                              "PyPI or npm package (an edit or two away, other separators, a "
+                              "python-/-py/node-/-js affix) without being one: a known "
+                              "supply-chain attack. A declared dependency warns; it blocks when "
+                              "the skill's code imports the real package or the file names an "
+                              "unknown index; an install command blocks")),
+    "code.remote-package": (WARN, ("installs a package straight from a URL, or points at a "
+                                  "package index on a host that is not a well-known one "
+                                  "(--extra-index-url, -i, [[tool.uv.index]], registry=)")),
     "code.unpinned-install": (WARN, "a script installs a package without pinning its version"),
 }
 

@@ -162,8 +162,8 @@ def test_gemfile_sources() -> None:
 
 def test_imports_and_known_indexes() -> None:
     found = imports([("a.py", "import os, yaml\nfrom google.protobuf import x\n"),
-                     ("b.ts", "import x from '@scope/pkg/sub'\nconst y = require('lodash')\n"
-                              "import './local'\n")])
+                     ("b.ts", ("import x from '@scope/pkg/sub'\nconst y = require('lodash')\n"
+                              "import './local'\n"))])
     assert {"os", "yaml", "google", "google.protobuf", "@scope/pkg", "lodash"} <= found
     assert "./local" not in found
     assert known_index("https://download.pytorch.org/whl") and known_index("http://127.0.0.1:8080")

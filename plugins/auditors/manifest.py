@@ -189,6 +189,12 @@ class ManifestAuditor:
     name = "manifest"
     rules_version = "manifest-5"
     rules = RULES
+    policy = (
+        "The frontmatter is data an installer and an agent use. A `name` that is a path (a "
+        "`/` or `\\`, a `..` or `.` step, an absolute or drive path, a leading `.` or `~`, NUL "
+        "or control characters) blocks, naming the field. A name unlike its folder's is no "
+        "finding: vendors publish that way (vercel-labs/agent-skills' `react-best-practices` "
+        "holds `vercel-react-best-practices`) and install uses the name.")
 
     def audit(self, bundle: AuditBundle) -> Iterator[Finding]:
         skill = next((f for f in bundle.files if f.path == SKILL_FILE and f.kind == "file"),

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 
 from lemon_plugins.auditors.code import dependencies
-from lemon_plugins.auditors.code.rules import RULES, RULES_VERSION
+from lemon_plugins.auditors.code.rules import POLICY, RULES, RULES_VERSION
 from lemon_plugins.auditors.code.scan import LineHits, scan
 
 from lemon_core import hookimpl
@@ -45,6 +45,7 @@ class CodeAuditor:
     name = "code"
     rules_version = RULES_VERSION
     rules = RULES
+    policy = POLICY
 
     def audit(self, bundle: AuditBundle) -> Iterator[Finding]:
         names = _names(bundle)

@@ -61,4 +61,22 @@ RULES: Mapping[str, tuple[str, str]] = {
     "code.unpinned-install": (WARN, "a script installs a package without pinning its version"),
 }
 
-__all__ = ["BLOCK", "RULES", "RULES_VERSION", "WARN"]
+#: How the rules reason, printed before the table in docs/audit-policy.md.
+POLICY = (
+    "Dependencies are read as data: `requirements*.txt`, `pyproject.toml` (dependencies, "
+    "optional dependencies, dependency groups, build-system requires, `[[tool.uv.index]]`, "
+    "Poetry sources), `package.json` (every kind of dependency), `.npmrc` (`registry`) and "
+    "`Gemfile` (`source`). A name that imitates one of the 3,000 most-downloaded PyPI or npm "
+    "packages (a Damerau-Levenshtein edit for 5 to 9 characters, two from 10, the first letter "
+    "kept; other separators; a `python-`/`-py`/`node-`/`-js` affix) and is not itself among the "
+    "12,000 PyPI and 8,000 npm names lemon ships (from public download rankings: "
+    "hugovk/top-pypi-packages, wooorm/npm-high-impact; `scripts/popular_packages.py`) warns; "
+    "it blocks when the skill's code imports the real package, when the file also names an "
+    "unknown index, or in an install command. A package index on a host outside a short known "
+    "list warns. What an honest skill does does not block: a placeholder for where an image "
+    "lives (`{owner}`, `{username}`) is not data; a `.env` read for the API key whose name "
+    "names the host it is sent to (`OPENROUTER_API_KEY` to openrouter.ai) is that API used "
+    "(the destination is read from the call's following lines and the script's URL "
+    "constants); an installer from a well-known vendor domain is not an unknown host.")
+
+__all__ = ["BLOCK", "POLICY", "RULES", "RULES_VERSION", "WARN"]

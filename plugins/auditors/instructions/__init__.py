@@ -18,6 +18,8 @@ import functools
 import re
 from collections.abc import Iterator, Mapping
 
+from lemon_plugins.auditors.instructions import intent
+
 from lemon_core import hookimpl
 from lemon_core.auditor_kit import Line, LineIndex, document, host_class, urls
 from lemon_core.auditor_kit.lazy import lazy_compile
@@ -31,7 +33,7 @@ from lemon_core.auditor_kit.rules import finding, texts_of, unique
 from lemon_core.protocols import AuditBundle, Finding
 
 FAMILY = "instructions"
-RULES_VERSION = "instructions-3"
+RULES_VERSION = "instructions-4"
 I = re.IGNORECASE
 
 RULES: Mapping[str, tuple[str, str]] = {
@@ -49,6 +51,17 @@ RULES: Mapping[str, tuple[str, str]] = {
                                            "instead of another tool")),
     "instructions.context-exfiltration": ("block", ("asks for the conversation, system prompt, "
                                                    "secrets or user data to be sent somewhere")),
+    "instructions.secret-exfiltration": ("block", ("asks for a secret (from the user, or "
+                                                  "collected from the machine) and to send it "
+                                                  "to a destination outside the machine that "
+                                                  "the secret's own name does not name")),
+    "instructions.secret-request": ("warn", ("asks the user for a secret (a token, key, "
+                                            "password or PIN) in the conversation")),
+    "instructions.tool-shadowing": ("block", ("changes how another server's tools behave: rules "
+                                             "for them that hold for every task while the "
+                                             "skill is installed, or a call that also sends, "
+                                             "copies or adds someone (doing more on every "
+                                             "call warns)")),
     "instructions.remote-instructions": ("warn", ("tells the agent to fetch instructions from a "
                                                  "URL at run time and follow them")),
     "instructions.agent-config-edit": ("warn", ("tells the agent to edit an agent's instruction "
@@ -146,7 +159,7 @@ _POISON = lazy_compile(
     r"(?:tools?|servers?|skills?|plugins?)"
     r"|\b(?:when(?:ever)?|every\s+time|each\s+time)\s+(?:the\s+user|you|anyone|any\s+(?:other\s+)?"
     r"tool)\s+(?:calls?|uses?|invokes?|runs?|sends?)\b[^.\n]{0,80}\b(?:also|secretly|silently|"
-    r"additionally)\s+(?:call|send|forward|include|bcc|cc|copy|run|add)\b"
+    r"additionally)\s+(?:send|forward|include|bcc|cc|copy)\b"
     r"|\b(?:bcc|cc|forward|redirect|send\s+a\s+copy\s+of)\b[^.\n]{0,40}\b(?:all|every|each)\s+"
     r"(?:emails?|messages?|requests?|files?|results?|responses?)\s+to\b"
     r"|\b(?:all|every)\s+(?:emails?|messages?|payments?|transfers?)\s+(?:must|should)\s+(?:also\s+)?"
@@ -515,12 +528,32 @@ def _out_of_sight(text: str, lines: tuple[Line, ...],
         yield line, after_blanks.get(index, 0)
 
 
+POLICY = (
+    "The prose an agent reads (SKILL.md and every text file, HTML comments, frontmatter, data "
+    "files, tool descriptions in a bundled server's code) is read for what it asks the agent "
+    "to do, in English, Spanish, French, German, Portuguese, Italian, Dutch, Indonesian, "
+    "Russian, Chinese, Japanese and Korean. One signal alone warns at most (a secret asked of "
+    "the user, a step kept from the user, doing more on every call of another server's tool); "
+    "the combination blocks: a secret asked of the user or collected from the machine and a "
+    "send to a destination outside the machine that the secret's own name does not name (a "
+    "GitHub token sent to api.github.com is GitHub used); a step hidden from the user while "
+    "the agent acts or sends data out; rules for another server's tools that hold for every "
+    "task while the skill is installed; the system or previous instructions declared void. "
+    "What an honest skill writes to explain itself does not block: an HTML comment that is a "
+    "template note (`e.g.`, placeholders, questions to the author, \"keep it short\") is no "
+    "finding and one that only addresses the agent warns; a phrase governed by a negator or a "
+    "detection word (\"never ignore previous instructions\", \"flag text that says ignore "
+    "previous instructions\") is not said; a program's \"safety guard\" is not the agent's "
+    "safety; a request for the key of the API the skill calls warns.")
+
+
 class InstructionsAuditor:
     """Text that tries to steer the agent or its reviewer (see the module docstring)."""
 
     name = "instructions"
     rules_version = RULES_VERSION
     rules = RULES
+    policy = POLICY
 
     def audit(self, bundle: AuditBundle) -> Iterator[Finding]:
         for file in bundle.files:
@@ -531,6 +564,12 @@ class InstructionsAuditor:
                 doc = document(file.path, text)
                 for rule, severity, message, line, start, end in _line_findings(doc.lines,
                                                                                 text):
+                    weighed = _weigh(severity, line)
+                    if weighed is not None:
+                        found.append(finding(RULES, rule, weighed, message, file.path, line,
+                                             start, end, family=FAMILY, auditor=self.name))
+                for rule, severity, message, line, start, end in intent.judge_text(doc.lines,
+                                                                                     text):
                     weighed = _weigh(severity, line)
                     if weighed is not None:
                         found.append(finding(RULES, rule, weighed, message, file.path, line,

@@ -18,7 +18,12 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
-from lemon_plugins.auditors.code.packages import import_name, lookalike
+from lemon_plugins.auditors.code.packages import (
+    import_name,
+    lookalike,
+    normalise,
+    popular,
+)
 
 from lemon_core.auditor_kit import host_class, split_url
 from lemon_core.auditor_kit.lazy import lazy_compile
@@ -32,12 +37,17 @@ KNOWN_INDEXES = ("pypi.org", "pypi.python.org", "files.pythonhosted.org", "regis
 
 
 class Dependency(NamedTuple):
-    """One thing a file declares: a package (``name``) or an index (``index``), on ``line``."""
+    """One thing a file declares: a package (``name``, with the URL it comes from when it is
+    given one: ``source``) or an index (``index``; ``scoped`` when it serves one scope or one
+    block of gems only, ``auth`` when a credential goes with it), on ``line``."""
 
     ecosystem: str
     line: int
     name: str | None = None
     index: str | None = None
+    source: str | None = None
+    scoped: bool = False
+    auth: bool = False
 
 
 _REQUIREMENT_NAME = lazy_compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
@@ -70,7 +80,9 @@ def _requirements(text: str) -> Iterator[Dependency]:
             continue  # -r other.txt, -e ., a bare URL: read elsewhere (remote-package)
         name = _REQUIREMENT_NAME.match(line)
         if name is not None:
-            yield Dependency("pypi", number, name=name.group(1))
+            url = re.search(r"@\s*((?:git\+)?https?://\S+)", line)
+            yield Dependency("pypi", number, name=name.group(1),
+                             source=url.group(1) if url else None)
 
 
 def _pep508_name(spec: object) -> str | None:
@@ -131,11 +143,29 @@ def _package_json(text: str) -> Iterator[Dependency]:
     for key in ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies"):
         table = data.get(key)
         if isinstance(table, dict):
-            for name in table:
-                yield Dependency("npm", _line_of(text, f'"{name}"'), name=name)
+            for name, spec in table.items():
+                source = spec if isinstance(spec, str) and re.match(
+                    r"(?:git\+)?(?:https?|git|ssh)://|git@", spec) else None
+                yield Dependency("npm", _line_of(text, f'"{name}"'), name=name, source=source)
     publish = data.get("publishConfig")
     if isinstance(publish, dict) and isinstance(publish.get("registry"), str):
         yield Dependency("npm", _line_of(text, publish["registry"]), index=publish["registry"])
+
+
+_NPMRC_AUTH = lazy_compile(r"^\s*//([^/\s:]+)[^\s=]*:_(?:authToken|auth|password)\s*=", re.IGNORECASE)
+
+
+def _npmrc(text: str) -> Iterator[Dependency]:
+    for number, raw in enumerate(text.splitlines(), 1):
+        registry = _NPMRC_REGISTRY.match(raw)
+        if registry is not None:
+            yield Dependency("npm", number, index=registry.group(1),
+                             scoped=raw.lstrip().startswith("@"))
+            continue
+        auth = _NPMRC_AUTH.match(raw)
+        if auth is not None:
+            yield Dependency("npm", number, index="https://" + auth.group(1), scoped=True,
+                             auth=True)
 
 
 def _lines(pattern: re.Pattern[str], text: str, ecosystem: str) -> Iterator[Dependency]:
@@ -155,9 +185,10 @@ def declared(path: str, text: str) -> list[Dependency]:
     if base == "package.json":
         return list(_package_json(text))
     if base == ".npmrc":
-        return list(_lines(_NPMRC_REGISTRY, text, "npm"))
+        return list(_npmrc(text))
     if base == "gemfile":
-        return list(_lines(_GEM_SOURCE, text, "rubygems"))
+        return [dep._replace(scoped=bool(re.search(r"\bdo\s*$", text.splitlines()[dep.line - 1])))
+                for dep in _lines(_GEM_SOURCE, text, "rubygems")]
     return []
 
 
@@ -201,12 +232,37 @@ def findings(files: list[tuple[str, str]]) -> Iterator[Hit]:
     if not any(found for _, found in per_file):
         return
     imported: frozenset[str] | None = None
+    popular_names = {eco: [d for _, found in per_file for d in found
+                           if d.ecosystem == eco and d.name and d.source is None
+                           and normalise(d.name, eco) in popular(eco)[1]]
+                     for eco in ("pypi", "npm")}
     for path, found in per_file:
         unknown = [d for d in found if d.index is not None and not known_index(d.index)]
         for dep in unknown:
-            yield (path, dep.line, "code.remote-package", "warn",
-                   (f"points at a package index on an unknown host ({dep.index[:100]}): what "
-                   "it serves under a popular name is not what the registry holds"))
+            served = popular_names.get(dep.ecosystem, []) if not dep.scoped else []
+            if dep.auth:
+                yield (path, dep.line, "code.dependency-source", "block",
+                       (f"hands a registry credential to an unknown host "
+                        f"({dep.index[:100]}): every install sends it there"))
+            elif served:
+                yield (path, dep.line, "code.dependency-source", "block",
+                       (f"points at a package index on an unknown host ({dep.index[:100]}) "
+                        f"that serves the skill's popular dependencies ({served[0].name}…): "
+                        "what it serves under those names is what gets installed"))
+            else:
+                yield (path, dep.line, "code.remote-package", "warn",
+                       (f"points at a package index on an unknown host ({dep.index[:100]}): "
+                        "what it serves under a popular name is not what the registry holds"))
+        for dep in found:
+            if dep.name is None or dep.source is None or known_index(dep.source.split("+")[-1]):
+                continue
+            if normalise(dep.name, dep.ecosystem) in popular(dep.ecosystem)[1]:
+                yield (path, dep.line, "code.dependency-source", "block",
+                       (f"takes the popular package {dep.name} from an unknown host "
+                        f"({dep.source[:100]}) instead of its registry"))
+            else:
+                yield (path, dep.line, "code.remote-package", "warn",
+                       f"takes {dep.name} straight from {dep.source[:100]}")
         for dep in found:
             if dep.name is None or dep.ecosystem not in ("pypi", "npm"):
                 continue

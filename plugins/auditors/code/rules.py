@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 #: Bump on any change of a pattern, a list or a severity (it keys the verdict cache).
-RULES_VERSION = "code-7"
+RULES_VERSION = "code-8"
 
 BLOCK, WARN = "block", "warn"
 
@@ -55,6 +55,10 @@ RULES: Mapping[str, tuple[str, str]] = {
                               "supply-chain attack. A declared dependency warns; it blocks when "
                               "the skill's code imports the real package or the file names an "
                               "unknown index; an install command blocks")),
+    "code.dependency-source": (BLOCK, ("a popular package comes from an unknown host: a "
+                                      "dependency given as a URL there, an index or default "
+                                      "registry there that serves the skill's popular "
+                                      "dependencies, or a registry credential handed to it")),
     "code.remote-package": (WARN, ("installs a package straight from a URL, or points at a "
                                   "package index on a host that is not a well-known one "
                                   "(--extra-index-url, -i, [[tool.uv.index]], registry=)")),
@@ -73,7 +77,9 @@ POLICY = (
     "hugovk/top-pypi-packages, wooorm/npm-high-impact; `scripts/popular_packages.py`) warns; "
     "it blocks when the skill's code imports the real package, when the file also names an "
     "unknown index, or in an install command. A package index on a host outside a short known "
-    "list warns. What an honest skill does does not block: a placeholder for where an image "
+    "list warns; it blocks when it serves the skill's popular dependencies (an unscoped index "
+    "or registry) or gets a registry credential, and so does a popular package given as a URL "
+    "on an unknown host. What an honest skill does does not block: a placeholder for where an image "
     "lives (`{owner}`, `{username}`) is not data; a `.env` read for the API key whose name "
     "names the host it is sent to (`OPENROUTER_API_KEY` to openrouter.ai) is that API used "
     "(the destination is read from the call's following lines and the script's URL "

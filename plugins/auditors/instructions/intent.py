@@ -29,7 +29,7 @@ import functools
 import re
 from collections.abc import Iterator, Sequence
 
-from lemon_core.auditor_kit import Line, host_class, names_host, urls
+from lemon_core.auditor_kit import Line, host_class, names_host, split_url, urls
 from lemon_core.auditor_kit.lazy import lazy_compile
 from lemon_core.auditor_kit.lines import (
     indexed,
@@ -48,7 +48,8 @@ SECRET = lazy_compile(
     r"tokens?|secret(?:\s+access)?\s+keys?|private\s+keys?|ssh\s+keys?|passwords?|passphrases?|"
     r"passcodes?|(?-i:PINs?|TANs?)|one[\s-]time\s+(?:codes?|passwords?)|otp|2fa\s+codes?|"
     r"(?:seed|recovery|mnemonic)\s+(?:phrases?|words?)|credentials?|session\s+cookies?|"
-    r"cookies|kubeconfig|client\s+secrets?|tokens?)\b"
+    r"cookies|kubeconfig|client\s+secrets?|(?:oauth|refresh|session|id|personal|deploy|bot|"
+    r"registry|npm|pypi|slack|discord|telegram|jwt)\s+tokens?)\b"
     r"|~/\.(?:ssh|aws|kube|docker|netrc|git-credentials|npmrc|pypirc|config/gh|config/gcloud)"
     r"|(?<![\w.])\.env\b|\bgh\s+auth\s+token\b|\baws\s+configure\s+(?:get|export-credentials)\b"
     r"|\bgcloud\s+auth\s+print-access-token\b|\bprintenv\b"
@@ -97,7 +98,7 @@ ASK_USER = lazy_compile(
 #: The agent collecting something (from the machine, a conversation, a folder).
 COLLECT = lazy_compile(
     r"\b(?:collect|gather|harvest|dump|copy|read\s+out)\b"
-    r"|\brecoge|\brecopila|\bextrae|\bcopia\b|\brécupère|\bcollecte|\bcopie[rz]?\b"
+    r"|\brecoge|\brecopila|\bextrae|\bcopia\b|\brécupère|\bcollecte[rz]?\b|\bcopie[rz]?\b"
     r"|\bsammle|\bsammeln|\bkopiere|\bauslesen|\bverzamel|\bkumpulkan|\bcolete|\bcopie\b"
     r"|собер\w*|собрат\w*|скопиру\w*|выгрузи\w*|收集|获取|读取|复制|収集|取得|読み取|コピー|수집|복사",
     I)
@@ -119,8 +120,9 @@ HIDE = lazy_compile(
     r"\b(?:do\s+not|don'?t|never|must\s+not|need\s+not)\s+(?:tell|inform|notify|mention|"
     r"reveal|disclose|quote|repeat)\b[^.\n]{0,30}\b(?:user|human|them|him|her|summary)"
     r"|\bwithout\s+(?:telling|informing|notifying)\s+(?:the\s+)?(?:user|human)"
-    r"|\b(?:secretly|covertly|silently|quietly)\s+(?:send|upload|post|run|execute|install|delete|"
-    r"copy|forward|add|collect|read|exfiltrate)\b|\bhidden\s+from\s+the\s+user"
+    r"|(?:^|[.;:!,(]\s*|[-*]\s+|\b(?:and|then|must|should|to|please|you)\s+)(?:secretly|covertly|"
+    r"silently|quietly)\s+(?:send|upload|post|run|execute|install|delete|copy|forward|add|"
+    r"collect|read|exfiltrate)\b|\bhidden\s+from\s+the\s+user"
     r"|\bsin\s+(?:decir|avisar|informar)(?:le)?\s+al\s+usuario|\bno\s+(?:le\s+)?(?:digas|informes|"
     r"menciones|muestres)\b|\ben\s+secreto\b|\bsilenciosamente\b"
     r"|\bsans\s+(?:le\s+)?(?:dire|prévenir|informer|montrer)\b[^.\n]{0,20}\butilisateur|\bne\s+"
@@ -254,10 +256,19 @@ def _window(lines: Sequence[Line], index: int, span: int = 6) -> str:
     return "\n".join(out)
 
 
+#: The word e-mail as a noun ("your email: a@b.c"): no send by itself.
+_EMAIL_WORD = lazy_compile(r"\be-?mails?\b|\bmail\b", I)
+#: A command that sends data, not only fetches (curl -d, --upload-file, POST, json=).
+_SENDS_DATA = lazy_compile(r"\s(?:-d|--data[\w-]*|-F|--form|-T|--upload-file|--post-data|--json)\b|"
+                           r"-X\s*(?:POST|PUT|PATCH)\b|\.(?:post|put|patch)\s*\(|\b(?:json|data|"
+                           r"files)\s*=|-Method\s+(?:Post|Put)|-Body\b", I)
+
+
 def _sends(lines: Sequence[Line]) -> list[tuple[Line, list[tuple[str, str]]]]:
-    """Each line naming a destination (a URL, an e-mail address) that a send verb or a
-    network command leads to: on the line, or on one of the seven before it ("send the values
-    to the service:" and a fenced ``curl``)."""
+    """Each line naming a destination (a URL, an e-mail address) that something is sent to:
+    a send verb on the same line ("send it to https://…", "e-mail it to a@b.c"), or a command
+    that sends data (``curl -d … https://…``), on its own or led by a send verb in the prose
+    just before its fence ("register the values with the service:" and a fenced ``curl``)."""
     out = []
     for index, line in enumerate(lines):
         if ("://" not in line.text and "@" not in line.text) or line.context not in _READ \
@@ -266,10 +277,30 @@ def _sends(lines: Sequence[Line]) -> list[tuple[Line, list[tuple[str, str]]]]:
         dests = _destinations(line.text)
         if not dests:
             continue
-        lead = [other for other in lines[max(0, index - 7):index + 1]
-                if other.context in _READ and not other.warned and other.context != "heading"]
-        if any(SEND.search(_CODE_SPAN.sub(" ", other.text)) or NET_COMMAND.search(other.text)
-               for other in lead):
+        words = _CODE_SPAN.sub(" ", line.text)
+        urls_only = [(kind, where) for kind, where in dests if "://" in where]
+        before = lines[index - 1] if index and line.context in ("prose", "quote") else None
+        if before is not None and before.context == line.context and before.text.strip() and \
+                not before.text.rstrip().endswith((".", "!", "?", "。")):
+            words = _CODE_SPAN.sub(" ", before.text) + " " + words  # "send it all to\n`https://…`"
+        if urls_only and _near(SEND, words, "send") is not None:
+            out.append((line, urls_only))
+        if len(urls_only) < len(dests) and line.context in ("prose", "quote", "table") and \
+                SEND.search(_EMAIL_WORD.sub(" ", _EMAIL.sub(" ", words))):
+            out.append((line, [d for d in dests if "://" not in d[1]]))  # "send it to a@b.c"
+        if urls_only and _near(SEND, words, "send") is not None:
+            continue
+        dests = [(kind, where) for kind, where in dests if "://" in where]  # an address: said
+        if not dests or line.context not in ("fence", "code"):
+            continue
+        command = "\n".join(other.text for other in lines[max(0, index - 3):index + 2]
+                            if other.context == line.context)
+        if not NET_COMMAND.search(command):
+            continue
+        lead = [other for other in lines[max(0, index - 8):index]
+                if other.context in ("prose", "quote") and not other.warned]
+        if _SENDS_DATA.search(command) or any(
+                SEND.search(_CODE_SPAN.sub(" ", other.text)) for other in lead[-2:]):
             out.append((line, dests))
     return out
 
@@ -357,6 +388,7 @@ def _outside(dests: list[tuple[str, str]], secret_words: str) -> list[str]:
     API, nor a host the secret's own words name (a GitHub token to api.github.com)."""
     words = re.sub(r"[^\w]+", "_", secret_words)
     return [where for kind, where in dests if kind in ("unknown", "collector")
+            and "." in split_url(where if "://" in where else "mailto://" + where)[0]
             and not names_host(words, where.split("@")[-1])]
 
 
@@ -374,7 +406,7 @@ OVERRIDE_SUBJECT = lazy_compile(
 OVERRIDE_VOID = lazy_compile(
     r"\b(?:out\s+of\s+date|outdated|obsolete|void|superseded|cancell?ed|revoked|no\s+longer\s+"
     r"(?:valid|appl(?:y|ies)|in\s+effect)|do(?:es)?\s+not\s+apply|(?:takes?|have|has)\s+precedence|"
-    r"override[sd]?)\b"
+    r"no\s+longer\s+binding)\b"
     r"|\b(?:obsoletas|anuladas|sin\s+efecto|ya\s+no\s+(?:son\s+válidas|aplican)|prevalecen)"
     r"|\b(?:obsolètes|annulées|caduques|ne\s+s'appliquent\s+plus|priment)"
     r"|\b(?:veraltet|ungültig|außer\s+kraft|aufgehoben|gelten\s+nicht\s+mehr|vorrang)"

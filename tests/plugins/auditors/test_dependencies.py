@@ -101,12 +101,39 @@ def test_a_lookalike_alone_warns_and_names_the_real_package() -> None:
 
 def test_an_unknown_index_warns_and_makes_a_lookalike_block() -> None:
     index = "--extra-index-url https://pkgs.attacker.invalid/simple\n"
-    assert rules({"requirements.txt": index + "requests==2.31.0\n"}) == {
+    assert rules({"requirements.txt": index + "acme-internal-utils==2.4.1\n"}) == {
         "code.remote-package": "warn"}
     assert rules({"requirements.txt": index + "colourama\n"}) == {
         "code.remote-package": "warn", "code.typosquat": "block"}
     assert rules({"requirements-dev.txt": "-i https://pypi.internal.invalid/simple\n"}) == {
         "code.remote-package": "warn"}
+
+
+def test_an_unknown_index_serving_popular_dependencies_blocks() -> None:
+    index = "--extra-index-url https://pkgs.attacker.invalid/simple\n"
+    found = audit({"requirements.txt": index + "pandas>=2.1\nacme-utils==2.4.1\n"})
+    assert [(f.rule, f.severity, f.line) for f in found] == [
+        ("code.dependency-source", "block", 1)]
+    assert "pandas" in found[0].message
+
+
+def test_a_popular_package_from_an_unknown_host_blocks() -> None:
+    package = '{"dependencies": {"chart.js": "https://cdn.attacker.invalid/chart.js-4.4.2.tgz"}}'
+    assert rules({"package.json": package}) == {"code.dependency-source": "block"}
+    own = '{"dependencies": {"acme-widgets": "https://cdn.acme.invalid/w-1.0.0.tgz"}}'
+    assert rules({"package.json": own}) == {"code.remote-package": "warn"}
+    assert rules({"requirements.txt": "numpy @ https://wheels.attacker.invalid/numpy.whl\n"}) == {
+        "code.dependency-source": "block"}
+
+
+def test_an_npmrc_registry_credential_for_an_unknown_host_blocks() -> None:
+    npmrc = ("registry=https://registry.attacker.invalid/\n"
+             "//registry.attacker.invalid/:_authToken=${NPM_TOKEN}\n")
+    assert rules({".npmrc": npmrc}) == {"code.remote-package": "warn",
+                                        "code.dependency-source": "block"}
+    scoped = ("@acme:registry=https://npm.pkg.github.com\n"
+              "//npm.pkg.github.com/:_authToken=${GITHUB_TOKEN}\n")
+    assert rules({".npmrc": scoped}) == {}
 
 
 def test_honest_requirements_pass() -> None:
@@ -132,7 +159,7 @@ name = "mirror"
 url = "https://pypi.attacker.invalid/simple"
 """
     found = {(f.rule, f.severity, f.line) for f in audit({"pyproject.toml": pyproject})}
-    assert found == {("code.remote-package", "warn", 13), ("code.typosquat", "block", 6)}
+    assert found == {("code.dependency-source", "block", 13), ("code.typosquat", "block", 6)}
     assert [d.name for d in declared("pyproject.toml", pyproject) if d.name] == [
         "httpx", "reqeusts", "pypdf", "setuptools", "wheel"]
 

@@ -21,7 +21,14 @@ from collections.abc import Iterator, Mapping
 from lemon_plugins.auditors.instructions import intent
 
 from lemon_core import hookimpl
-from lemon_core.auditor_kit import Line, LineIndex, document, host_class, urls
+from lemon_core.auditor_kit import (
+    Line,
+    LineIndex,
+    document,
+    host_class,
+    is_warning,
+    urls,
+)
 from lemon_core.auditor_kit.lazy import lazy_compile
 from lemon_core.auditor_kit.lines import (
     excerpt,
@@ -33,7 +40,7 @@ from lemon_core.auditor_kit.rules import finding, texts_of, unique
 from lemon_core.protocols import AuditBundle, Finding
 
 FAMILY = "instructions"
-RULES_VERSION = "instructions-4"
+RULES_VERSION = "instructions-5"
 I = re.IGNORECASE
 
 RULES: Mapping[str, tuple[str, str]] = {
@@ -334,6 +341,21 @@ def _weigh(severity: str, line: Line) -> str | None:
 
 #: Rules whose phrase, governed by a negator or a "detect" word, is not said but warned about.
 _NEGATABLE = frozenset({"instructions.override", "instructions.tool-poisoning"})
+#: A script that defines tools for an agent (an MCP server): its strings are what the agent
+#: reads as tool and parameter descriptions.
+_TOOL_TEXT = lazy_compile(r"@mcp\.tool|\.tool\(|\bFastMCP\b|\bMcpServer\b|\.describe\(|"
+                          r"\binputSchema\b|\bregisterTool\b|\blist_tools\b", I)
+
+
+def _in_string(line: Line, start: int) -> bool:
+    """Whether ``start`` on a code line falls inside a string literal (an odd number of one
+    kind of quote before it, or the line continues a string: it opens with a quote)."""
+    before = line.text[:start]
+    stripped = line.text.lstrip()
+    return any(before.count(quote) % 2 for quote in ("'", '"', "`")) or \
+        stripped[:1] in ("'", '"', "`")
+
+
 _WIDE_GAP = lazy_compile(r"\S {150,}\S")
 _QUOTED = lazy_compile(r"\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|`[^`\n]*`|'[^'\n]{6,}'")
 
@@ -361,6 +383,29 @@ def _warned_against(text: str, start: int) -> bool:
     return _WARNS_AGAINST.search(clause) is not None
 
 
+_LIST_ITEM = lazy_compile(r"\s*(?:[-*+]|\d+[.)])\s")
+
+
+def _lead_warns(lines: tuple[Line, ...], index: int) -> bool:
+    """Whether the list item at ``index`` (0-based) stands under a lead line that warns
+    against what follows ("do not put these phrases in a prompt:")."""
+    if not _LIST_ITEM.match(lines[index].text):
+        return False
+    for at in range(index - 1, max(-1, index - 16), -1):
+        text = lines[at].text
+        if not text.strip() or _LIST_ITEM.match(text) or text[:1] in (" ", "\t"):
+            continue
+        if lines[at].context not in ("prose", "quote"):
+            return False
+        paragraph = [text]  # the lead paragraph, back to its first line
+        for before in range(at - 1, max(-1, at - 6), -1):
+            if not lines[before].text.strip() or lines[before].context != lines[at].context:
+                break
+            paragraph.insert(0, lines[before].text)
+        return is_warning(" ".join(paragraph))
+    return False
+
+
 def _quoted(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` sits inside quotes or a code span: a phrase quoted as an
     example (\"detect phrases like 'ignore previous instructions'\"), not said."""
@@ -380,8 +425,11 @@ def _line_findings(doc_lines: tuple[Line, ...], text: str) -> Iterator[tuple[str
                 severity = RULES[rule][0]
                 if rule in _NEGATABLE and _warned_against(line.text, match.start()):
                     continue
-                if severity == "block" and _quoted(line.text, match.start(), match.end()):
-                    severity = "warn"
+                if _quoted(line.text, match.start(), match.end()):
+                    if _lead_warns(doc_lines, number - 1):
+                        continue  # a phrase quoted in a list of things not to write
+                    if severity == "block":
+                        severity = "warn"
                 yield rule, severity, RULES[rule][1], line, match.start(), match.end()
     for number in sorted(_candidates(index, lower, _REMOTE_WORDS, found_words)):
         line = doc_lines[number - 1]
@@ -568,9 +616,14 @@ class InstructionsAuditor:
                     if weighed is not None:
                         found.append(finding(RULES, rule, weighed, message, file.path, line,
                                              start, end, family=FAMILY, auditor=self.name))
+                tools = doc.kind == "script" and _TOOL_TEXT.search(text) is not None
                 for rule, severity, message, line, start, end in intent.judge_text(doc.lines,
                                                                                      text):
-                    weighed = _weigh(severity, line)
+                    if end is not None and _quoted(line.text, start, end) and \
+                            _lead_warns(doc.lines, line.number - 1):
+                        continue  # a phrase quoted in a list of things not to write
+                    weighed = severity if tools and _in_string(line, start) and \
+                        not line.warned else _weigh(severity, line)
                     if weighed is not None:
                         found.append(finding(RULES, rule, weighed, message, file.path, line,
                                              start, end, family=FAMILY, auditor=self.name))

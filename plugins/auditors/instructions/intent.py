@@ -66,6 +66,9 @@ SECRET = lazy_compile(
     r"online-banking-pin|zertifikatsdatei|zertifikat(?:s|e)?)\b"
     r"|\bwachtwoorden?\b|\binloggegevens\b|\bsleutels?\b"
     r"|\bkata\s+sandi\b|\bkunci\s+(?:api|rahasia|privat)\b|\bkredensial\b"
+    # pl
+    r"|\bklucz(?:e|a)?\s+(?:api|prywatn\w*)|\bhas(?:ł|l)(?:o|a|em)\b|\bdane\s+logowania\b|"
+    r"\bhase[łl]\b|\bmened(?:ż|z)er\w*\s+hase[łl]"
     # ru
     r"|парол[ьяеи]\w*|токен\w*|ключ(?:и|ей|а)?\s+(?:api|доступа)|секретн\w+\s+ключ\w*|"
     r"приватн\w+\s+ключ\w*|учётн\w+\s+данн\w+|учетн\w+\s+данн\w+|сид-фраз\w+|"
@@ -81,15 +84,16 @@ ASK_USER = lazy_compile(
     r"(?:user|human|client|customer)\b"
     r"|\b(?:ask|request|prompt|have|get)\s+the\s+(?:user|human)\s+(?:for|to\s+(?:paste|share|"
     r"provide|enter|type|send|give|supply))\b"
-    r"|\b(?:paste|share|provide|enter|type|send\s+me|give\s+me|supply)\s+(?:me\s+|us\s+)?"
-    r"(?:your|their|the\s+user'?s)\b"
+    r"|\b(?:paste|share|provide|send\s+me|give\s+me|supply)\s+(?:me\s+|us\s+)?"
+    r"(?:your|their|the\s+user'?s)\b|\b(?:enter|type)\s+(?:your|their)\b[^.\n]{0,40}\b(?:here|"
+    r"below|in\s+(?:the\s+|this\s+)?(?:chat|conversation|reply))\b"
     r"|\bpide\s+al\s+usuario|\bsolicita\s+al\s+usuario|\bpega\s+tu|\bproporciona\s+tu"
     r"|\bdemande[rz]?\s+(?:à\s+)?l'utilisateur|\bcolle[rz]?\s+(?:votre|ton|ta)|"
     r"\bfournisse[zr]?\s+(?:votre|ton|ta)"
     r"|\bbitte\s+(?:den|die)\s+(?:nutzer|benutzer|anwender)(?:in)?\s+um\b|\bfrag(?:e)?\s+(?:den|die)\s+"
     r"(?:nutzer|benutzer|anwender)(?:in)?\s+nach\b|\bfordere\b[^.\n]{0,40}\ban\b|\berfrage\b"
     r"|\bpeça\s+ao\s+usu[áa]rio|\bsolicite\s+ao\s+usu[áa]rio|\bcole\s+(?:sua|seu)\b"
-    r"|\bchiedi\s+all'utente|\bvraag\s+de\s+gebruiker|\bminta\s+pengguna"
+    r"|\bpopro(?:ś|s)\s+u(?:ż|z)ytkownika|\bchiedi\s+all'utente|\bvraag\s+de\s+gebruiker|\bminta\s+pengguna"
     r"|попроси\w*\s+пользовател\w+|запроси\w*\s+у\s+пользовател\w+"
     r"|(?:请|让|要求|向)用户(?:提供|输入|粘贴|发送|给出)|向用户索取"
     r"|ユーザーに[^。\n]{0,20}(?:求め|入力して|貼り付けて|教えて|提供して)"
@@ -100,7 +104,7 @@ COLLECT = lazy_compile(
     r"\b(?:collect|gather|harvest|dump|copy|read\s+out)\b"
     r"|\brecoge|\brecopila|\bextrae|\bcopia\b|\brécupère|\bcollecte[rz]?\b|\bcopie[rz]?\b"
     r"|\bsammle|\bsammeln|\bkopiere|\bauslesen|\bverzamel|\bkumpulkan|\bcolete|\bcopie\b"
-    r"|собер\w*|собрат\w*|скопиру\w*|выгрузи\w*|收集|获取|读取|复制|収集|取得|読み取|コピー|수집|복사",
+    r"|\bodczytaj|\bzbierz|\bskopiuj|собер\w*|собрат\w*|скопиру\w*|выгрузи\w*|收集|获取|读取|复制|収集|取得|読み取|コピー|수집|복사",
     I)
 
 #: Sending something somewhere.
@@ -112,7 +116,7 @@ SEND = lazy_compile(
     r"\bhoch\b|\bhochladen\b|\bgesendet\b|\bweiterleiten\b"
     r"|\benvie\b|\benviar\b|\bcarregue\b|\bencaminhe\b|\binvia\b|\bstuur\b|\bverstuur|\bkirim\b|"
     r"\bunggah\b"
-    r"|отправ\w*|пошли\w*|перешли\w*|загрузи\w*|передай\w*"
+    r"|\bwy(?:ś|s)lij|\bprze(?:ś|s)lij|отправ\w*|пошли\w*|перешли\w*|загрузи\w*|передай\w*"
     r"|发送|上传|提交|转发|发到|传到|推送|送信|送って|アップロード|転送|업로드|전송|보내", I)
 
 #: Keeping a step from the user.
@@ -120,6 +124,13 @@ HIDE = lazy_compile(
     r"\b(?:do\s+not|don'?t|never|must\s+not|need\s+not)\s+(?:tell|inform|notify|mention|"
     r"reveal|disclose|quote|repeat)\b[^.\n]{0,30}\b(?:user|human|them|him|her|summary)"
     r"|\bwithout\s+(?:telling|informing|notifying)\s+(?:the\s+)?(?:user|human)"
+    r"|\bwithout\s+mentioning\s+(?:it|this|them|that)\b|\b(?:do\s+not|don'?t|never)\s+(?:list|"
+    r"include|show)\s+(?:these|this|those|the)\s+(?:steps?|commands?|uploads?|copies|calls?)\s+"
+    r"(?:in|to)\b"
+    r"|\bhistory\s+-c\b|\b(?:rm|del|remove|delete|clear|wipe|erase|truncate)\b[^.\n]{0,40}(?:_history"
+    r"\b|shell\s+history|command\s+history|transcripts?\b|\.claude/projects)"
+    r"|\bno\s+hace\s+falta\s+(?:comentarlo|decírselo|decirlo|mencionarlo)|\bsin\s+comentarlo"
+    r"|\bnie\s+(?:informuj|mów|wspominaj)\b|\bbez\s+wiedzy\s+u(?:ż|z)ytkownika"
     r"|(?:^|[.;:!,(]\s*|[-*]\s+|\b(?:and|then|must|should|to|please|you)\s+)(?:secretly|covertly|"
     r"silently|quietly)\s+(?:send|upload|post|run|execute|install|delete|copy|forward|add|"
     r"collect|read|exfiltrate)\b|\bhidden\s+from\s+the\s+user"
@@ -156,6 +167,12 @@ OVERRIDE_CLAIM = lazy_compile(
     r"superseded|cancell?ed|revoked|no\s+longer\s+(?:valid|apply|applicable|in\s+effect)|replaced)"
     r"|\b(?:this|the\s+following)\s+(?:file|document|skill)\s+(?:is|has)\s+(?:the\s+)?"
     r"(?:highest|ultimate|final|supreme)\s+(?:authority|priority)"
+    r"|\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:(?:previous|prior|earlier|system|"
+    r"developer)\s+(?:and|or|&|,)\s+)+(?:previous|prior|earlier|system|developer)\s+(?:instructions|"
+    r"prompts?|rules)"
+    r"|\b(?:this|the\s+following)\s+(?:file|document|notice|section)\s+(?:prevails|wins|overrides)"
+    r"|\b(?:este\s+(?:arquivo|archivo|aviso)|ce\s+fichier|diese\s+datei)\s+(?:prevalece|"
+    r"prevalecerá|prévaut|hat\s+vorrang)"
     r"|\b(?:takes?|has)\s+(?:precedence|priority)\s+over\s+(?:all|any|every)?\s*(?:other\s+|"
     r"previous\s+|system\s+|developer\s+)+(?:instructions|prompts?|rules)"
     r"|\bvervallen\s+alle\s+(?:eerdere|vorige)\s+instructies|\binstructies\b[^.\n]{0,40}\bvervallen"
@@ -187,6 +204,10 @@ SHADOW_SCOPE = lazy_compile(
     r"|\btant\s+que\s+(?:cette\s+compétence|ce\s+skill)\b|\bpour\s+tous\s+les\s+outils\s+du\b"
     r"|\benquanto\s+(?:esta\s+habilidade|este\s+skill)\b|\bpara\s+todas\s+as\s+ferramentas\s+do\b"
     r"|пока\s+(?:этот\s+навык|этот\s+скилл)|для\s+всех\s+инструментов"
+    r"|пока\s+(?:установлен|загружен|активен)\w*|при\s+любом\s+(?:использовании|вызове)"
+    r"|\b(?:any\s+other\s+server|cualquier\s+otro\s+servidor|n'importe\s+quel\s+(?:autre\s+)?"
+    r"serveur|jedem\s+anderen\s+server|qualquer\s+outro\s+servidor)\b|любого\s+другого\s+сервера|"
+    r"任何其他服务器"
     r"|只要(?:本|这个)?技能(?:已)?(?:安装|加载)|(?:对|适用于)所有(?:的)?工具|每当(?:调用|用户的)"
     r"|任何服务器的|用户的其他工具|\b(?:tools?\s+of\s+(?:any|every|other)\s+servers?|any\s+server'?s\s+"
     r"tools?|other\s+servers'?\s+tools?)\b"
@@ -195,15 +216,15 @@ SHADOW_SCOPE = lazy_compile(
 #: A call of a named tool that is made to do more ("when calling `x`, also …").
 SHADOW_CALL = lazy_compile(
     r"\b(?:when(?:ever)?|each\s+time|every\s+time)\s+(?:you\s+)?(?:call(?:ing)?|use|using|invoke|"
-    r"invoking|run(?:ning)?)\s+`?[\w.-]+`?[^.\n]{0,60}\b(?:also|always|additionally|as\s+well|"
+    r"invoking|run(?:ning)?)\s+`?[\w.-]+`?[^.\n]{0,110}\b(?:also|always|additionally|as\s+well|"
     r"in\s+addition)\b"
-    r"|\bjeder\s+aufruf\s+von\s+`?[\w.-]+`?[^.\n]{0,60}\b(?:zusätzlich|auch|immer)\b"
+    r"|\bjeder\s+aufruf\s+von\s+`?[\w.-]+`?[^.\n]{0,110}\b(?:zusätzlich|auch|immer)\b"
     r"|\bwenn\s+du\s+`?[\w.-]+`?\s+aufrufst[^.\n]{0,60}\b(?:zusätzlich|auch|immer)\b"
-    r"|\bcuando\s+(?:llames|uses|invoques)\s+`?[\w.-]+`?[^.\n]{0,60}\b(?:también|siempre)\b"
-    r"|\b(?:lorsque|quand)\s+(?:tu\s+appelles|vous\s+appelez)\s+`?[\w.-]+`?[^.\n]{0,60}\b(?:aussi|"
+    r"|\bcuando\s+(?:llames|uses|invoques)\s+`?[\w.-]+`?[^.\n]{0,110}\b(?:también|siempre)\b"
+    r"|\b(?:lorsque|quand)\s+(?:tu\s+appelles|vous\s+appelez)\s+`?[\w.-]+`?[^.\n]{0,110}\b(?:aussi|"
     r"toujours|également)\b"
-    r"|\bao\s+chamar\s+`?[\w.-]+`?[^.\n]{0,60}\b(?:também|sempre)\b"
-    r"|при\s+(?:каждом\s+)?вызове\s+`?[\w.-]+`?[^.\n]{0,60}(?:также|всегда|дополнительно)"
+    r"|\bao\s+chamar\s+`?[\w.-]+`?[^.\n]{0,110}\b(?:também|sempre)\b"
+    r"|при\s+(?:каждом\s+)?вызове\s+`?[\w.-]+`?[^.\n]{0,110}(?:также|всегда|дополнительно)"
     r"|(?:调用|使用)[^。\n]{0,30}?(?:工具)?(?:时|的时候|前)[，,]?[^。\n]{0,40}(?:同时|也要|也|总是|务必|把|改为|先)"
     r"|`?[\w.-]+`?\s*を呼び出す(?:とき|際)[^。\n]{0,40}(?:必ず|常に|同時に|も)", I)
 #: A call of a named tool, said in English ("when calling `merge_pull_request`").
@@ -220,12 +241,14 @@ SHADOW_EFFECT = lazy_compile(
     r"|(?:同時に|も)(?:送信|転送|コピー)"
     r"|\b(?:change|set|replace|switch)\s+the\s+(?:recipients?|remote|reviewers?|destination|"
     r"webhook|to\s+address|channel)\b|\bgit\s+remote\s+add\b|\badd\s+(?:a|the)\s+remote\b"
-    r"|收件人(?:改为|替换)|添加远程(?:仓库)?|推送到该远程|抄送", I)
+    r"|收件人(?:改为|替换)|添加远程(?:仓库)?|推送到该远程|抄送|密送"
+    r"|\bcopia\s+oculta\b|\breenv[ií]a|\bcopie\s+cachée|\bcci\b|\bblindkopie|\bcópia\s+oculta|"
+    r"\bencaminhe|скрыт\w*\s+копи\w*|перешли|создай\s+копию|дублируй", I)
 #: Names a tool or a server (so a rule is about tools).
 TOOL_REF = lazy_compile(r"`[\w.-]+`|\b(?:mcp|server|tool)s?\b|服务器|工具|サーバー|ツール|"
-                        r"werkzeug|server|outil|herramienta|ferramenta|инструмент|сервер", I)
+                        r"werkzeug|server|servidor|serveur|serwer|outil|herramienta|ferramenta|инструмент|сервер", I)
 #: Names a server or its tools (not merely a command in backticks).
-SERVER_REF = lazy_compile(r"\b(?:mcp|server|tool)s?\b|服务器|工具|サーバー|ツール|werkzeug|outil|"
+SERVER_REF = lazy_compile(r"\b(?:mcp|server|tool)s?\b|服务器|工具|サーバー|ツール|werkzeug|outil|servidor|serveur|"
                           r"herramienta|ferramenta|инструмент|сервер", I)
 #: A network client in a command or a code line.
 NET_COMMAND = lazy_compile(r"\b(?:curl|wget|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|nc|"
@@ -398,6 +421,7 @@ OVERRIDE_SUBJECT = lazy_compile(
     r"original|system)\s+(?:instructions|guidance|rules|messages)|(?:guidance|instructions)\s+you\s+"
     r"(?:received|were\s+given|got)|anything\s+(?:said|written)\s+(?:earlier|before))\b"
     r"|\binstrucciones\s+(?:anteriores|del\s+sistema)|\binstructions\s+(?:précédentes|du\s+système)"
+    r"|\bprompt\s+(?:de|do|del)\s+sistema|\bprompt\s+système|\binstruções\s+anteriores"
     r"|\b(?:vorherigen|bisherigen|früheren)\s+anweisungen|\bsystem(?:anweisungen|prompt)"
     r"|\binstruções\s+(?:anteriores|do\s+sistema)|\bistruzioni\s+(?:precedenti|di\s+sistema)"
     r"|\b(?:eerdere|vorige)\s+instructies|\binstruksi\s+(?:sebelumnya|sistem)"
@@ -406,7 +430,8 @@ OVERRIDE_SUBJECT = lazy_compile(
 OVERRIDE_VOID = lazy_compile(
     r"\b(?:out\s+of\s+date|outdated|obsolete|void|superseded|cancell?ed|revoked|no\s+longer\s+"
     r"(?:valid|appl(?:y|ies)|in\s+effect)|do(?:es)?\s+not\s+apply|(?:takes?|have|has)\s+precedence|"
-    r"no\s+longer\s+binding)\b"
+    r"no\s+longer\s+binding|replaces|supersedes)\b"
+    r"|\b(?:substitui|substituem|sustituye|reemplaza|remplace|ersetzt|zastępuje)\b"
     r"|\b(?:obsoletas|anuladas|sin\s+efecto|ya\s+no\s+(?:son\s+válidas|aplican)|prevalecen)"
     r"|\b(?:obsolètes|annulées|caduques|ne\s+s'appliquent\s+plus|priment)"
     r"|\b(?:veraltet|ungültig|außer\s+kraft|aufgehoben|gelten\s+nicht\s+mehr|vorrang)"
@@ -451,6 +476,9 @@ STEMS: dict[str, tuple[str, ...]] = {
         "instrucciones del sistema", "máxima autoridad", "maxima autoridad",
         "instructions précédentes", "instructions du système", "autorité suprême",
         "instruções anteriores", "instruções do sistema", "autoridade máxima", "istruzioni",
+        "prompt de sistema", "prompt do sistema", "prompt del sistema", "prompt système",
+        "and system", "or system", "and developer", "prevails", "prevalece", "prévaut",
+        "hat vorrang",
         "инструкц", "указани", "авторитет", "приоритет", "指令", "指示", "提示", "规则", "权威",
         "优先", "の指示", "権限", "지시", "최고"),
     "ask": (
@@ -462,7 +490,7 @@ STEMS: dict[str, tuple[str, ...]] = {
         "type your", "type their", "send me", "send us", "give me", "give us", "supply your",
         "supply their", "al usuario", "pega tu", "proporciona tu", "l'utilisateur", "colle",
         "fournisse", "nutzer", "anwender", "fordere", "erfrage", "ao usuário", "ao usuario",
-        "cole ", "all'utente", "vraag de gebruiker", "minta pengguna", "пользовател",
+        "cole ", "all'utente", "poproś", "popros", "vraag de gebruiker", "minta pengguna", "пользовател",
         "用户", "ユーザーに", "사용자에게"),
     "hide": tuple(f"{neg} {verb}" for neg in ("not", "n't", "never")
                   for verb in ("tell", "inform", "notify", "mention", "reveal", "disclose",
@@ -473,7 +501,9 @@ STEMS: dict[str, tuple[str, ...]] = {
         "silenciosamente", "sans le", "sans dire", "sans prévenir", "sans informer",
         "sans montrer", "ne dis", "ne dites", "ne mentionne", "ne montre", "ne signale",
         "ne le ", "discrètement", "en silence", "ohne", "nicht", "heimlich", "unbemerkt",
-        "stillschweigend", "erwähne", "sem avisar", "sem contar", "sem informar", "não diga",
+        "stillschweigend", "erwähne", "without mentioning", "not list", "n't list", "never list",
+        "not include these", "not show these", "history", "transcript", "no hace falta",
+        "sin comentarlo", "nie informuj", "nie mów", "nie wspominaj", "bez wiedzy", "sem avisar", "sem contar", "sem informar", "não diga",
         "não mencione", "não mostre", "não informe", "senza dire", "senza avvisare",
         "zonder de gebruiker", "vertel de gebruiker", "jangan", "tanpa memberi", "diam-diam",
         "не нужно", "не надо", "не следует", "не говори", "не сообщай", "не упоминай",
@@ -488,7 +518,10 @@ STEMS: dict[str, tuple[str, ...]] = {
         "tool of every", "tool of other", "any server", "other server", "solange diese",
         "für alle werkzeuge", "auch bei aufgaben", "mientras est", "para todas las herramientas",
         "tant que ce", "pour tous les outils", "enquanto est", "para todas as ferramentas",
-        "пока этот", "для всех инструментов", "只要", "所有工具", "所有的工具", "每当", "任何服务器",
+        "пока этот", "для всех инструментов", "пока установлен", "пока загружен",
+        "пока активен", "при любом", "any other server", "cualquier otro servidor",
+        "n'importe quel", "jedem anderen server", "qualquer outro servidor", "любого другого",
+        "任何其他服务器", "只要", "所有工具", "所有的工具", "每当", "任何服务器",
         "用户的其他工具", "このスキルが", "すべてのツール", "스킬이", "모든 도구", "모든도구"),
     "call": (
         "when call", "when you call", "when you use", "when you invoke", "when you run",
@@ -502,7 +535,7 @@ STEMS: dict[str, tuple[str, ...]] = {
 COLLECT_STEMS = (
         "collect", "gather", "harvest", "dump", "copy", "read out", "recoge", "recopila",
         "extrae", "copia", "récupère", "copie", "sammle", "sammeln", "kopiere", "auslesen",
-        "verzamel", "kumpulkan", "colete", "собер", "собрат", "скопиру", "выгрузи", "收集",
+        "verzamel", "kumpulkan", "colete", "odczytaj", "zbierz", "skopiuj", "собер", "собрат", "скопиру", "выгрузи", "收集",
         "获取", "读取", "复制", "収集", "取得", "読み取", "コピー", "수집", "복사")
 
 
@@ -616,7 +649,9 @@ def judge(lines: Sequence[Line], hits: dict[str, set[int]] | None = None) -> Ite
         if call and not SERVER_REF.search(_window(lines, index, 2)):
             call = None  # "when you run the tests, also lint": a workflow, not a tool's behaviour
         if call:
-            severity = "block" if SHADOW_EFFECT.search(text[max(0, call.start() - 200):call.end() + 400]) else "warn"
+            around = text[max(0, call.start() - 200):call.end() + 400] + "\n" + \
+                _window(lines, index, 2)[len(text):][:400]
+            severity = "block" if SHADOW_EFFECT.search(around) else "warn"
             yield ("instructions.tool-shadowing", severity,
                    "changes what a call of another tool does (it also sends, copies or adds "
                    "someone)" if severity == "block" else

@@ -17,6 +17,7 @@ from lemon_core.auditor_kit import (
     decoded_payloads,
     document,
     host_class,
+    is_warning,
     names_host,
     normalise_shell,
     table_cells,
@@ -61,7 +62,7 @@ _DECODE_CALL = lazy_compile(
     r"marshal\.loads)\s*\(|Buffer\.from\s*\([^)]*[\"'](?:base64|hex)[\"']|base64\s+(?:-d|"
     r"--decode)|FromBase64String|codecs\.decode\([^)]*rot", I)
 _DYNAMIC_EXEC = lazy_compile(
-    r"(?<![\w.])(?:exec|eval)\s*\((?!\s*[\"'][^\"']*[\"']\s*\))|\bnew\s+Function\s*\(|"
+    r"(?<![\w.\"'])(?:exec|eval)\s*\((?!\s*[\"'][^\"']*[\"']\s*\))|\bnew\s+Function\s*\(|"
     r"\|\s*(?:ba|z)?sh\b|\beval\s+[\"']?\$|\bsh\s+-c\s+[\"']?\$|\b(?:iex|Invoke-Expression)\b", I)
 #: Sources that may go nowhere but loopback; other credential files may go to a known API
 #: or documentation host (a git credential sent to github.com is GitHub being used).
@@ -222,12 +223,24 @@ def _check_line(line: Line, doc: Document, variables: dict[str, str], hits: Line
                 if rule not in raw_rules:
                     message = f"{message}, disguised (split strings, $IFS, quotes or escapes)"
                     rule, severity = "code.obfuscated-command", "block"
+        if line.own_text and _sentence_warns(line, doc):
+            continue  # "… (`curl … | sh` in an rc file) is a red flag": the sentence warns
         if rule == "code.image-exfiltration" and not line.warned:
             weighed: str | None = severity  # an image in prose is rendered, not mentioned
         else:
             weighed = weigh(severity, line, start if end is not None else None)
         if weighed is not None:
             yield rule, weighed, message, line, start, end
+
+
+def _sentence_warns(line: Line, doc: Document) -> bool:
+    """Whether the sentence a prose line belongs to, read on to the next line of its paragraph
+    (a sentence wraps), warns against what it names."""
+    following = doc.lines[line.number] if line.number < len(doc.lines) else None
+    if following is None or following.context != line.context or not following.text.strip() \
+            or line.text.rstrip().endswith((".", "!", "?")):
+        return False
+    return is_warning(line.text + " " + following.text)
 
 
 def _payloads(doc: Document, text: str, index: LineIndex) -> Iterator[Raw]:

@@ -336,7 +336,7 @@ SECRET_STEMS = (
     "senha", "chave", "frase", "credenzial", "chiav", "mot de passe", "mots de passe", "clé",
     "cle", "jeton", "identifiants", "phrase", "passw", "kennw", "zugangs", "anmeldedaten",
     "schlüssel", "zertifikat", "wachtwoord", "inloggegevens", "sleutel", "kata sandi", "kunci",
-    "kredensial", "парол", "токен", "ключ", "учётн", "учетн", "сид-фраз", "переменн", "密码",
+    "kredensial", "klucz", "hasł", "hasl", "dane logowania", "menedż", "menedz", "парол", "токен", "ключ", "учётн", "учетн", "сид-фраз", "переменн", "密码",
     "口令", "令牌", "密钥", "私钥", "助记词", "凭证", "凭据", "验证码", "环境变量", "パスワード",
     "トークン", "秘密鍵", "キー", "認証情報", "暗証番号", "環境変数", "비밀번호", "토큰", "키",
     "자격", "환경")
@@ -390,6 +390,17 @@ def _secret_in(window: str) -> re.Match[str] | None:
     if not any(stem in lower for stem in SECRET_STEMS):
         return None
     return SECRET.search(window)
+
+
+def _asked(lines: Sequence[Line], index: int, two: str, verb: re.Match[str]) -> str:
+    """What a request or a collection is about: the words after its verb in the same
+    sentence, and — when its paragraph leads into a list (ends with a colon) — that list."""
+    sentence = re.split(r"(?<=[.!?。])\s", two[verb.start():verb.start() + 200], maxsplit=1)[0]
+    window = _window(lines, index)
+    paragraph, _, rest = window.partition("\n\n")
+    if rest and paragraph.rstrip().endswith((":", "：")):
+        return sentence + "\n" + rest
+    return sentence
 
 
 def _named(text: str, secret: re.Match[str]) -> str:
@@ -621,7 +632,7 @@ def judge(lines: Sequence[Line], hits: dict[str, set[int]] | None = None) -> Ite
         if ask and _NEGATED_BEFORE.search(two, max(0, ask.start() - 24), ask.start()):
             ask = None  # "never ask the user to paste a password": the rule, not the request
         if ask:
-            window = _window(lines, index)
+            window = _asked(lines, index, two, ask)
             secret = _secret_in(window)
             if secret:
                 asks.append((line, secret, _named(window, secret)))
@@ -629,7 +640,7 @@ def judge(lines: Sequence[Line], hits: dict[str, set[int]] | None = None) -> Ite
         if collecting and any(stem in two.lower() for stem in COLLECT_STEMS):
             collect = _near(COLLECT, two, "collect")
         if collect:
-            window = _window(lines, index)
+            window = _asked(lines, index, two, collect)
             secret = _secret_in(window)
             if secret:
                 collects.append((line, secret, _named(window, secret)))

@@ -298,6 +298,7 @@ def _sends(lines: Sequence[Line]) -> list[tuple[Line, list[tuple[str, str]]]]:
                 or line.warned:
             continue
         dests = _destinations(line.text)
+        dests = [dest for dest in dests if _outside([dest], "")]  # loopback, APIs, docs: no leak
         if not dests:
             continue
         words = _CODE_SPAN.sub(" ", line.text)
@@ -493,13 +494,14 @@ STEMS: dict[str, tuple[str, ...]] = {
         "инструкц", "указани", "авторитет", "приоритет", "指令", "指示", "提示", "规则", "权威",
         "优先", "の指示", "権限", "지시", "최고"),
     "ask": (
-        "gather", "obtain", "ask the", "ask for", "from the user", "of the user", "from the human", "of the human", "from the client",
+        "gather", "ask the user", "ask the human", "ask them for", "ask for", "from the user",
+        "of the user", "from the human", "of the human", "from the client",
         "of the client", "from the customer", "of the customer", "the user for", "the user to",
         "the human for", "the human to", "paste", "share your", "share their", "share me",
         "share us", "share the user", "provide your", "provide their", "provide me",
         "provide us", "provide the user", "enter your", "enter their", "enter the user",
         "type your", "type their", "send me", "send us", "give me", "give us", "supply your",
-        "supply their", "al usuario", "pega tu", "proporciona tu", "l'utilisateur", "colle",
+        "supply their", "al usuario", "pega tu", "proporciona tu", "l'utilisateur", "collez", "coller ", "colle ",
         "fournisse", "nutzer", "anwender", "fordere", "erfrage", "ao usuário", "ao usuario",
         "cole ", "all'utente", "poproś", "popros", "vraag de gebruiker", "minta pengguna", "пользовател",
         "用户", "ユーザーに", "사용자에게"),
@@ -584,8 +586,14 @@ def _concepts_of() -> dict[str, tuple[str, ...]]:
 def judge_text(lines: Sequence[Line], text: str) -> Iterator[Raw]:
     """:func:`judge` on the lines of ``text`` where a concept's words stand."""
     hits = concept_lines(text)
-    if any(hits.values()):
+    if any(hits.values()) or (("://" in text or "@" in text) and _collects(text)):
         yield from judge(lines, hits)
+
+
+def _collects(text: str) -> bool:
+    """Whether ``text`` holds a word of collecting (searched only where a send may go out)."""
+    lower = indexed(text)[1]
+    return any(stem in lower for stem in COLLECT_STEMS)
 
 
 def judge(lines: Sequence[Line], hits: dict[str, set[int]] | None = None) -> Iterator[Raw]:

@@ -586,8 +586,9 @@ def _concepts_of() -> dict[str, tuple[str, ...]]:
 def judge_text(lines: Sequence[Line], text: str) -> Iterator[Raw]:
     """:func:`judge` on the lines of ``text`` where a concept's words stand."""
     hits = concept_lines(text)
-    if any(hits.values()) or (("://" in text or "@" in text) and _collects(text)):
-        yield from judge(lines, hits)
+    collects = ("://" in text or "@" in text) and _collects(text)
+    if any(hits.values()) or collects:
+        yield from judge(lines, hits, collects)
 
 
 def _collects(text: str) -> bool:
@@ -596,7 +597,8 @@ def _collects(text: str) -> bool:
     return any(stem in lower for stem in COLLECT_STEMS)
 
 
-def judge(lines: Sequence[Line], hits: dict[str, set[int]] | None = None) -> Iterator[Raw]:
+def judge(lines: Sequence[Line], hits: dict[str, set[int]] | None = None,
+          collects: bool = True) -> Iterator[Raw]:
     """The findings of one file's lines (see the module docstring); ``hits`` the lines
     worth trying for each concept (:func:`concept_lines`; every line when None)."""
 
@@ -606,8 +608,10 @@ def judge(lines: Sequence[Line], hits: dict[str, set[int]] | None = None) -> Ite
         held = hits[concept]
         return at in held or (reach > 0 and at + 1 in held)
 
-    sends = _sends(lines)  # lines naming a destination a send leads to
-    collecting = any(_outside(dests, "") for _, dests in sends)
+    # lines naming an outside destination a send leads to; looked for at once only when the
+    # file has words of collecting, else after the lines, when a request or a hiding needs them
+    sends = _sends(lines) if collects else None
+    collecting = bool(sends)
     if hits is None or collecting:
         wanted = None
     else:
@@ -676,6 +680,8 @@ def judge(lines: Sequence[Line], hits: dict[str, set[int]] | None = None) -> Ite
                    "someone)" if severity == "block" else
                    "tells the agent to do more whenever another tool is called",
                    line, call.start(), call.end())
+    if sends is None:
+        sends = _sends(lines) if asks or hides else []
     exfiltrated = False
     for line, secret, around in [*asks, *collects]:
         outside = [where for _, dests in sends for where in _outside(dests, around)]

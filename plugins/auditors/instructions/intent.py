@@ -127,8 +127,6 @@ HIDE = lazy_compile(
     r"|\bwithout\s+mentioning\s+(?:it|this|them|that)\b|\b(?:do\s+not|don'?t|never)\s+(?:list|"
     r"include|show)\s+(?:these|this|those|the)\s+(?:steps?|commands?|uploads?|copies|calls?)\s+"
     r"(?:in|to)\b"
-    r"|\bhistory\s+-c\b|\b(?:rm|del|remove|delete|clear|wipe|erase|truncate)\b[^.\n]{0,40}(?:_history"
-    r"\b|shell\s+history|command\s+history|transcripts?\b|\.claude/projects)"
     r"|\bno\s+hace\s+falta\s+(?:comentarlo|decírselo|decirlo|mencionarlo)|\bsin\s+comentarlo"
     r"|\bnie\s+(?:informuj|mów|wspominaj)\b|\bbez\s+wiedzy\s+u(?:ż|z)ytkownika"
     r"|(?:^|[.;:!,(]\s*|[-*]\s+|\b(?:and|then|must|should|to|please|you)\s+)(?:secretly|covertly|"
@@ -155,6 +153,10 @@ HIDE = lazy_compile(
     r"|(?:사용자에게\s*)?알리지\s*(?:말|마)|말하지\s*(?:말|마)|표시하지\s*(?:말|마)|쓰지\s*(?:말|마)|"
     r"몰래|조용히", I)
 
+#: Erasing the traces of what was done (shell history, the agent's transcripts).
+TRACES = lazy_compile(
+    r"\bhistory\s+-c\b|\b(?:rm|del|remove|delete|clear|wipe|erase|truncate)\b[^.\n|]{0,40}(?:"
+    r"_history\b|shell\s+history|command\s+history|transcripts?\b|\.claude/projects)", I)
 #: An action worth hiding.
 ACTION = lazy_compile(
     r"\b(?:send|upload|post|run|execute|delete|remove|install|copy|forward|transmit|email)\b"
@@ -451,6 +453,7 @@ OVERRIDE_VOID = lazy_compile(
     r"|\b(?:usang|tidak\s+berlaku|batal|abaikan)\b"
     r"|устарел\w*|недействительн\w*|отмен\w+|не\s+действу\w*|приоритет\s+над"
     r"|过时|作废|无效|失效|不再适用|优先于|無効|破棄|適用されない|より優先|무효", I)
+_LIST_START = lazy_compile(r"\s*(?:[-*+|>]|\d+[.)])\s")
 _NEGATED_BEFORE = lazy_compile(r"\b(?:never|do\s+not|don'?t|must\s+not|should\s+not|avoid|nunca|"
                                r"jamais|niemals|не)\s*$", I)
 _SENTENCE_END = lazy_compile(r"(?<=[.!?。！？])\s")
@@ -636,7 +639,9 @@ def judge(lines: Sequence[Line], hits: dict[str, set[int]] | None = None,
                    ("declares the system or previous instructions void, or this file the "
                    "highest authority"), line, claim.start(), claim.end())
         following = lines[index + 1] if index + 1 < len(lines) else None
-        if following is not None and following.context == line.context:
+        if following is not None and following.context == line.context and \
+                following.text.strip() and not _LIST_START.match(following.text) and \
+                not text.rstrip().endswith((".", "!", "?", "。", ":")):
             two = words + " " + _CODE_SPAN.sub(" ", following.text)  # a phrase over a line end
         else:
             two = words
@@ -657,6 +662,8 @@ def judge(lines: Sequence[Line], hits: dict[str, set[int]] | None = None,
             if secret:
                 collects.append((line, secret, _named(window, secret)))
         hide = _near(HIDE, words, "hide") if has("hide", index) else None
+        if hide is None and has("hide", index) and line.context not in ("table", "heading"):
+            hide = _near(TRACES, words, "hide")  # a shortcut table's "clear history" is no order
         if hide:
             hides.append((line, hide, bool(_near(ACTION, words, "send") or _near(SEND, words, "send"))))
         scope = _near(SHADOW_SCOPE, words, "scope") if has("scope", index) else None

@@ -176,3 +176,11 @@ def test_a_spanish_parameter_description_in_a_js_server_blocks() -> None:
 def test_typing_a_key_into_a_local_tool_is_no_request() -> None:
     body = "Let the user type their own keys with `aws configure`; never paste them in chat."
     assert rules(body) == {}
+
+
+def test_a_shortcut_table_and_a_list_item_after_an_ask_are_not_orders() -> None:
+    table = "| key | action |\n|---|---|\n| `Alt+F7` | Clear command history |"
+    assert rules(table) == {}
+    items = ("- Space unknown → ask the user\n"
+             "- A provider call fails (missing OPENAI_API_KEY) → check the credentials.")
+    assert rules(items) == {}

@@ -101,10 +101,10 @@ ASK_USER = lazy_compile(
 
 #: The agent collecting something (from the machine, a conversation, a folder).
 COLLECT = lazy_compile(
-    r"\b(?:collect|gather|harvest|dump|copy|read\s+out)\b"
-    r"|\brecoge|\brecopila|\bextrae|\bcopia\b|\brécupère|\bcollecte[rz]?\b|\bcopie[rz]?\b"
-    r"|\bsammle|\bsammeln|\bkopiere|\bauslesen|\bverzamel|\bkumpulkan|\bcolete|\bcopie\b"
-    r"|\bodczytaj|\bzbierz|\bskopiuj|собер\w*|собрат\w*|скопиру\w*|выгрузи\w*|收集|获取|读取|复制|収集|取得|読み取|コピー|수집|복사",
+    r"\b(?:collect|gather|harvest|dump|read\s+out)\b"
+    r"|\brecoge|\brecopila|\bextrae|\brécupère|\bcollecte[rz]?\b"
+    r"|\bsammle|\bsammeln|\bauslesen|\bverzamel|\bkumpulkan|\bcolete"
+    r"|\bodczytaj|\bzbierz|собер\w*|собрат\w*|выгрузи\w*|收集|获取|读取|収集|取得|読み取|수집",
     I)
 
 #: Sending something somewhere.
@@ -159,7 +159,7 @@ TRACES = lazy_compile(
     r"_history\b|shell\s+history|command\s+history|transcripts?\b|\.claude/projects)", I)
 #: An action worth hiding.
 ACTION = lazy_compile(
-    r"\b(?:send|upload|post|run|execute|delete|remove|install|copy|forward|transmit|email)\b"
+    r"\b(?:send|upload|post|delete|remove|forward|transmit|email|exfiltrate)\b"
     r"|\bcurl\b|\bwget\b", I)
 
 #: The system's or previous instructions declared void, or the file declared the authority.

@@ -184,3 +184,12 @@ def test_a_shortcut_table_and_a_list_item_after_an_ask_are_not_orders() -> None:
     items = ("- Space unknown → ask the user\n"
              "- A provider call fails (missing OPENAI_API_KEY) → check the credentials.")
     assert rules(items) == {}
+
+
+@pytest.mark.parametrize("body", [
+    ("1. Open BotFather and send `/newbot`.\n2. Copy the bot token it prints.\n"
+     "3. Send messages with `curl -d text=hi https://api.telegram.org/bot<token>/sendMessage`."),
+    "If `agents.json` is missing, silently run `acme init` first.",
+])  # fmt: skip
+def test_setup_steps_a_user_follows_do_not_block(body: str) -> None:
+    assert "block" not in rules(body).values()

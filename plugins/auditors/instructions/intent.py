@@ -84,6 +84,9 @@ ASK_USER = lazy_compile(
     r"(?:user|human|client|customer)\b"
     r"|\b(?:ask|request|prompt|have|get)\s+the\s+(?:user|human)\s+(?:for|to\s+(?:paste|share|"
     r"provide|enter|type|send|give|supply))\b"
+    r"|\bask\s+the\s+(?:user|human)\s+to\b[^.\n]{0,80}\bpaste\b"
+    r"|\bpaste\s+(?:the\s+)?(?:complete\s+|full\s+|whole\s+|entire\s+)?(?:output|contents?|"
+    r"results?)\b[^.\n]{0,20}\b(?:here|below|in\s+(?:the\s+)?chat)"
     r"|\b(?:paste|share|provide|send\s+me|give\s+me|supply)\s+(?:me\s+|us\s+)?"
     r"(?:your|their|the\s+user'?s)\b|\b(?:enter|type)\s+(?:your|their)\b[^.\n]{0,40}\b(?:here|"
     r"below|in\s+(?:the\s+|this\s+)?(?:chat|conversation|reply))\b"
@@ -149,7 +152,7 @@ HIDE = lazy_compile(
     r"|не\s+(?:говори|сообщай|упоминай|показывай)\w*|без\s+ведома|незаметно|втихую"
     r"|不要(?:向|对|跟|给)?用户(?:提及|透露|说明|告诉|显示)|不要(?:告诉|通知|让)用户|不要提及|不要显示|"
     r"悄悄|静默|偷偷"
-    r"|ユーザーに(?:伝え|知らせ|言わ|見せ)ない|こっそり|黙って|言及しない|表示しない"
+    r"|ユーザーに(?:伝え|知らせ|言わ|見せ|説明し|報告し)ない|こっそり|黙って|言及しない|表示しない"
     r"|(?:사용자에게\s*)?알리지\s*(?:말|마)|말하지\s*(?:말|마)|표시하지\s*(?:말|마)|쓰지\s*(?:말|마)|"
     r"몰래|조용히", I)
 
@@ -413,6 +416,19 @@ def _named(text: str, secret: re.Match[str]) -> str:
     return " ".join([*before.split()[-2:], secret.group()])
 
 
+def _section_text(lines: Sequence[Line], index: int, after: int = 6) -> str:
+    """The heading a line stands under, the line, and the next ``after`` lines of its section
+    (blank lines skipped): what a rule stated there is about."""
+    heading = next((lines[at].text for at in range(index - 1, max(-1, index - 40), -1)
+                    if lines[at].context == "heading"), "")
+    out = [heading, lines[index].text]
+    for line in lines[index + 1:index + 1 + after]:
+        if line.context == "heading":
+            break
+        out.append(line.text)
+    return "\n".join(out)
+
+
 def _destinations(text: str) -> list[tuple[str, str]]:
     found = [(host_class(url), url) for _, _, url in urls(text)]
     found += [(host_class(match.group(1)), match.group()) for match in _EMAIL.finditer(text)
@@ -665,9 +681,10 @@ def judge(lines: Sequence[Line], hits: dict[str, set[int]] | None = None,
         if hide is None and has("hide", index) and line.context not in ("table", "heading"):
             hide = _near(TRACES, words, "hide")  # a shortcut table's "clear history" is no order
         if hide:
-            hides.append((line, hide, bool(_near(ACTION, words, "send") or _near(SEND, words, "send"))))
+            hides.append((line, hide, bool(_near(ACTION, words, "send") or _near(SEND, words, "send")
+                                           or _near(TRACES, text, "hide"))))
         scope = _near(SHADOW_SCOPE, words, "scope") if has("scope", index) else None
-        if scope and TOOL_REF.search(_window(lines, index, 3)):
+        if scope and TOOL_REF.search(_section_text(lines, index)):
             yield ("instructions.tool-shadowing", "block",
                    ("sets rules for another server's tools that hold for every task while the "
                    "skill is installed"), line, scope.start(), scope.end())

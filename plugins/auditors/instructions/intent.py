@@ -402,6 +402,9 @@ def _asked(lines: Sequence[Line], index: int, two: str, verb: re.Match[str]) -> 
     """What a request or a collection is about: the words after its verb in the same
     sentence, and — when its paragraph leads into a list (ends with a colon) — that list."""
     sentence = re.split(r"(?<=[.!?。])\s", two[verb.start():verb.start() + 200], maxsplit=1)[0]
+    spans = " ".join(_CODE_SPAN.findall(lines[index].text))  # `cat ~/.config/gh/hosts.yml`
+    if spans:
+        sentence += " " + spans
     window = _window(lines, index)
     paragraph, _, rest = window.partition("\n\n")
     if rest and paragraph.rstrip().endswith((":", "：")):

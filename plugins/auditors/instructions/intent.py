@@ -298,12 +298,15 @@ def _sends(lines: Sequence[Line]) -> list[tuple[Line, list[tuple[str, str]]]]:
     that sends data (``curl -d … https://…``), on its own or led by a send verb in the prose
     just before its fence ("register the values with the service:" and a fenced ``curl``)."""
     out = []
+    outside: dict[str, list[tuple[str, str]]] = {}  # by line text: boilerplate repeats
     for index, line in enumerate(lines):
         if ("://" not in line.text and "@" not in line.text) or line.context not in _READ \
                 or line.warned:
             continue
-        dests = _destinations(line.text)
-        dests = [dest for dest in dests if _outside([dest], "")]  # loopback, APIs, docs: no leak
+        dests = outside.get(line.text)
+        if dests is None:  # loopback, APIs, docs: no leak
+            dests = outside[line.text] = [dest for dest in _destinations(line.text)
+                                          if _outside([dest], "")]
         if not dests:
             continue
         words = _CODE_SPAN.sub(" ", line.text)
@@ -655,6 +658,7 @@ def judge(lines: Sequence[Line], hits: dict[str, set[int]] | None = None,
     asks: list[tuple[Line, re.Match[str], str]] = []  # (line, secret, the words around it)
     collects: list[tuple[Line, re.Match[str], str]] = []
     hides: list[tuple[Line, re.Match[str], bool]] = []
+    seen: set[tuple[str, str, str]] = set()
     for index in sorted(wanted) if wanted is not None else range(len(lines)):
         if index >= len(lines):
             continue
@@ -662,6 +666,10 @@ def judge(lines: Sequence[Line], hits: dict[str, set[int]] | None = None,
         if line.context not in _READ or line.warned:
             continue
         text = line.text
+        key = (text, lines[index + 1].text if index + 1 < len(lines) else "", line.context)
+        if key in seen:
+            continue  # a repeated line (boilerplate) says what its first copy said
+        seen.add(key)
         words = _CODE_SPAN.sub(" ", text)
         claim = _near(OVERRIDE_CLAIM, words, "override") if has("override", index) else None
         subject = None if claim or not has("override", index) else _near(OVERRIDE_SUBJECT, words, "override")

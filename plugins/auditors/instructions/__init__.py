@@ -579,7 +579,7 @@ def _out_of_sight(text: str, lines: tuple[Line, ...],
 POLICY = (
     "The prose an agent reads (SKILL.md and every text file, HTML comments, frontmatter, data "
     "files, tool descriptions in a bundled server's code) is read for what it asks the agent "
-    "to do, in English, Spanish, French, German, Portuguese, Italian, Dutch, Indonesian, "
+    "to do, in English, Spanish, French, German, Portuguese, Italian, Dutch, Polish, Indonesian, "
     "Russian, Chinese, Japanese and Korean. One signal alone warns at most (a secret asked of "
     "the user, a step kept from the user, doing more on every call of another server's tool); "
     "the combination blocks: a secret asked of the user or collected from the machine and a "

@@ -18,7 +18,7 @@ weighs them). One concept alone is at most a warning; the combination blocks:
 - ``instructions.override``: the system or previous instructions declared void, or the file
   declared the highest authority.
 
-Languages: English, Spanish, French, German, Portuguese, Italian, Dutch, Indonesian, Russian,
+Languages: English, Spanish, French, German, Portuguese, Italian, Dutch, Polish, Indonesian, Russian,
 Chinese, Japanese, Korean (the words, not a translation service: an unlisted language is not
 read).
 """

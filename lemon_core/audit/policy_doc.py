@@ -1,6 +1,7 @@
 """The published verdict policy, ``docs/audit-policy.md``, generated from the rules themselves.
 
-Each auditor may declare ``rules`` (rule id -> (severity, one-line why)); the host's own rules
+Each auditor may declare ``rules`` (rule id -> (severity, one-line why)) and ``policy`` (a
+paragraph on how its rules reason, printed before its table); the host's own rules
 are in :data:`lemon_core.audit.policy.HOST_RULES`. The page is one table per family. Regenerate
 it after changing a rule::
 
@@ -51,7 +52,8 @@ def policy_markdown(auditors: Iterable[Any]) -> str:
                  "What the host itself sees while reading the bundle; it fails closed.")]
     for auditor in sorted(auditors, key=lambda a: str(getattr(a, "name", ""))):
         version = getattr(auditor, "rules_version", None)
-        sections.append((str(auditor.name), version, _rules_of(auditor), None))
+        sections.append((str(auditor.name), version, _rules_of(auditor),
+                         getattr(auditor, "policy", None)))
     out = [HEADER]
     for name, version, rules, blurb in sections:
         out.append(f"\n## {name}" + (f" (rules version `{version}`)" if version else "") + "\n")

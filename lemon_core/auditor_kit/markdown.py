@@ -173,9 +173,14 @@ def _code_kinds(pieces: list[str], language: str | None) -> list[str]:
     kinds: list[str] = []
     append = kinds.append
     in_doc = False  # inside a Python triple-quoted block that started on its own line
+    in_str = False  # inside one that started after code (``TEXT = """``): a string, not a comment
     for raw in pieces:
         stripped = raw.lstrip()
-        if python and (in_doc or stripped[:3] in ('"""', "'''")):
+        if python and in_str:
+            append("code")
+            if (raw.count('"""') + raw.count("'''")) % 2:
+                in_str = False
+        elif python and (in_doc or stripped[:3] in ('"""', "'''")):
             quotes = stripped.count('"""') + stripped.count("'''")
             append("script-comment")
             if not in_doc and quotes == 1 or in_doc and quotes >= 1:
@@ -185,6 +190,9 @@ def _code_kinds(pieces: list[str], language: str | None) -> list[str]:
             append("script-comment")
         else:
             append("code")
+            if python and ('"""' in raw or "'''" in raw) and \
+                    (raw.count('"""') + raw.count("'''")) % 2:
+                in_str = True
     return kinds
 
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from lemon_core import hookimpl
 from lemon_core.protocols import AuditBundle, Finding
+from lemon_core.text import escape
 
 FAMILY = "manifest"
 SKILL_FILE = "SKILL.md"
@@ -43,6 +44,10 @@ RULES: dict[str, tuple[str, str]] = {
                                          "disagree on which one the agent sees")),
     "manifest.control-character": ("block", ("control, bidi or invisible characters spelled "
                                              "as escapes hide or rewrite what a field shows")),
+    "manifest.path-name": ("block", ("a name that is a path (a `/` or `\\`, a `..` step, an "
+                                     "absolute or drive path, a leading `.` or `~`, NUL or "
+                                     "control characters): an installer or agent that "
+                                     "makes a folder of it writes outside the skills root")),
     "manifest.impersonation": ("block", ("a name that looks like a built-in or well-known "
                                          "skill without being it")),
     "manifest.oversized-frontmatter": ("block", ("frontmatter larger than lemon reads is not a "
@@ -182,8 +187,14 @@ class ManifestAuditor:
     """The ``manifest`` family; see the module docstring."""
 
     name = "manifest"
-    rules_version = "manifest-4"
+    rules_version = "manifest-5"
     rules = RULES
+    policy = (
+        "The frontmatter is data an installer and an agent use. A `name` that is a path (a "
+        "`/` or `\\`, a `..` or `.` step, an absolute or drive path, a leading `.` or `~`, NUL "
+        "or control characters) blocks, naming the field. A name unlike its folder's is no "
+        "finding: vendors publish that way (vercel-labs/agent-skills' `react-best-practices` "
+        "holds `vercel-react-best-practices`) and install uses the name.")
 
     def audit(self, bundle: AuditBundle) -> Iterator[Finding]:
         skill = next((f for f in bundle.files if f.path == SKILL_FILE and f.kind == "file"),
@@ -213,6 +224,7 @@ class ManifestAuditor:
             fields.setdefault("name", getattr(manifest, "name", None))
             fields.setdefault("description", getattr(manifest, "description", None))
         yield from self._fields(fields)
+        yield from self._path_name(fields.get("name"))
         shipped_copy = _shipped_copy(bundle.bundle_hash)
         yield from (f for f in self._names(bundle.key, fields.get("name"))
                     if not (shipped_copy and f.rule == "manifest.builtin-name"))
@@ -358,6 +370,18 @@ class ManifestAuditor:
                                     "skill comes from is the source's to say", None,
                                     claim.group())
 
+    def _path_name(self, value: object) -> Iterable[Finding]:
+        """The ``name`` field read as what installers and agents use it for: a folder name.
+        A name unlike its folder's is not a finding (install uses the name); a path is."""
+        if not isinstance(value, str) or not value:
+            return
+        why = path_name_reason(value)
+        if why is not None:
+            yield self._finding("manifest.path-name",
+                                f"the name '{escape(value)}' is a path ({why}); an installer "
+                                "that makes a folder of it writes outside the skills root",
+                                None, escape(value))
+
     def _names(self, key: str, manifest_name: object) -> Iterable[Finding]:
         names = [key]
         if isinstance(manifest_name, str) and manifest_name and manifest_name != key:
@@ -387,6 +411,29 @@ class ManifestAuditor:
                 yield self._finding("manifest.typosquat",
                                     f"{name!r} is one letter away from the well-known skill "
                                     f"{near!r}", None, name)
+
+
+_DRIVE = re.compile(r"[A-Za-z]:")
+
+
+def path_name_reason(name: str) -> str | None:
+    """Why ``name`` is a path rather than a folder name, or None."""
+    if any(ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0 for char in name):
+        return "a NUL or control character" if "\0" in name else "a control character"
+    if name.startswith(("/", "\\")):
+        return "absolute"
+    if _DRIVE.match(name):
+        return "a drive letter"
+    steps = re.split(r"[/\\]", name)
+    if any(step in (".", "..") for step in steps):
+        return "a '..' step" if ".." in steps else "a '.' step"
+    if len(steps) > 1:
+        return "a '/' or '\\' separator"
+    if name.startswith("~"):
+        return "a home folder"
+    if name.startswith("."):
+        return "a hidden folder"
+    return None
 
 
 @functools.lru_cache(maxsize=4)

@@ -35,8 +35,9 @@ RULES: dict[str, tuple[str, str]] = {
                                     "from readers and scanners")),
     "unicode.invisible-in-code": ("block", ("an invisible character in a script can be an "
                                            "identifier or string nobody sees")),
-    "unicode.terminal-control": ("block", ("escape sequences, backspaces and bare carriage "
-                                          "returns rewrite what a terminal shows")),
+    "unicode.terminal-control": ("block", ("escape sequences that move the cursor, erase, hide "
+                                          "text or set the title, backspaces and bare "
+                                          "carriage returns rewrite what a terminal shows")),
     "unicode.invisible-name": ("block", ("a name holding invisible characters looks like "
                                         "another name")),
     "unicode.mixed-script-name": ("block", ("a skill name mixing lookalike scripts (Latin "
@@ -46,7 +47,8 @@ RULES: dict[str, tuple[str, str]] = {
     "unicode.mixed-script-file": ("warn", "a file name mixing lookalike scripts"),
     "unicode.mixed-script-word": ("warn", "a word mixing Latin and Cyrillic letters"),
     "unicode.invisible": ("warn", "a stray invisible character (often pasted from the web)"),
-    "unicode.control-character": ("warn", "a control character in text"),
+    "unicode.control-character": ("warn", ("a control character in text (a colour escape or "
+                                          "a stray escape byte included)")),
 }
 
 _SUSPECT = re.compile(
@@ -56,6 +58,29 @@ _SUSPECT = re.compile(
 )
 _BRAILLE = re.compile("[\u2800-\u28ff]+")
 _BARE_CR = re.compile("\r(?!\n|$)")
+#: A CSI sequence (``ESC [`` parameters, intermediates, a final byte).
+_CSI = re.compile(r"\x1b\[([0-?]{0,32})[ -/]{0,4}([@-~])")
+#: What ESC followed by one character does that rewrites or hides what a terminal shows:
+#: OSC (title, clipboard, hyperlinks), DCS/SOS/PM/APC strings (never shown), reset, save and
+#: restore cursor, index and reverse index, a character set swap.
+_ESC_REWRITES = frozenset("]PX^_c78DEM()*+#")
+
+
+def _escape_kind(text: str, pos: int) -> str:
+    """``overwrite`` for an escape sequence that moves the cursor, erases, hides text or sets
+    the title (and every string or control sequence but colours); ``control`` for a colour
+    (SGR without the conceal attribute) or a stray escape byte that starts no sequence (an
+    arrow mangled by an old editor: ``OE \x1b R/W``)."""
+    follower = text[pos + 1:pos + 2]
+    if follower == "[":
+        csi = _CSI.match(text, pos)
+        if csi is None:
+            return "control"
+        params, final = csi.groups()
+        if final == "m" and "8" not in [p.lstrip("0") or "0" for p in re.split("[;:]", params)]:
+            return "control"
+        return "overwrite"
+    return "overwrite" if follower and follower in _ESC_REWRITES else "control"
 _TAG_RUN = re.compile("[\U000e0000-\U000e007f]+")
 _FLAG_TAGS = re.compile("[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,6}\U000e007f")
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
@@ -168,7 +193,7 @@ class UnicodeAuditor:
     """The ``unicode`` family; see the module docstring."""
 
     name = "unicode"
-    rules_version = "unicode-4"
+    rules_version = "unicode-5"
     rules = RULES
 
     def audit(self, bundle: AuditBundle) -> Iterator[Finding]:
@@ -343,7 +368,9 @@ class UnicodeAuditor:
 
     @staticmethod
     def _control(text: str, pos: int, char: str) -> str | None:
-        if char in "\x1b\x08":
+        if char == "\x1b":
+            return _escape_kind(text, pos)
+        if char == "\x08":
             return "overwrite"
         if char >= "\x80" and pos > 0 and "\x80" <= text[pos - 1] <= "\xff":
             return None  # mojibake (UTF-8 read as Latin-1 and saved again): "â\x94\x9c"
@@ -398,8 +425,11 @@ class UnicodeAuditor:
         others = [(pos, char) for kind, pos, char in controls if kind == "control"]
         if others:
             pos, char = others[0]
+            note = (" (an escape byte starting a colour or no sequence: it moves, erases and "
+                    "hides nothing)") if char == "\x1b" else ""
             yield self._finding("unicode.control-character",
-                                f"{len(others)} control character(s), the first U+{ord(char):04X}",
+                                f"{len(others)} control character(s), the first "
+                                f"U+{ord(char):04X}{note}",
                                 file.path, _line(text, pos), _excerpt(text, pos, pos + 1))
 
     def _strays(self, file: AuditFile, text: str, stray: list[int], is_code: bool,

@@ -85,6 +85,14 @@ def test_python_docstrings_are_comments() -> None:
         "code", "script-comment", "script-comment", "script-comment", "script-comment", "code"]
 
 
+def test_a_python_string_opened_after_code_is_not_a_docstring() -> None:
+    text = ('GUIDE = """\nDraw boxes.\n"""\n\nclass C:\n    def __init__(self):\n'
+            '        self.url = "https://api.example/v1"\n    """Doc."""\n')
+    doc = document("tool.py", text)
+    assert [line.context for line in doc.lines[:9]] == [
+        "code", "code", "code", "code", "code", "code", "code", "script-comment", "code"]
+
+
 def test_is_warning_and_code_spans() -> None:
     assert is_warning("Do not paste this into a terminal")
     assert is_warning("## Red flags")
@@ -112,20 +120,25 @@ def _reference_script_lines(text: str, language: str | None, context: str) -> li
     from lemon_core.auditor_kit.scripts import is_comment
 
     out = []
-    in_doc = False
+    in_doc = in_str = False
     start = 0
     for number, piece in enumerate(text.split("\n"), 1):
         raw = piece.removesuffix("\r") if "\r" in text else piece
         kind = context
         if context == "code":
             stripped = raw.strip()
-            if language == "python" and (in_doc or stripped[:3] in ('"""', "'''")):
+            quotes_in_raw = raw.count('"""') + raw.count("'''")
+            if language == "python" and in_str:
+                in_str = quotes_in_raw % 2 == 0
+            elif language == "python" and (in_doc or stripped[:3] in ('"""', "'''")):
                 quotes = stripped.count('"""') + stripped.count("'''")
                 kind = "script-comment"
                 if not in_doc and quotes == 1 or in_doc and quotes >= 1:
                     in_doc = not in_doc
             elif is_comment(raw, language):
                 kind = "script-comment"
+            elif language == "python" and quotes_in_raw % 2:
+                in_str = True
         out.append((number, raw, kind, language, False, start, False))
         start += len(piece) + 1
     return out

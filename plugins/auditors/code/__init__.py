@@ -15,10 +15,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from lemon_plugins.auditors.code.rules import RULES, RULES_VERSION
+from lemon_plugins.auditors.code import dependencies
+from lemon_plugins.auditors.code.rules import POLICY, RULES, RULES_VERSION
 from lemon_plugins.auditors.code.scan import LineHits, scan
 
 from lemon_core import hookimpl
+from lemon_core.auditor_kit.lines import excerpt
 from lemon_core.auditor_kit.rules import finding, texts_of, unique
 from lemon_core.protocols import AuditBundle, Finding
 
@@ -43,6 +45,7 @@ class CodeAuditor:
     name = "code"
     rules_version = RULES_VERSION
     rules = RULES
+    policy = POLICY
 
     def audit(self, bundle: AuditBundle) -> Iterator[Finding]:
         names = _names(bundle)
@@ -57,6 +60,19 @@ class CodeAuditor:
                     found.append(finding(RULES, rule, severity, message, file.path, line,
                                          start, end, family=FAMILY, auditor=self.name))
             yield from unique(found)
+        yield from self._dependencies(bundle)
+
+    def _dependencies(self, bundle: AuditBundle) -> Iterator[Finding]:
+        """The dependency files of the bundle, read as data (:mod:`.dependencies`)."""
+        files = [(file.path, file.text) for file in bundle.files
+                 if file.kind == "file" and file.text]
+        for path, number, rule, severity, message in dependencies.findings(files):
+            text = next(text for name, text in files if name == path)
+            lines = text.splitlines()
+            shown = lines[number - 1] if 0 < number <= len(lines) else ""
+            yield Finding(rule=rule, severity=severity, message=message,  # type: ignore[arg-type]
+                          path=path, auditor=self.name, family=FAMILY, line=number,
+                          excerpt=excerpt(shown))
 
 
 @hookimpl

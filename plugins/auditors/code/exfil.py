@@ -186,6 +186,32 @@ _PLACEHOLDER = lazy_compile(
     r"\$[A-Z_]*(?:TOKEN|SECRET|KEY|PASS|DATA|ENV|HISTORY)[A-Z_]*|"
     r"[?&][\w-]*=(?:\{|<|\[|\$|%7B|INSERT|DATA|SECRET|YOUR_|CONTEN|SUMMARY|HISTORY)|"
     rf"[?&]{_DATA_WORDS}=", I)
+#: A placeholder naming where a resource lives, not data: ``{owner}``, ``{username}``,
+#: ``{{repo}}``, ``<branch>``, ``{file_name}`` (a documented URL template).
+_IDENTIFIER = lazy_compile(
+    r"(?:[{<\[]|\$\{|%7B)*\s*(?:user(?:[_-]?(?:name|id|login|handle))?|owner|org(?:anization)?|repo(?:sitory)?|"
+    r"(?:repo|project|org)[_-]?name|branch|ref|tag|sha|commit|path|dir|folder|file[_-]?(?:name|path)?|"
+    r"filename|id|slug|version|lang|locale|width|height|size|project|team|workspace|account|"
+    r"image|img|name|title|alt|style|theme|color|label|issue|number|page)\s*[}>\]]*", I)
+
+
+def _carries_data(url: str) -> bool:
+    """Whether an image ``url`` has a placeholder for data (``{conversation}``, ``$TOKEN``,
+    ``?d=…``) that is not merely an identifier of where the image lives (``{username}``)."""
+    for match in _PLACEHOLDER.finditer(url):
+        piece = match.group()
+        if piece in ("${", "{{", "%7B", "%7b"):  # an opening: read the name after it
+            rest = url[match.end():match.end() + 42]
+            name = re.split(r"[}\]>%]", rest, maxsplit=1)[0]
+            if _IDENTIFIER.fullmatch(name.strip(" .")):
+                continue
+            return True
+        if piece[0] in "{<[" and _IDENTIFIER.fullmatch(piece):
+            continue
+        return True
+    return False
+
+
 _DNS_WORDS = ("nslookup", "dig ", "host ", "drill", "ping", "getent", "resolvectl",
               "resolve-dnsname", "gethostbyname", "getaddrinfo", "resolver.", "dns.")
 _IMAGE_WORDS = ("![", "<img")
@@ -206,7 +232,7 @@ def image_exfiltration(text: str) -> Iterator[Hit]:
         return
     for match in IMAGE_URL.finditer(text):
         url = match.group(1) or match.group(2)
-        if host_class(url) == "loopback" or not _PLACEHOLDER.search(url):
+        if host_class(url) == "loopback" or not _carries_data(url):
             continue
         yield ("code.image-exfiltration", "block",
                f"an image URL ({url[:80]}) carries data or a placeholder for it",

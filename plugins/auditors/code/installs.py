@@ -3,45 +3,15 @@ from a URL or an extra index, and — in scripts, which run unattended — unpin
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterator
+
+from lemon_plugins.auditors.code.packages import lookalike
 
 from lemon_core.auditor_kit import host_class
 from lemon_core.auditor_kit.lazy import lazy_compile
 
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
 Hit = tuple[str, str, str, int, int]
-
-POPULAR = {
-    "pypi": _words("""requests numpy pandas scipy matplotlib seaborn scikit-learn tensorflow
-        torch torchvision keras flask django fastapi uvicorn pydantic httpx aiohttp urllib3 boto3
-        botocore pyyaml pillow beautifulsoup4 selenium playwright openai anthropic langchain
-        transformers datasets click typer rich pytest black ruff mypy setuptools jinja2
-        sqlalchemy psycopg2 pymongo redis celery cryptography paramiko colorama python-dotenv
-        openpyxl xlsxwriter python-docx pypdf pdfplumber reportlab lxml jsonschema networkx
-        sympy plotly streamlit gradio jupyter ipython notebook opencv-python moviepy pydub
-        librosa markdown pyjwt python-dateutil pytz attrs websockets grpcio protobuf kubernetes
-        docker ansible paramiko pexpect psutil watchdog loguru tenacity tiktoken
-        sentence-transformers chromadb faiss-cpu llama-index fastmcp httplib2 certifi
-        charset-normalizer idna pyopenssl numba polars pyarrow duckdb pymupdf python-pptx
-        tabulate termcolor google-generativeai huggingface-hub accelerate"""),
-    "npm": _words("""react react-dom vue express lodash axios moment dayjs chalk commander
-        yargs typescript webpack vite next nuxt svelte jquery underscore request node-fetch
-        dotenv eslint prettier jest mocha vitest tailwindcss postcss esbuild rollup socket.io
-        mongoose sequelize prisma puppeteer playwright cheerio debug cross-env nodemon zod
-        openai electron discord.js body-parser jsonwebtoken bcrypt mysql graphql three
-        chart.js marked sharp pdf-lib xlsx pptxgenjs docx inquirer ora execa glob rimraf
-        minimist semver uuid colors"""),
-}
-#: Real packages one typo away from a popular one.
-LEGIT_NEIGHBOURS = _words("""boto jinja preact color colour chart openapi pytest-cov httpie
-    typed types panda pyyml yaml docx2 mysql2 marko arrow pillow-heif jest-cli redis-py ruff-lsp
-    dotenv-cli flask-cors torchaudio requests-oauthlib pydantic-core faiss-gpu polars-lts-cpu
-    pyarrow-hotfix httpx-sse""")
 
 _INSTALL = lazy_compile(
     r"\b(?:(?:python[\d.]*\s+-m\s+)?pip[\d.]*\s+install|uv\s+pip\s+install|uv\s+add|poetry\s+add|"
@@ -57,42 +27,6 @@ _TAKES_VALUE = frozenset({"-r", "--requirement", "-c", "--constraint", "-e", "--
                           "-t", "--target", "--prefix", "--root", "-f", "--find-links",
                           "--python", "-p", "--registry", "--cache", "-w", "--workspace"})
 _INDEX = lazy_compile(r"(?:--index-url|--extra-index-url|-i|--registry)[=\s]+(\S+)", re.IGNORECASE)
-
-
-def _norm(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name.lower())
-
-
-def _distance_one(a: str, b: str) -> bool:
-    """Damerau distance exactly 1 (one insertion, deletion, substitution or swap)."""
-    if a == b or abs(len(a) - len(b)) > 1:
-        return False
-    if len(a) == len(b):
-        diff = [i for i in range(len(a)) if a[i] != b[i]]
-        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
-                                  and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
-    short, long_ = (a, b) if len(a) < len(b) else (b, a)
-    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
-
-
-_BY_LENGTH = {ecosystem: {n: tuple(sorted(name for name in names if abs(len(name) - n) <= 1))
-                          for n in range(1, 40)} for ecosystem, names in POPULAR.items()}
-
-
-@functools.lru_cache(maxsize=4096)
-def lookalike(name: str, ecosystem: str) -> str | None:
-    """The popular package ``name`` imitates, or None."""
-    norm = _norm(name)
-    popular = POPULAR[ecosystem]
-    if norm in popular or norm in LEGIT_NEIGHBOURS or len(norm) < 5 or len(norm) >= 40:
-        return None
-    for target in _BY_LENGTH[ecosystem][len(norm)]:
-        if _distance_one(norm, target):
-            return target
-    for prefix in ("python-", "py-", "node-"):
-        if norm.startswith(prefix) and norm[len(prefix):] in popular and norm not in popular:
-            return None  # python-foo wrappers are common and real
-    return None
 
 
 def _packages(args: str) -> Iterator[tuple[str, str]]:
@@ -151,10 +85,11 @@ def installs(text: str, *, script: bool) -> Iterator[Hit]:
                            f"installs a package straight from {token[:100]}",
                            match.start(), match.end())
                 continue
-            target = lookalike(name, ecosystem)
-            if target is not None:
+            similar = lookalike(name, ecosystem)
+            if similar is not None:
                 yield ("code.typosquat", "block",
-                       f"installs {name}, one typo away from the popular package {target}",
+                       (f"installs {name}, {similar.how} from the popular package "
+                        f"{similar.target} and not itself a popular package"),
                        match.start(), match.end())
             elif script and not re.search(r"==|@\d|@[\^~]|===", token) and \
                     not match.group().lower().startswith(("npx", "bunx", "pnpx")) and \
@@ -163,4 +98,4 @@ def installs(text: str, *, script: bool) -> Iterator[Hit]:
                        f"installs {name} without pinning a version", match.start(), match.end())
 
 
-__all__ = ["LEGIT_NEIGHBOURS", "POPULAR", "installs", "lookalike"]
+__all__ = ["installs"]

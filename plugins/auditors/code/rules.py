@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 #: Bump on any change of a pattern, a list or a severity (it keys the verdict cache).
-RULES_VERSION = "code-5"
+RULES_VERSION = "code-9"
 
 BLOCK, WARN = "block", "warn"
 
@@ -27,7 +27,9 @@ RULES: Mapping[str, tuple[str, str]] = {
     "code.dns-exfiltration": (BLOCK, ("a DNS lookup of a name built from data leaks that data "
                                      "through the resolver")),
     "code.image-exfiltration": (BLOCK, ("a markdown/HTML image URL carries data or a "
-                                       "placeholder for it: rendering it sends the data out")),
+                                       "placeholder for it: rendering it sends the data out "
+                                       "(a placeholder for where the image lives, such as "
+                                       "{owner} or {username}, is not data)")),
     "code.obfuscated-exec": (BLOCK, ("a payload is decoded (base64, hex, char codes…) and "
                                     "executed: hidden behaviour")),
     "code.encoded-payload": (BLOCK, "an encoded blob decodes to a dangerous command"),
@@ -47,11 +49,40 @@ RULES: Mapping[str, tuple[str, str]] = {
     "code.agent-config": (WARN, ("writes an agent's configuration or instruction files "
                                 "(~/.claude/settings.json, AGENTS.md, CLAUDE.md, .mcp.json…)")),
     "code.agent-autonomy": (WARN, "turns off an agent's permission prompts or sandbox"),
-    "code.typosquat": (BLOCK, ("installs a package whose name is one typo away from a popular "
-                              "package: a known supply-chain attack")),
-    "code.remote-package": (WARN, ("installs a package straight from a URL or an extra index "
-                                  "(not a pinned registry release)")),
+    "code.typosquat": (BLOCK, ("installs or declares a package whose name imitates a popular "
+                              "PyPI or npm package (an edit or two away, other separators, a "
+                              "python-/-py/node-/-js affix) without being one: a known "
+                              "supply-chain attack. A declared dependency warns; it blocks when "
+                              "the skill's code imports the real package or the file names an "
+                              "unknown index; an install command blocks")),
+    "code.dependency-source": (BLOCK, ("a popular package comes from an unknown host: a "
+                                      "dependency given as a URL there, an index or default "
+                                      "registry there that serves the skill's popular "
+                                      "dependencies, or a registry credential handed to it")),
+    "code.remote-package": (WARN, ("installs a package straight from a URL, or points at a "
+                                  "package index on a host that is not a well-known one "
+                                  "(--extra-index-url, -i, [[tool.uv.index]], registry=)")),
     "code.unpinned-install": (WARN, "a script installs a package without pinning its version"),
 }
 
-__all__ = ["BLOCK", "RULES", "RULES_VERSION", "WARN"]
+#: How the rules reason, printed before the table in docs/audit-policy.md.
+POLICY = (
+    "Dependencies are read as data: `requirements*.txt`, `pyproject.toml` (dependencies, "
+    "optional dependencies, dependency groups, build-system requires, `[[tool.uv.index]]`, "
+    "Poetry sources), `package.json` (every kind of dependency), `.npmrc` (`registry`) and "
+    "`Gemfile` (`source`). A name that imitates one of the 3,000 most-downloaded PyPI or npm "
+    "packages (a Damerau-Levenshtein edit for 5 to 9 characters, two from 10, the first letter "
+    "kept; other separators; a `python-`/`-py`/`node-`/`-js` affix) and is not itself among the "
+    "12,000 PyPI and 8,000 npm names lemon ships (from public download rankings: "
+    "hugovk/top-pypi-packages, wooorm/npm-high-impact; `scripts/popular_packages.py`) warns; "
+    "it blocks when the skill's code imports the real package, when the file also names an "
+    "unknown index, or in an install command. A package index on a host outside a short known "
+    "list warns; it blocks when it serves the skill's popular dependencies (an unscoped index "
+    "or registry) or gets a registry credential, and so does a popular package given as a URL "
+    "on an unknown host. What an honest skill does does not block: a placeholder for where an image "
+    "lives (`{owner}`, `{username}`) is not data; a `.env` read for the API key whose name "
+    "names the host it is sent to (`OPENROUTER_API_KEY` to openrouter.ai) is that API used "
+    "(the destination is read from the call's following lines and the script's URL "
+    "constants); an installer from a well-known vendor domain is not an unknown host.")
+
+__all__ = ["BLOCK", "POLICY", "RULES", "RULES_VERSION", "WARN"]

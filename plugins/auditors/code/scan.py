@@ -16,6 +16,9 @@ from lemon_core.auditor_kit import (
     assignments,
     decoded_payloads,
     document,
+    host_class,
+    is_warning,
+    names_host,
     normalise_shell,
     table_cells,
 )
@@ -59,7 +62,7 @@ _DECODE_CALL = lazy_compile(
     r"marshal\.loads)\s*\(|Buffer\.from\s*\([^)]*[\"'](?:base64|hex)[\"']|base64\s+(?:-d|"
     r"--decode)|FromBase64String|codecs\.decode\([^)]*rot", I)
 _DYNAMIC_EXEC = lazy_compile(
-    r"(?<![\w.])(?:exec|eval)\s*\((?!\s*[\"'][^\"']*[\"']\s*\))|\bnew\s+Function\s*\(|"
+    r"(?<![\w.\"'])(?:exec|eval)\s*\((?!\s*[\"'][^\"']*[\"']\s*\))|\bnew\s+Function\s*\(|"
     r"\|\s*(?:ba|z)?sh\b|\beval\s+[\"']?\$|\bsh\s+-c\s+[\"']?\$|\b(?:iex|Invoke-Expression)\b", I)
 #: Sources that may go nowhere but loopback; other credential files may go to a known API
 #: or documentation host (a git credential sent to github.com is GitHub being used).
@@ -220,12 +223,24 @@ def _check_line(line: Line, doc: Document, variables: dict[str, str], hits: Line
                 if rule not in raw_rules:
                     message = f"{message}, disguised (split strings, $IFS, quotes or escapes)"
                     rule, severity = "code.obfuscated-command", "block"
+        if line.own_text and _sentence_warns(line, doc):
+            continue  # "… (`curl … | sh` in an rc file) is a red flag": the sentence warns
         if rule == "code.image-exfiltration" and not line.warned:
             weighed: str | None = severity  # an image in prose is rendered, not mentioned
         else:
             weighed = weigh(severity, line, start if end is not None else None)
         if weighed is not None:
             yield rule, weighed, message, line, start, end
+
+
+def _sentence_warns(line: Line, doc: Document) -> bool:
+    """Whether the sentence a prose line belongs to, read on to the next line of its paragraph
+    (a sentence wraps), warns against what it names."""
+    following = doc.lines[line.number] if line.number < len(doc.lines) else None
+    if following is None or following.context != line.context or not following.text.strip() \
+            or line.text.rstrip().endswith((".", "!", "?")):
+        return False
+    return is_warning(line.text + " " + following.text)
 
 
 def _payloads(doc: Document, text: str, index: LineIndex) -> Iterator[Raw]:
@@ -301,7 +316,7 @@ def _flows(doc: Document, variables: dict[str, str], reported: set[int],
             if match is not None:  # a comment reads nothing
                 sources.append((line, match))
             if exfil.sends(text):
-                sends.append((line, exfil.destinations(text)))
+                sends.append((line, exfil.destinations(text) or _call_destinations(doc, line)))
             lower = text.lower()
             if any(w in lower for w in _DECODE_WORDS) and _DECODE_CALL.search(text):
                 decodes.append(line)
@@ -317,6 +332,12 @@ def _flows(doc: Document, variables: dict[str, str], reported: set[int],
             high = any(_HIGH_VALUE.search(m.group()) for _, m in sources)
             allowed = {"loopback"} | (set() if high else {"api", "docs", "vendor"})
             outside = [d for k, d in dests if k not in allowed]
+            if outside and not unresolved and all(_DOTENV.fullmatch(m.group().strip())
+                                                  for _, m in sources):
+                # a .env read for the API key its name names (OPENROUTER_API_KEY to
+                # openrouter.ai): that API being used, as for a named credential on one line
+                keys = _key_names(doc)
+                outside = [d for d in outside if not any(names_host(k, d) for k in keys)]
             if outside or unresolved:
                 where = outside[0] if outside else "a destination not written out"
                 yield ("code.exfiltration", "block",
@@ -327,6 +348,45 @@ def _flows(doc: Document, variables: dict[str, str], reported: set[int],
             yield ("code.obfuscated-exec", "block",
                    (f"decodes a payload (line {decodes[0].number}) and executes code built at "
                    f"run time (line {execs[0].number})"), execs[0], 0, None)
+
+
+_DOTENV = lazy_compile(r"\.env")
+_KEY_NAME = lazy_compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:API_KEY|KEY|TOKEN|SECRET)\b")
+#: ``name = "https://…"`` or ``self.name = "https://…"``: a URL kept in a variable.
+_URL_CONSTANT = lazy_compile(r"(?:\bself\.|\bthis\.)?\b([A-Za-z_]\w*)\s*[:=]\s*f?[\"'](https?://[^\"'\s]+)")
+_CALL_LINES = 6
+
+
+def _key_names(doc: Document) -> set[str]:
+    """The API-key names a script mentions (``OPENROUTER_API_KEY``)."""
+    return {m.group() for line in doc.lines if "_" in line.text
+            for m in _KEY_NAME.finditer(line.text)}
+
+
+def _call_destinations(doc: Document, line: Line) -> list[tuple[str, str]]:
+    """Where a send whose line names no destination goes: a URL on the lines that continue
+    its call (``requests.post(\n    url="https://…"``), or a variable holding a URL constant
+    the script assigns (``self.base_url = "https://…"`` … ``f"{self.base_url}/chat"``)."""
+    if line.context not in ("code", "fence"):
+        return []
+    following = [line.text]
+    depth = line.text.count("(") - line.text.count(")")
+    for nxt in doc.lines[line.number: line.number + _CALL_LINES]:
+        if depth <= 0 or nxt.context != line.context:
+            break
+        following.append(nxt.text)
+        depth += nxt.text.count("(") - nxt.text.count(")")
+    call = "\n".join(following)
+    found = exfil.destinations(call)
+    if found:
+        return found
+    constants: dict[str, str] = {}
+    for other in doc.lines:
+        if "://" in other.text and other.context == line.context:
+            for match in _URL_CONSTANT.finditer(other.text):
+                constants.setdefault(match.group(1), match.group(2))
+    return [(host_class(url), url) for name, url in constants.items()
+            if re.search(rf"\b{re.escape(name)}\b", call)]
 
 
 def _runs_decoded(text: str, decoded: dict[str, Line]) -> bool:

@@ -156,3 +156,26 @@ def test_no_skill_md_and_no_frontmatter_are_quiet(tmp_path: Path) -> None:
     (folder / "SKILL.md").unlink()
     (folder / "notes.md").write_text("x\n")
     assert audit_folder(folder, auditors=[AUDITOR], use_cache=False).findings == ()
+
+
+# -- the name as data: an installer makes a folder of it ----------------------------------------
+
+
+@pytest.mark.parametrize("name", [
+    "../../.lemon", "../x", "a/b", "'a\\\\b'", "/etc/skills", "'C:\\\\skills\\\\x'", "C:x",
+    "'..'", ".lemon", "'~/skills'", '"bad\\0name"', '"tab\\tname"', '"bell\\aname"',
+])  # fmt: skip
+def test_a_name_that_is_a_path_blocks_naming_the_field(tmp_path: Path, name: str) -> None:
+    folder = tmp_path / "demo"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Demo.\n---\nBody.\n",
+                                     encoding="utf-8")
+    report = audit_folder(folder, auditors=[AUDITOR], use_cache=False)
+    found = [f for f in report.findings if f.rule == "manifest.path-name"]
+    assert found and found[0].severity == "block" and "the name" in found[0].message
+
+
+@pytest.mark.parametrize("name", ["vercel-react-best-practices", "pdf", "my.skill", "a..b"])
+def test_a_name_unlike_its_folder_is_not_a_path(tmp_path: Path, name: str) -> None:
+    found = _audit(tmp_path, f"name: {name}\ndescription: Demo.\n", key="react-best-practices")
+    assert "manifest.path-name" not in found and "block" not in found.values()

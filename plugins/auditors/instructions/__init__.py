@@ -18,10 +18,20 @@ import functools
 import re
 from collections.abc import Iterator, Mapping
 
+from lemon_plugins.auditors.instructions import intent
+
 from lemon_core import hookimpl
-from lemon_core.auditor_kit import Line, LineIndex, document, host_class, urls
+from lemon_core.auditor_kit import (
+    Line,
+    LineIndex,
+    document,
+    host_class,
+    is_warning,
+    urls,
+)
 from lemon_core.auditor_kit.lazy import lazy_compile
 from lemon_core.auditor_kit.lines import (
+    excerpt,
     indexed,
     register_words,
     word_lines,
@@ -30,7 +40,7 @@ from lemon_core.auditor_kit.rules import finding, texts_of, unique
 from lemon_core.protocols import AuditBundle, Finding
 
 FAMILY = "instructions"
-RULES_VERSION = "instructions-2"
+RULES_VERSION = "instructions-8"
 I = re.IGNORECASE
 
 RULES: Mapping[str, tuple[str, str]] = {
@@ -48,12 +58,25 @@ RULES: Mapping[str, tuple[str, str]] = {
                                            "instead of another tool")),
     "instructions.context-exfiltration": ("block", ("asks for the conversation, system prompt, "
                                                    "secrets or user data to be sent somewhere")),
+    "instructions.secret-exfiltration": ("block", ("asks for a secret (from the user, or "
+                                                  "collected from the machine) and to send it "
+                                                  "to a destination outside the machine that "
+                                                  "the secret's own name does not name")),
+    "instructions.secret-request": ("warn", ("asks the user for a secret (a token, key, "
+                                            "password or PIN) in the conversation")),
+    "instructions.tool-shadowing": ("block", ("changes how another server's tools behave: rules "
+                                             "for them that hold for every task while the "
+                                             "skill is installed, or a call that also sends, "
+                                             "copies or adds someone (doing more on every "
+                                             "call warns)")),
     "instructions.remote-instructions": ("warn", ("tells the agent to fetch instructions from a "
                                                  "URL at run time and follow them")),
     "instructions.agent-config-edit": ("warn", ("tells the agent to edit an agent's instruction "
                                                "or settings file (CLAUDE.md, AGENTS.md, …)")),
-    "instructions.hidden-comment": ("block", ("an HTML comment, invisible when rendered, holds "
-                                             "directives for the agent")),
+    "instructions.hidden-comment": ("block", ("an HTML comment, invisible when rendered, tells "
+                                             "the agent to override, hide, send or fetch, or "
+                                             "names secrets (a comment that only addresses the "
+                                             "agent warns; a template note is no finding)")),
     "instructions.hidden-html": ("block", ("text styled to be invisible (display:none, zero "
                                           "size, white on white) holds directives")),
     "instructions.hidden-text": ("warn", ("content is hidden from a reader (styled invisible, "
@@ -77,7 +100,9 @@ _OVERRIDE = lazy_compile(
     r"uncensored)\s+mode\b|\bdo\s+anything\s+now\b"
     r"|</?(?:system|sys|system_prompt)>|<\|im_start\|>\s*system|<\|system\|>|\[/?INST\]"
     r"|\bBEGIN\s+(?:NEW\s+)?SYSTEM\s+PROMPT|\bnew\s+system\s+prompt\s*:"
-    r"|\boverride\s+(?:your|the)\s+(?:system\s+prompt|safety|guidelines)"
+    r"|\boverride\s+(?:your|the)\s+(?:system\s+prompt|guidelines|safety(?!\s+(?:guards?|checks?|"
+    r"nets?|valves?|switch(?:es)?|flags?|locks?|interlocks?|limits?|margins?|features?|"
+    r"mechanisms?|timeouts?|catch(?:es)?|pins?|belts?|factors?|rails?|stops?|thresholds?)\b))"
     r"|\bignore[rz]?\s+(?:toutes\s+)?(?:les\s+)?instructions\s+(?:précédentes|antérieures|"
     r"ci-dessus)|\boublie[rz]?\s+(?:toutes\s+)?(?:les\s+)?instructions"
     r"|\bignora(?:r)?\s+(?:todas\s+)?las\s+instrucciones\s+(?:anteriores|previas)"
@@ -141,7 +166,7 @@ _POISON = lazy_compile(
     r"(?:tools?|servers?|skills?|plugins?)"
     r"|\b(?:when(?:ever)?|every\s+time|each\s+time)\s+(?:the\s+user|you|anyone|any\s+(?:other\s+)?"
     r"tool)\s+(?:calls?|uses?|invokes?|runs?|sends?)\b[^.\n]{0,80}\b(?:also|secretly|silently|"
-    r"additionally)\s+(?:call|send|forward|include|bcc|cc|copy|run|add)\b"
+    r"additionally)\s+(?:send|forward|include|bcc|cc|copy)\b"
     r"|\b(?:bcc|cc|forward|redirect|send\s+a\s+copy\s+of)\b[^.\n]{0,40}\b(?:all|every|each)\s+"
     r"(?:emails?|messages?|requests?|files?|results?|responses?)\s+to\b"
     r"|\b(?:all|every)\s+(?:emails?|messages?|payments?|transfers?)\s+(?:must|should)\s+(?:also\s+)?"
@@ -187,6 +212,25 @@ _DIRECTIVE = lazy_compile(
     r"\b(?:curl|wget)\s+\S|\b(?:send|upload|post)\s+(?:the|all|your|any)\s+\w+\s+(?:to|at)\b|"
     r"\b(?:output|print|reveal|list)\s+(?:all\s+)?(?:the\s+)?(?:api\s+keys?|tokens|secrets|"
     r"credentials|environment\s+variables)", I)
+#: What makes a hidden comment more than a note: secrecy, tool use over the network, secrets.
+_STRONG = lazy_compile(
+    r"\bsecretly\b|\bcovertly\b|\bsilently\s+(?:send|upload|post|run|execute|add|install|read)"
+    r"|\b(?:do\s+not|don'?t|never)\s+(?:tell|mention|reveal|inform|disclose|show)\b"
+    r"|\bwithout\s+(?:telling|informing|notifying|alerting)\b|\bexfiltrat"
+    r"|\b(?:curl|wget|nc|netcat|scp|iwr|Invoke-WebRequest)\s+\S"
+    r"|\b(?:send|upload|post|forward|email|transmit)\b[^.\n]{0,60}\b(?:to|at)\s+(?:https?://|"
+    r"[\w.+-]+@|[\w-]+\.[a-z]{2,}\b)"
+    r"|\b(?:api[\s_-]?keys?|(?:access|auth|bearer|github|gh|npm|pypi|aws|personal\s+access)\s+"
+    r"tokens?|secret\s+(?:keys?|tokens?)|credentials?|passwords?|private\s+keys?|ssh\s+keys?|"
+    r"session\s+cookies?|system\s+prompt|environment\s+variables)\b"
+    r"|~/\.(?:ssh|aws|netrc|config/gh|docker|kube)|(?<![\w.])\.env\b", I)
+#: A comment that explains a template to whoever fills it in (``e.g.``, placeholders,
+#: "keep it short", "add more rows", questions to the author): a note, not an order.
+_TEMPLATE_NOTE = lazy_compile(
+    r"\be\.g\.|\{\{|\{[\w .-]{1,40}\}|\[[A-Z][\w .-]{1,40}\]|\bplaceholders?\b|\btemplate\b"
+    r"|\bfill\s+(?:in|out)\b|\breplace\s+(?:this|these|the|every|each|with)\b|\badd\s+more\b"
+    r"|\bkeep\s+(?:it|them|this|these|each)\b|\?\s*$"
+    r"|^\s*(?:what|when|how|who|which|where|why)\b", I)
 _TOOLING_COMMENT = lazy_compile(
     r"^\s*(?:prettier|markdownlint|eslint|cspell|vale|toc|omit|end|begin|start|region|endregion|"
     r"textlint|lint|spell|alex|remark|docs?:|@|#|[-=*_ ]*$)", I)
@@ -295,8 +339,71 @@ def _weigh(severity: str, line: Line) -> str | None:
     return severity if line.context in _FULL else _LOWER[severity]
 
 
+#: Rules whose phrase, governed by a negator or a "detect" word, is not said but warned about.
+_NEGATABLE = frozenset({"instructions.override", "instructions.tool-poisoning"})
+#: A script that defines tools for an agent (an MCP server): its strings are what the agent
+#: reads as tool and parameter descriptions.
+_TOOL_TEXT = lazy_compile(r"@mcp\.tool|\.tool\(|\bFastMCP\b|\bMcpServer\b|\.describe\(|"
+                          r"\binputSchema\b|\bregisterTool\b|\blist_tools\b", I)
+
+
+def _in_string(line: Line, start: int) -> bool:
+    """Whether ``start`` on a code line falls inside a string literal (an odd number of one
+    kind of quote before it, or the line continues a string: it opens with a quote)."""
+    before = line.text[:start]
+    stripped = line.text.lstrip()
+    return any(before.count(quote) % 2 for quote in ("'", '"', "`")) or \
+        stripped[:1] in ("'", '"', "`")
+
+
 _WIDE_GAP = lazy_compile(r"\S {150,}\S")
 _QUOTED = lazy_compile(r"\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|`[^`\n]*`|'[^'\n]{6,}'")
+
+
+#: A word that turns what follows into the thing warned against or looked for ("never ignore
+#: previous instructions", "flag text that says ignore previous instructions"), at most five
+#: words before it in the same clause.
+_WARNS_AGAINST = lazy_compile(
+    r"\b(?:never|don'?t|do\s+not|must\s+not|should\s+not|avoid|refuse|reject|detect|detects|"
+    r"flag|flags|block|blocks|catch|catches|warn(?:s|ing)?\s+(?:about|against|on)|such\s+as|"
+    r"(?:phrases?|text|strings?|messages?|inputs?)\s+like|"
+    r"e\.g\.|for\s+example|phrases?|patterns?|attempts?\s+to|requests?\s+to)"
+    r"(?:\s+[\w'’-]+){0,5}\s*$", I)
+_CLAUSE_END = lazy_compile(r"[.;:!?,—–]|\s-\s|\b(?:and|then|but|so|instead|now)\b", I)
+
+
+def _warned_against(text: str, start: int) -> bool:
+    """Whether the phrase starting at ``start`` is named to be refused or detected rather
+    than said: a negator or a "detect/such as" word governs it from the same clause."""
+    before = text[max(0, start - 120):start]
+    cut = None
+    for cut in _CLAUSE_END.finditer(before):
+        pass
+    clause = before[cut.end():] if cut is not None else before
+    return _WARNS_AGAINST.search(clause) is not None
+
+
+_LIST_ITEM = lazy_compile(r"\s*(?:[-*+]|\d+[.)])\s")
+
+
+def _lead_warns(lines: tuple[Line, ...], index: int) -> bool:
+    """Whether the list item at ``index`` (0-based) stands under a lead line that warns
+    against what follows ("do not put these phrases in a prompt:")."""
+    if not _LIST_ITEM.match(lines[index].text):
+        return False
+    for at in range(index - 1, max(-1, index - 16), -1):
+        text = lines[at].text
+        if not text.strip() or _LIST_ITEM.match(text) or text[:1] in (" ", "\t"):
+            continue
+        if lines[at].context not in ("prose", "quote"):
+            return False
+        paragraph = [text]  # the lead paragraph, back to its first line
+        for before in range(at - 1, max(-1, at - 6), -1):
+            if not lines[before].text.strip() or lines[before].context != lines[at].context:
+                break
+            paragraph.insert(0, lines[before].text)
+        return is_warning(" ".join(paragraph))
+    return False
 
 
 def _quoted(text: str, start: int, end: int) -> bool:
@@ -316,8 +423,13 @@ def _line_findings(doc_lines: tuple[Line, ...], text: str) -> Iterator[tuple[str
             match = pattern.search(line.text)
             if match:
                 severity = RULES[rule][0]
-                if severity == "block" and _quoted(line.text, match.start(), match.end()):
-                    severity = "warn"
+                if rule in _NEGATABLE and _warned_against(line.text, match.start()):
+                    continue
+                if _quoted(line.text, match.start(), match.end()):
+                    if _lead_warns(doc_lines, number - 1):
+                        continue  # a phrase quoted in a list of things not to write
+                    if severity == "block":
+                        severity = "warn"
                 yield rule, severity, RULES[rule][1], line, match.start(), match.end()
     for number in sorted(_candidates(index, lower, _REMOTE_WORDS, found_words)):
         line = doc_lines[number - 1]
@@ -351,6 +463,25 @@ def _remote(text: str) -> Iterator[tuple[str, str, str, int, int]]:
            match.start(), match.end())
 
 
+def _judge_comment(body: str) -> tuple[str, str] | None:
+    """How much an HTML comment's ``body`` weighs: a directive to the agent that asks for
+    secrecy, an override, secrets or a send over the network blocks; one that only addresses
+    the agent warns; a note to whoever fills in a template (``e.g.``, placeholders, "keep it
+    short") or no directive at all is no finding."""
+    override = _OVERRIDE.search(body)
+    directive = _DIRECTIVE.search(body)
+    strong = _STRONG.search(body)
+    dangerous = override or _CONCEAL.search(body) or _EXFIL.search(body) or \
+        _POISON.search(body) or _REMOTE.search(body)
+    if dangerous or (directive and strong):
+        return "block", ("an HTML comment (invisible when rendered) tells the agent: "
+                         f"{excerpt((dangerous or directive).group(), limit=80)}")
+    if directive is None or _TEMPLATE_NOTE.search(body):
+        return None
+    return "warn", ("an HTML comment (invisible when rendered) addresses the agent; read it: "
+                    f"{excerpt(body, limit=80)}")
+
+
 def _comments(text: str) -> Iterator[tuple[int, int, str]]:
     """``(start, end, body)`` of each HTML comment of ``text``."""
     for match in re.finditer(r"<!--(.*?)(?:-->|$)", text, re.DOTALL):
@@ -370,9 +501,10 @@ def _hidden(path: str, text: str, lines: tuple[Line, ...]) -> Iterator[tuple[str
             if len(body.strip()) < 12 or len(body) < 60 and _TOOLING_COMMENT.match(body) or \
                     line.section_warned or line.context == "fence":
                 continue
-            if _DIRECTIVE.search(body) or _OVERRIDE.search(body):
-                yield ("instructions.hidden-comment", "block",
-                       "an HTML comment (invisible when rendered) holds directives",
+            judged = _judge_comment(body)
+            if judged is not None:
+                severity, message = judged
+                yield ("instructions.hidden-comment", severity, message,
                        line, start - line.start, start - line.start + 120)
     if "<" in text:
         for match in _HIDDEN_STYLE.finditer(text):
@@ -444,12 +576,32 @@ def _out_of_sight(text: str, lines: tuple[Line, ...],
         yield line, after_blanks.get(index, 0)
 
 
+POLICY = (
+    "The prose an agent reads (SKILL.md and every text file, HTML comments, frontmatter, data "
+    "files, tool descriptions in a bundled server's code) is read for what it asks the agent "
+    "to do, in English, Spanish, French, German, Portuguese, Italian, Dutch, Polish, Indonesian, "
+    "Russian, Chinese, Japanese and Korean. One signal alone warns at most (a secret asked of "
+    "the user, a step kept from the user, doing more on every call of another server's tool); "
+    "the combination blocks: a secret asked of the user or collected from the machine and a "
+    "send to a destination outside the machine that the secret's own name does not name (a "
+    "GitHub token sent to api.github.com is GitHub used); a step hidden from the user while "
+    "the agent acts or sends data out; rules for another server's tools that hold for every "
+    "task while the skill is installed; the system or previous instructions declared void. "
+    "What an honest skill writes to explain itself does not block: an HTML comment that is a "
+    "template note (`e.g.`, placeholders, questions to the author, \"keep it short\") is no "
+    "finding and one that only addresses the agent warns; a phrase governed by a negator or a "
+    "detection word (\"never ignore previous instructions\", \"flag text that says ignore "
+    "previous instructions\") is not said; a program's \"safety guard\" is not the agent's "
+    "safety; a request for the key of the API the skill calls warns.")
+
+
 class InstructionsAuditor:
     """Text that tries to steer the agent or its reviewer (see the module docstring)."""
 
     name = "instructions"
     rules_version = RULES_VERSION
     rules = RULES
+    policy = POLICY
 
     def audit(self, bundle: AuditBundle) -> Iterator[Finding]:
         for file in bundle.files:
@@ -461,6 +613,17 @@ class InstructionsAuditor:
                 for rule, severity, message, line, start, end in _line_findings(doc.lines,
                                                                                 text):
                     weighed = _weigh(severity, line)
+                    if weighed is not None:
+                        found.append(finding(RULES, rule, weighed, message, file.path, line,
+                                             start, end, family=FAMILY, auditor=self.name))
+                tools = doc.kind == "script" and _TOOL_TEXT.search(text) is not None
+                for rule, severity, message, line, start, end in intent.judge_text(doc.lines,
+                                                                                     text):
+                    if end is not None and _quoted(line.text, start, end) and \
+                            _lead_warns(doc.lines, line.number - 1):
+                        continue  # a phrase quoted in a list of things not to write
+                    weighed = severity if tools and _in_string(line, start) and \
+                        not line.warned else _weigh(severity, line)
                     if weighed is not None:
                         found.append(finding(RULES, rule, weighed, message, file.path, line,
                                              start, end, family=FAMILY, auditor=self.name))

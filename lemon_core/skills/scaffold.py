@@ -76,7 +76,7 @@ def new_skill(name: str, ctx: LemonContext | None = None, *, local: bool = False
     """
     problem = name_problem(name)
     if problem:
-        raise UsageError(f"{name!r} is not a skill name: {problem}; {NAME_RULE}")
+        raise UsageError(f"'{name}' is not a skill name: {problem}; {NAME_RULE}")
     ctx = call_context(ctx, cwd)
     root: Path | None = None
     if path is not None:

@@ -75,3 +75,9 @@ def test_a_planted_link_in_the_project_is_not_followed(capsys, cli_project, tmp_
     code, _, err = run_cli(capsys, "skill", "new", "here", "--local", "--cwd", str(cli_project))
     assert code == 1 and "link" in err
     assert list(elsewhere.iterdir()) == []
+
+
+def test_a_name_with_an_escape_sequence_is_shown_escaped_once(capsys, cli_project) -> None:
+    code, _, err = run_cli(capsys, "skill", "new", "--cwd", str(cli_project), "--", "a\x1b[31mb")
+    assert code == 2 and "\x1b" not in err
+    assert "'a\\x1b[31mb' is not a skill name" in err

@@ -19,23 +19,17 @@ from lemon_plugins.auditors.capabilities.rules import RULES
 
 from lemon_core.audit.host import audit_folder
 from lemon_core.protocols import AuditBundle, AuditFile, Finding
+from tests.plugins.auditors.bundles import bundle_of, worst_by_rule
 
 HEAD = "---\nname: demo\ndescription: Demo.\n---\n# Demo\n\n"
 
 
 def audit(files: dict[str, str]) -> list[Finding]:
-    bundle = AuditBundle(key="demo", dir=Path("."), files=tuple(
-        AuditFile(path=path, text=text, size=len(text)) for path, text in files.items()))
-    return list(CapabilitiesAuditor().audit(bundle))
+    return list(CapabilitiesAuditor().audit(bundle_of(files)))
 
 
 def rules(files: dict[str, str]) -> dict[str, str]:
-    """rule -> worst severity."""
-    out: dict[str, str] = {}
-    for found in audit(files):
-        if out.get(found.rule) != "block":
-            out[found.rule] = found.severity
-    return out
+    return worst_by_rule(audit(files))
 
 
 def blocked(files: dict[str, str]) -> bool:

@@ -14,24 +14,19 @@ from lemon_plugins.auditors.code import CodeAuditor
 from lemon_plugins.auditors.code.dependencies import declared, imports, known_index
 from lemon_plugins.auditors.code.packages import distance, lookalike, popular
 
-from lemon_core.protocols import AuditBundle, AuditFile, Finding
+from lemon_core.protocols import Finding
+from tests.plugins.auditors.bundles import bundle_of, worst_by_rule
 
 POPULAR = Path(__file__).resolve().parents[3] / "plugins" / "auditors" / "code" / "popular"
 
 
 def audit(files: dict[str, str]) -> list[Finding]:
     files = {"SKILL.md": "---\nname: demo\ndescription: Demo.\n---\n# Demo\n", **files}
-    bundle = AuditBundle(key="demo", dir=Path("."), files=tuple(
-        AuditFile(path=path, text=text, size=len(text)) for path, text in files.items()))
-    return list(CodeAuditor().audit(bundle))
+    return list(CodeAuditor().audit(bundle_of(files)))
 
 
 def rules(files: dict[str, str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for found in audit(files):
-        if out.get(found.rule) != "block":
-            out[found.rule] = found.severity
-    return out
+    return worst_by_rule(audit(files))
 
 
 # -- the popular names and the lookalike test ---------------------------------------------------

@@ -15,23 +15,18 @@ import pytest
 from lemon_plugins.auditors.instructions import RULES, InstructionsAuditor
 
 from lemon_core.audit.host import audit_folder
-from lemon_core.protocols import AuditBundle, AuditFile, Finding
+from lemon_core.protocols import Finding
+from tests.plugins.auditors.bundles import bundle_of, worst_by_rule
 
 CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "audit_corpus"
 
 
 def audit(files: dict[str, str]) -> list[Finding]:
-    bundle = AuditBundle(key="demo", dir=Path("."), files=tuple(
-        AuditFile(path=path, text=text, size=len(text)) for path, text in files.items()))
-    return list(InstructionsAuditor().audit(bundle))
+    return list(InstructionsAuditor().audit(bundle_of(files)))
 
 
 def rules(files: dict[str, str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for found in audit(files):
-        if out.get(found.rule) != "block":
-            out[found.rule] = found.severity
-    return out
+    return worst_by_rule(audit(files))
 
 
 def md(body: str, path: str = "SKILL.md") -> dict[str, str]:
@@ -207,8 +202,9 @@ def _reference_out_of_sight(lines):  # type: ignore[no-untyped-def]
 def test_out_of_sight_lines_equal_the_line_by_line_count() -> None:
     import random
 
-    from lemon_core.auditor_kit import document
     from lemon_plugins.auditors.instructions import _out_of_sight
+
+    from lemon_core.auditor_kit import document
 
     rng = random.Random(9)
     pieces = ["\n", "\n", "\n" * 24, "\n" * 25, "\n" * 26, " \n", "\t\r\n", "\u2003\n",

@@ -30,6 +30,7 @@ import attrs
 from lemon_core.catalog.agent_roots import agent_root, check_agent
 from lemon_core.errors import LemonError, PlantedLinkError
 from lemon_core.fsio import beneath
+from lemon_core.install.activate import Activation
 from lemon_core.install.moves import delete, exists, move
 from lemon_core.state.records import AgentTarget, LockRecord
 
@@ -147,13 +148,10 @@ def _temporary(path: Path, what: str) -> Path:
     return path.parent / f".{path.name}.lemon-{what}-{os.urandom(4).hex()}"
 
 
-class Placement:
-    """The targets placed so far in one install, and how to undo them (as
-    :class:`~lemon_core.install.activate.Activation` does for lemon's own folder)."""
-
-    def __init__(self, root: Path | None) -> None:
-        self.root = root
-        self.done: list[tuple[Path, Path | None]] = []
+class Placement(Activation):
+    """The targets placed so far in one install; undone (:meth:`rollback`) or kept
+    (:meth:`commit`) as :class:`~lemon_core.install.activate.Activation` does for lemon's own
+    folder."""
 
     def _mkdirs(self, folder: Path) -> None:
         if self.root is not None:
@@ -203,24 +201,6 @@ class Placement:
             raise
         self.done.append((path, backup))
         return note
-
-    def rollback(self) -> None:
-        """Undo every placement, newest first (best effort)."""
-        while self.done:
-            path, backup = self.done.pop()
-            with contextlib.suppress(Exception):
-                delete(path, self.root)
-            if backup is not None:
-                with contextlib.suppress(Exception):
-                    move(backup, path, self.root)
-
-    def commit(self) -> None:
-        """Keep what was placed; delete what it replaced."""
-        done, self.done = self.done, []
-        for _, backup in done:
-            if backup is not None:
-                with contextlib.suppress(Exception):
-                    delete(backup, self.root)
 
 
 def make_link(text: str, path: Path, root: Path | None) -> None:

@@ -285,14 +285,16 @@ class McpHost:
                 if conn.retired or self._closing.is_set() or self._conns.get(ident) is not conn:
                     return
                 delay = health.crashed(time.monotonic(), conn.error)
+                self._inventories.pop(ident, None)  # its tools leave until it is back
+                self._rebuild()
                 if delay is None:
-                    self._rebuild()
                     return
                 with anyio.move_on_after(delay):
                     await self._closing.wait()
                 if conn.retired or self._closing.is_set() or self._conns.get(ident) is not conn:
                     return
                 conn = self._connection(conn.server, ident)
+                health.restarts += 1
                 self._conns[ident] = conn
                 self._tg.start_soon(self._after_reconnect, conn)
         finally:

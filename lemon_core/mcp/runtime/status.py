@@ -21,13 +21,18 @@ class ServerStatus:
     capabilities: tuple[str, ...] = ()
     error_kind: str | None = None
     last_error: str | None = None
+    #: the connection ended unasked and the reconnect ladder runs (its tools are out meanwhile)
+    reconnecting: bool = False
+    #: how many times the server was connected again after its connection ended
+    restarts: int = 0
 
     def to_json(self) -> dict[str, object]:
         return {"name": self.name, "transport": self.transport, "source": self.source,
                 "connected": self.connected, "tools": self.tools, "resources": self.resources,
                 "prompts": self.prompts, "capabilities": list(self.capabilities),
                 "last_error": None if self.last_error is None else
-                {"kind": self.error_kind, "message": self.last_error}}
+                {"kind": self.error_kind, "message": self.last_error},
+                "reconnecting": self.reconnecting, "restarts": self.restarts}
 
 
 def server_statuses(conns: Mapping[str, Any], inventories: Mapping[str, Any],
@@ -55,7 +60,8 @@ def server_statuses(conns: Mapping[str, Any], inventories: Mapping[str, Any],
             f"{src.provider}:{src.scope}", conn.connected,
             len(inv.tools) if inv else 0, len(inv.resources) if inv else 0,
             len(inv.prompts) if inv else 0, inv.capabilities if inv else (),
-            kind, message))
+            kind, message, bool(state and state.reconnecting),
+            state.restarts if state is not None else 0))
     for ident, (server, reason) in list(skipped.items()):
         out.append(ServerStatus(display_name(server, ident), server.transport,
                                 f"{server.source.provider}:{server.source.scope}", False,

@@ -35,6 +35,45 @@ class ServerStatus:
                 "reconnecting": self.reconnecting, "restarts": self.restarts}
 
 
+class HostStatus(tuple[ServerStatus, ...]):
+    """A host's status: the tuple of its servers' :class:`ServerStatus` (iterate it as
+    before), with the spec's top level as well: ``disabled`` (MCP is off), ``servers``,
+    ``cached_tools`` (the tools in the inventory now) and ``cache_ttl_ms`` (how long a server
+    whose refresh fails keeps its last inventory). Read-only, like a tuple."""
+
+    _fields = ("disabled", "cached_tools", "cache_ttl_ms")
+
+    def __new__(  # noqa: PYI034 - the class is final in practice
+            cls, servers: Any = (), *, disabled: bool = False, cached_tools: int = 0,
+            cache_ttl_ms: int = 0) -> HostStatus:
+        self = super().__new__(cls, servers)
+        object.__setattr__(self, "_top", (disabled, cached_tools, cache_ttl_ms))
+        return self
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("HostStatus is read-only")
+
+    @property
+    def servers(self) -> tuple[ServerStatus, ...]:
+        return tuple(self)
+
+    @property
+    def disabled(self) -> bool:
+        return bool(self._top[0])
+
+    @property
+    def cached_tools(self) -> int:
+        return int(self._top[1])
+
+    @property
+    def cache_ttl_ms(self) -> int:
+        return int(self._top[2])
+
+    def to_json(self) -> dict[str, object]:
+        return {"disabled": self.disabled, "servers": [s.to_json() for s in self],
+                "cached_tools": self.cached_tools, "cache_ttl_ms": self.cache_ttl_ms}
+
+
 def server_statuses(conns: Mapping[str, Any], inventories: Mapping[str, Any],
                     health: Mapping[str, Any],
                     skipped: Mapping[str, tuple[Any, str]]) -> tuple[ServerStatus, ...]:
@@ -69,4 +108,4 @@ def server_statuses(conns: Mapping[str, Any], inventories: Mapping[str, Any],
     return tuple(out)
 
 
-__all__ = ["ServerStatus", "server_statuses"]
+__all__ = ["HostStatus", "ServerStatus", "server_statuses"]

@@ -57,8 +57,8 @@ class Connection:
 
     def lost(self, error: McpConnectionError) -> None:
         """A request found the connection gone: remember why (what :meth:`why_closed` found
-        out, when it did); it is replaced at the next discovery (a stdio server that died may
-        leave the session waiting forever)."""
+        out, when it did) and end the connection: the host's supervisor then runs the
+        reconnect ladder."""
         self.error = self._why or error
         self.client = None
         self.stop.set()

@@ -12,7 +12,11 @@ Discovery reads the effective set (:func:`lemon_core.mcp.effective.effective_ser
 ``ctx.cwd``, connects to every enabled server in parallel, and lists tools, and resources and
 prompts only when the server advertises those capabilities. A server that is down is skipped
 (its status keeps the fixed, redacted reason). The inventory is reused for ``refresh_s``
-(default 60 s); after that the next access discovers again. A server whose refresh fails keeps
+(default 60 s); a timer task discovers again every ``refresh_s`` while the host lives (and
+an access finding the inventory older discovers first). Each connection is watched: a server
+that exits while idle starts its reconnect ladder at once (:mod:`.connection`,
+:mod:`.recovery`). ``config`` takes the application configuration given in code
+(:class:`~lemon_core.mcp.appconfig.McpAppConfig`). A server whose refresh fails keeps
 its last inventory for at most ``ttl_s`` (default 300 s). A server removed or replaced in the
 configuration is retired at the next discovery, and calls to its old names fail.
 ``LEMON_MCP_DISABLED=1`` (or the files' top-level ``"enabled": false``) means no connection.

@@ -251,6 +251,8 @@ class McpHost:
         from lemon_core.mcp.effective import effective_servers
 
         async with self._lock:
+            if not explicit and self._fresh():
+                return  # another discovery (the timer's) finished while this one waited
             effective = await anyio.to_thread.run_sync(
                 lambda: effective_servers(self.ctx, app=self.config))
             untrusted = await anyio.to_thread.run_sync(self._untrusted, effective)

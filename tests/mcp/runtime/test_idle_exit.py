@@ -99,3 +99,38 @@ def test_closing_the_host_is_not_a_crash(ctx: LemonContext, tmp_path: Path) -> N
         assert not host.last_status()[0].reconnecting
     time.sleep(0.5)
     assert _starts(starts) == 1  # the host's own close restarted nothing
+
+
+def test_a_legacy_sse_stream_that_ends_is_noticed(ctx: LemonContext, tmp_path: Path) -> None:
+    import subprocess
+
+    from tests.mcp.client.servers import HERE, _wait_for, free_port, stop
+
+    port = free_port()
+
+    def start() -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen([sys.executable, str(HERE / "sdk_server.py"), "sse", str(port),
+                                 str(tmp_path / "marker")], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        _wait_for(port, proc)
+        return proc
+
+    url = f"http://127.0.0.1:{port}/sse"
+    write_project(ctx.cwd, {"name": "old", "type": "sse", "url": url,
+                            "headers": {"Authorization": f"Bearer {SECRET}"}, **SLOW})
+    proc = start()
+    try:
+        with McpHost(ctx, ladder_s=(0.5, 1.0, 2.0, 4.0, 8.0, 16.0)) as host:
+            assert host.tools()
+            proc.kill()  # the event stream ends; nothing was asked of the server
+            proc.wait()
+            _until(lambda: host.last_status()[0].reconnecting, 30)
+            state = host.last_status()[0]
+            assert state.error_kind == "closed" and not state.connected
+            assert "while no request was running" in (state.last_error or "")
+            assert SECRET not in str(state.to_json()) and url not in str(state.to_json())
+            proc = start()
+            _until(lambda: host.last_status()[0].tools > 0)
+            assert host.last_status()[0].restarts >= 1
+    finally:
+        stop(proc)

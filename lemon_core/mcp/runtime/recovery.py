@@ -31,7 +31,7 @@ class Health:
         self.last_error: McpConnectionError | None = None
         #: True from a crash until a new connection answered (or the server is unavailable)
         self.reconnecting = False
-        #: how many times the server was connected again after a crash
+        #: how many reconnections were started after crashes (each rung of the ladder tried)
         self.restarts = 0
 
     def succeeded(self) -> None:

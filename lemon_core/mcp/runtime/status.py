@@ -23,7 +23,7 @@ class ServerStatus:
     last_error: str | None = None
     #: the connection ended unasked and the reconnect ladder runs (its tools are out meanwhile)
     reconnecting: bool = False
-    #: how many times the server was connected again after its connection ended
+    #: how many reconnections were started after its connections ended (attempts)
     restarts: int = 0
 
     def to_json(self) -> dict[str, object]:

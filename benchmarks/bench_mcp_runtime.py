@@ -14,6 +14,11 @@ Writes a tiny stdio MCP server (the SDK's low-level server, one tool) and a proj
 * "serve": the same tool called N times (200 by default) through ``lemon mcp serve`` and
   directly on the server, alternately in one run, both with the SDK's client over stdio;
   p50 and p95 of each, and what the gateway adds at p50 (target <= 2 ms).
+* "recovery" (``--recovery`` runs only this): a server killed (SIGKILL) while idle, 5 times:
+  how long until the host's watch shows it ``reconnecting``, and until its tools are back
+  (the ladder's first rung, 500 ms, included); then the CPU time the host process uses
+  (``getrusage``) while N connected servers sit idle for ``--idle-s`` seconds (60), with the
+  periodic refresh pushed out of the window so only the watch and the idle loop count.
 
 Figures, not tests: exit 0 unless ``--check`` (1 when a target is missed). Nothing leaves
 127.0.0.1 (stdio only).
@@ -31,6 +36,9 @@ import time
 from pathlib import Path
 
 SERVER = '''
+import os, sys
+if len(sys.argv) > 2:  # where to say which process this is (the recovery figure kills it)
+    open(sys.argv[2], "w").write(str(os.getpid()))
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
@@ -188,6 +196,70 @@ def _serve_figure(root: Path, agent: Path, script: Path, calls: int) -> bool:
     return added > 0.002
 
 
+def _host_ctx(project: Path, agent: Path) -> object:
+    from lemon_core.context import LemonContext
+
+    return LemonContext(cwd=project, home=agent, env={"LEMON_AGENT_DIR": str(agent),
+                                                      "HOME": str(agent)}, platform="linux")
+
+
+def _recovery(root: Path, agent: Path, script: Path, servers: int, idle_s: float) -> None:
+    """Death to tools back, and the idle cost of watching ``servers`` connections."""
+    import resource
+    import signal
+
+    from lemon_core.mcp.runtime.host import McpHost
+
+    pid_file = root / "victim.pid"
+    project = root / "p-recovery"
+    (project / ".lemon").mkdir(parents=True)
+    entry = {"name": "victim", "type": "stdio", "command": sys.executable,
+             "args": [str(script), "victim", str(pid_file)],
+             "timeout_ms": 60_000, "ready_timeout_ms": 60_000}
+    (project / ".lemon" / "mcp.json").write_text(json.dumps({"servers": [entry]}))
+    _trust(project, agent)
+    seen, back = [], []
+    with McpHost(_host_ctx(project, agent), breaker_crashes=10) as host:  # type: ignore[arg-type]
+        started = time.perf_counter()
+        assert host.tools(), "no tools discovered"
+        first = time.perf_counter() - started
+        for _ in range(5):
+            time.sleep(0.5)
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
+            died = time.perf_counter()
+            noticed = None
+            while True:
+                state = host.last_status()[0]
+                if noticed is None and state.reconnecting:
+                    noticed = time.perf_counter() - died
+                if noticed is not None and state.connected and state.tools:
+                    break
+                time.sleep(0.002)
+            seen.append(noticed)
+            back.append(time.perf_counter() - died)
+        restarts = host.last_status()[0].restarts
+    print(f"a server killed while idle (5 times, {restarts} restarts):")
+    print(f"  the watch shows it reconnecting after: median {statistics.median(seen) * 1000:.1f}"
+          f" ms, max {max(seen) * 1000:.1f} ms")
+    print(f"  its tools are back after: median {statistics.median(back) * 1000:.0f} ms, "
+          f"max {max(back) * 1000:.0f} ms (the ladder waits 500 ms, then spawn + handshake + "
+          f"tools/list; this server's first start and discovery took {first * 1000:.0f} ms)")
+
+    names = [f"idle{i}" for i in range(servers)]
+    project = _project(root, names, script)
+    _trust(project, agent)
+    with McpHost(_host_ctx(project, agent), refresh_s=idle_s * 10) as host:  # type: ignore[arg-type]
+        assert len(host.tools()) == servers
+        before, wall = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+        time.sleep(idle_s)
+        after, wall = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter() - wall
+        connected = sum(1 for s in host.last_status() if s.connected)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    print(f"idle host, {connected} servers connected and watched for {wall:.0f} s: "
+          f"{cpu * 1000:.1f} ms of CPU in the host process ({cpu / wall * 100:.3f} % of a core; "
+          f"{after.ru_nvcsw - before.ru_nvcsw} voluntary context switches)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--servers", type=int, default=10)
@@ -195,6 +267,9 @@ def main() -> int:
     parser.add_argument("--serve-only", action="store_true",
                         help="Only the lemon mcp serve figure.")
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--recovery", action="store_true",
+                        help="Only the recovery figures (a killed server; the idle watch).")
+    parser.add_argument("--idle-s", type=float, default=60.0)
     opts = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -202,6 +277,9 @@ def main() -> int:
         script.write_text(SERVER)
         agent = root / "agent"
         agent.mkdir()
+        if opts.recovery:
+            _recovery(root, agent, script, opts.servers, opts.idle_s)
+            return 0
         serve_missed = _serve_figure(root, agent, script, opts.calls)
         if opts.serve_only:
             return 1 if opts.check and serve_missed else 0

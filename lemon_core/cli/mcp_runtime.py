@@ -124,7 +124,7 @@ def status(
     failed = _config_errors(host, show=not as_json)
     untrusted = _untrusted(host, show=True)
     if as_json:
-        emit_json({"enabled": not disabled, "servers": [s.to_json() for s in items],
+        emit_json({"enabled": not disabled, **items.to_json(),
                    "errors": errors_view(host.config_errors), "untrusted": untrusted})
     elif not items:
         say("MCP is turned off (LEMON_MCP_DISABLED)." if disabled else

@@ -9,4 +9,22 @@
 - :mod:`~lemon_core.mcp.effective` (every source merged) and :mod:`~lemon_core.mcp.views` (JSON).
 - :mod:`lemon_core.mcp.client` (the SDK client), :mod:`lemon_core.mcp.runtime` (the tool host
   for embedders) and :mod:`lemon_core.mcp.servers` (the lazy skills server, the gateway).
+- for embedders building a configuration in code: :func:`validate_servers`
+  (:mod:`~lemon_core.mcp.validate`) and :class:`McpAppConfig` (:mod:`~lemon_core.mcp.appconfig`).
 """
+
+from typing import Any
+
+__all__ = ["McpAppConfig", "validate_servers"]
+
+
+def __getattr__(name: str) -> Any:  # deferred: importing lemon_core.mcp stays cheap
+    if name == "validate_servers":
+        from lemon_core.mcp.validate import validate_servers
+
+        return validate_servers
+    if name == "McpAppConfig":
+        from lemon_core.mcp.appconfig import McpAppConfig
+
+        return McpAppConfig
+    raise AttributeError(name)

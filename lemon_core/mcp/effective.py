@@ -6,6 +6,7 @@ never claim and are all kept):
 1. the project file ``<cwd>/.lemon/mcp.json`` (not for the global scope),
 2. the global file ``<agent dir>/mcp.json``,
 3. ``LEMON_MCP_SERVERS``,
+3a. the application's servers given in code (:class:`lemon_core.mcp.appconfig.McpAppConfig`),
 4. servers imported from other tools (:func:`lemon_core.mcp.importing.import_servers`, already
    in their own claim order; the global scope keeps only user-level imports).
 
@@ -120,13 +121,19 @@ def _imported(
 
 
 def effective_servers(
-    ctx: LemonContext, *, scope: LemonScope = "project", imported: Any = None
+    ctx: LemonContext, *, scope: LemonScope = "project", imported: Any = None,
+    app: Any = None,
 ) -> EffectiveSet:
     """Merge every source for ``scope`` (``project``: the requesting directory ``ctx.cwd``).
 
     :param imported: an :class:`~lemon_core.mcp.importing.ImportOutcome` to use instead of
         running the importers (embedders that already imported, and tests).
+    :param app: the application configuration given in code
+        (:class:`~lemon_core.mcp.appconfig.McpAppConfig`): its servers after
+        ``LEMON_MCP_SERVERS``, its switches where the environment leaves them unset.
     """
+    if app is not None:
+        ctx = app.context(ctx)
     errors: list[SourceError] = []
     lemon_files = _lemon_files(ctx, scope, errors)
     files = [item.file for item in lemon_files if item.file is not None]
@@ -141,6 +148,10 @@ def effective_servers(
         candidates.extend(env_servers(ctx))
     except McpConfigError as exc:
         errors.append(SourceError("env", "env", None, exc.kind, str(exc)))
+    if app is not None:
+        app_servers, problems = app.servers()
+        candidates.extend(app_servers)
+        errors.extend(SourceError("app", "app", None, ENTRY_KIND, p.message) for p in problems)
     i_servers, i_skipped, i_errors = _imported(ctx, scope, imported)
     candidates.extend(i_servers)
     skipped = [SkippedServer(s.name, s.provider, s.scope, s.file, s.reason, s.index)

@@ -126,7 +126,9 @@ async def connect(server: McpServer, ctx: LemonContext, *, errlog: TextIO | None
     receives the server's notifications (the SDK's own hook; it must not await the session);
     ``sampling_callback``, when given, advertises sampling and answers the server's requests;
     ``on_transport``, when given, is called with the transport before it starts (the runtime
-    asks a stdio transport why its stream ended, to say so for a failed call)."""
+    asks a stdio transport why its stream ended, to say so for a failed call, and waits on
+    its :meth:`~lemon_core.mcp.client.watch.Watched.wait_closed` to notice a server gone while
+    idle)."""
     from mcp import Client
     from mcp_types import Implementation
 
@@ -138,6 +140,9 @@ async def connect(server: McpServer, ctx: LemonContext, *, errlog: TextIO | None
     statuses = StatusRecorder()
     transport = transport_for(server, ctx, errlog=errlog, statuses=statuses)
     if on_transport is not None:
+        from lemon_core.mcp.client.watch import Watched
+
+        transport = Watched(transport)
         on_transport(transport)
     client = Client(transport, mode="legacy", cache=None,
                     read_timeout_seconds=request_timeout(server), message_handler=message_handler,

@@ -29,6 +29,9 @@ MESSAGES = {
     "schema": "the server listed a tool lemon cannot use",
 }
 
+#: The phase of a connection that ended while no request was running (the runtime's watch).
+IDLE = "idle"
+
 #: A message of more than this is cut off on stdio (the spec's 8 MiB protocol buffering limit).
 STDIO_LIMIT_MIB = 8
 
@@ -53,6 +56,10 @@ def _what(kind: str, phase: str, status: int | None, seconds: float | None,
         return f"the server answered HTTP {status}"
     if kind == "timeout" and seconds is not None:
         return f"no answer within {seconds:g} s"
+    if phase == IDLE and kind in ("exited", "closed"):
+        how = f" ({_exit_text(exit_status)})" if exit_status is not None else ""
+        went = "exited" if kind == "exited" else "closed the connection"
+        return f"the server {went} while no request was running{how}"
     if kind == "closed" and phase not in ("connect", "handshake"):
         return f"the server closed the connection during the {phase} (it hung up)"
     if kind == "oversized" and phase == "call":
@@ -79,6 +86,8 @@ class McpConnectionError(LemonError):
         label = f'server "{name}"' if name else "the server"
         if kind == "schema" and detail:  # a tool left out; the server itself works
             super().__init__(f"{label} ({transport}): {detail}")
+        elif phase == IDLE:  # nothing failed: the server went away between requests
+            super().__init__(f"{label} ({transport}): {what}")
         else:
             super().__init__(f"{label} ({transport}): {phase} failed: {what}")
         self.name = name
@@ -107,4 +116,4 @@ class McpConnectionError(LemonError):
         return data
 
 
-__all__ = ["MESSAGES", "STDIO_LIMIT_MIB", "McpConnectionError"]
+__all__ = ["IDLE", "MESSAGES", "STDIO_LIMIT_MIB", "McpConnectionError"]

@@ -13,11 +13,16 @@ SDK), and blank lines are skipped. Outgoing messages are written as JSON lines.
 Shutdown (leaving the ``async with``, always, even when cancelled): stdin is closed and the
 server gets :data:`GRACE_S` to exit; then its process group gets SIGTERM and, after
 :data:`KILL_AFTER_S`, SIGKILL (on Windows its job is terminated).
+
+:meth:`StdioTransport.wait_closed` returns when the server is gone while the session is open
+(its stdout ended, or its process exited even though a child still holds stdout): it waits on
+the stream and on the process (a pidfd on Linux, else the process's own wait), never polls.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, suppress
@@ -67,6 +72,7 @@ class StdioTransport:
         self._cm: Any = None
         self._process: Any = None
         self._ended: Any = None  # an anyio.Event, set once stdout ended (or was cut off)
+        self._pidfd: int | None = None  # the server process's pidfd (Linux), while open
 
     async def __aenter__(self) -> Any:
         self._cm = self._open()
@@ -89,13 +95,33 @@ class StdioTransport:
         if self.error is not None:
             return self.error.during(phase)
         process = self._process
-        if process is None or not self._ended.is_set():
+        if process is None or not self._ended.is_set() and not _gone(self._pidfd):
             return None
         await _exited(process, wait_s)  # stdout ends a moment before the exit is seen
         if process.returncode is None:
             return None
         return McpConnectionError(self.name, "stdio", "exited", phase=phase,
                                   exit_status=process.returncode)
+
+    async def wait_closed(self) -> None:
+        """Return once the server is gone: its stdout ended (or was cut off), or its process
+        exited (seen through a pidfd on Linux, so a child holding stdout open does not hide
+        the exit). Nothing polls: both waits sleep until the kernel reports the event."""
+        import anyio
+
+        ended, process, pidfd = self._ended, self._process, self._pidfd
+        if ended is None or process is None:
+            return
+        async with anyio.create_task_group() as tg:
+            if pidfd is not None:
+                async def exit_seen() -> None:
+                    with suppress(OSError, anyio.ClosedResourceError):
+                        await anyio.wait_readable(pidfd)
+                        tg.cancel_scope.cancel()
+
+                tg.start_soon(exit_seen)
+            await ended.wait()
+            tg.cancel_scope.cancel()
 
     @asynccontextmanager
     async def _open(self) -> AsyncIterator[Any]:
@@ -104,6 +130,7 @@ class StdioTransport:
         process = await _spawn(self.command, self.args, self.env, self.cwd, self.errlog)
         self.pid = process.pid
         self._process = process
+        self._pidfd = _open_pidfd(process.pid)
         ended = self._ended = anyio.Event()
         # no await between the spawn and the task group, or a cancellation would leak it
         to_session, read_stream = anyio.create_memory_object_stream[Any](0)
@@ -160,9 +187,18 @@ class StdioTransport:
                     await self._stop(process)
                     for stream in (read_stream, write_stream, to_session, from_session):
                         await stream.aclose()
+                    self._close_pidfd()
                 tg.cancel_scope.cancel()
         if self.error is not None:
             raise self.error
+
+    def _close_pidfd(self) -> None:
+        import anyio
+
+        pidfd, self._pidfd = self._pidfd, None
+        if pidfd is not None:
+            anyio.notify_closing(pidfd)  # a waiter on it wakes with ClosedResourceError
+            os.close(pidfd)
 
     async def _stop(self, process: Any) -> None:
         import anyio
@@ -205,6 +241,30 @@ async def _spawn(command: str, args: list[str], env: dict[str, str] | None, cwd:
         return await create_windows_process(command, args, environment, errlog, cwd)
     return await anyio.open_process([command, *args], env=environment, stderr=errlog, cwd=cwd,
                                     start_new_session=True)
+
+
+def _open_pidfd(pid: int) -> int | None:
+    """A descriptor that becomes readable when process ``pid`` exits (Linux 5.3+), or None
+    (another system, or the process is already gone and reaped)."""
+    pidfd_open = getattr(os, "pidfd_open", None)
+    if pidfd_open is None:
+        return None
+    try:
+        return int(pidfd_open(pid))
+    except OSError:
+        return None
+
+
+def _gone(pidfd: int | None) -> bool:
+    """Whether the process behind ``pidfd`` has exited (a poll of the descriptor, no wait)."""
+    if pidfd is None:
+        return False
+    import select
+
+    try:
+        return bool(select.select([pidfd], [], [], 0)[0])
+    except (OSError, ValueError):
+        return False
 
 
 async def _exited(process: Any, timeout: float) -> bool:

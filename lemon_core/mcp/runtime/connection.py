@@ -1,6 +1,12 @@
 """One live connection of the tool host: a task holding an SDK client open until it is told
 to stop or the server goes away. The handshake is bounded by the entry's ready timeout plus
-its request timeout; the session itself is not."""
+its request timeout; the session itself is not.
+
+While it is open the connection is watched (:mod:`lemon_core.mcp.client.watch`): a server that
+exits or hangs up while no request is running ends it at once, with the reason (``exited``
+and the exit status, or ``closed``) in :attr:`Connection.error`, so the host starts its
+reconnect ladder then rather than at the next call. The watch waits on the transport and the
+process; it never polls."""
 
 from __future__ import annotations
 
@@ -39,6 +45,8 @@ class Connection:
         self._why: McpConnectionError | None = None
         self.error: McpConnectionError | None = None
         self.retired = False
+        #: True once the watch saw the server go away while the connection was open
+        self.gone = False
         self.ready = anyio.Event()
         self.stop = anyio.Event()
         self.done = anyio.Event()
@@ -49,8 +57,8 @@ class Connection:
 
     def lost(self, error: McpConnectionError) -> None:
         """A request found the connection gone: remember why (what :meth:`why_closed` found
-        out, when it did); it is replaced at the next discovery (a stdio server that died may
-        leave the session waiting forever)."""
+        out, when it did) and end the connection: the host's supervisor then runs the
+        reconnect ladder."""
         self.error = self._why or error
         self.client = None
         self.stop.set()
@@ -74,6 +82,33 @@ class Connection:
         if type(message).__name__ in LIST_CHANGED and not self.retired and self.on_change:
             self.on_change(self)
 
+    async def _watch(self) -> None:
+        """Wait until told to stop or until the server is gone; in the second case, say why
+        (the exit and its status when the transport knows it) and stop."""
+        import anyio
+
+        from lemon_core.mcp.client.errors import IDLE
+
+        closed = getattr(self.transport, "wait_closed", None)
+        async with anyio.create_task_group() as tg:
+            async def watch() -> None:
+                await closed()
+                if self.stop.is_set():
+                    return
+                self.gone = True
+                self.client = None
+                why = await self.why_closed(IDLE)
+                if self.error is None:  # a failed request may have said it already
+                    self.error = why or McpConnectionError(self.server.name,
+                                                           self.server.transport, "closed",
+                                                           phase=IDLE)
+                self.stop.set()
+
+            if closed is not None:
+                tg.start_soon(watch)
+            await self.stop.wait()
+            tg.cancel_scope.cancel()
+
     async def run(self) -> None:
         import anyio
 
@@ -91,7 +126,7 @@ class Connection:
                     scope.deadline = math.inf
                     self.client = client
                     self.ready.set()
-                    await self.stop.wait()
+                    await self._watch()
             if scope.cancelled_caught and self.client is None:
                 self.error = McpConnectionError(server.name, server.transport, "timeout",
                                                 phase="handshake", seconds=budget)

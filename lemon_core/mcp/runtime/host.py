@@ -12,7 +12,11 @@ Discovery reads the effective set (:func:`lemon_core.mcp.effective.effective_ser
 ``ctx.cwd``, connects to every enabled server in parallel, and lists tools, and resources and
 prompts only when the server advertises those capabilities. A server that is down is skipped
 (its status keeps the fixed, redacted reason). The inventory is reused for ``refresh_s``
-(default 60 s); after that the next access discovers again. A server whose refresh fails keeps
+(default 60 s); a timer task discovers again every ``refresh_s`` while the host lives (and
+an access finding the inventory older discovers first). Each connection is watched: a server
+that exits while idle starts its reconnect ladder at once (:mod:`.connection`,
+:mod:`.recovery`). ``config`` takes the application configuration given in code
+(:class:`~lemon_core.mcp.appconfig.McpAppConfig`). A server whose refresh fails keeps
 its last inventory for at most ``ttl_s`` (default 300 s). A server removed or replaced in the
 configuration is retired at the next discovery, and calls to its old names fail.
 ``LEMON_MCP_DISABLED=1`` (or the files' top-level ``"enabled": false``) means no connection.
@@ -55,7 +59,7 @@ from lemon_core.mcp.runtime.recovery import (
     LADDER_S,
     Health,
 )
-from lemon_core.mcp.runtime.status import ServerStatus, server_statuses
+from lemon_core.mcp.runtime.status import HostStatus, server_statuses
 
 REFRESH_S = 60.0
 TTL_S = 300.0
@@ -70,7 +74,12 @@ class McpHost:
                  breaker_window_s: float = BREAKER_WINDOW_S,
                  on_change: Callable[[], None] | None = None,
                  skip: Callable[[Any], str | None] | None = None,
-                 sampler: Any = None, trust: Any = None) -> None:
+                 sampler: Any = None, trust: Any = None, config: Any = None) -> None:
+        #: the application configuration given in code
+        #: (:class:`~lemon_core.mcp.appconfig.McpAppConfig`), or None
+        self.config = config
+        if config is not None:
+            ctx = config.context(ctx)  # its switches, where the environment leaves them unset
         self.ctx = ctx
         if trust is None:
             from lemon_core.mcp.trust.policy import StoreTrust
@@ -162,10 +171,33 @@ class McpHost:
         self._lock = anyio.Lock()
         async with anyio.create_task_group() as tg:
             self._tg = tg
+            timer = anyio.CancelScope()
+            tg.start_soon(self._every_refresh, timer)
             task_status.started()
             await self._closing.wait()
+            timer.cancel()
             for conn in self._conns.values():
                 conn.stop.set()
+
+    async def _every_refresh(self, scope: Any) -> None:
+        """Discover again every ``refresh_s`` once a discovery has run, so a long-lived host
+        (``lemon mcp serve``, an embedder) keeps its inventory fresh with nobody asking;
+        ends when the host closes (``scope`` is cancelled). It sleeps between rounds."""
+        import anyio
+
+        with scope:
+            while True:
+                interval = self.refresh_s
+                if interval <= 0 or self._discovered_at is None:
+                    await anyio.sleep(max(interval, 1.0))  # nothing to keep fresh yet
+                    continue
+                await anyio.sleep(max(self._discovered_at + interval - time.monotonic(), 0.0))
+                if self._fresh() or self.disabled:
+                    continue
+                try:
+                    await self._discover()
+                except Exception:  # noqa: BLE001 - the next access reports it; keep the timer
+                    await anyio.sleep(interval)
 
     def close(self) -> None:
         """Stop every connection (stdio servers are ended by the SDK) and the host's own loop
@@ -200,13 +232,18 @@ class McpHost:
         return self._discovered_at is not None and \
             time.monotonic() - self._discovered_at < self.refresh_s
 
-    def status(self, *, refresh: bool = False) -> tuple[ServerStatus, ...]:
+    def status(self, *, refresh: bool = False) -> HostStatus:
+        """Every server's :class:`ServerStatus` (a tuple), carrying the spec's top level as
+        well: ``disabled``, ``cached_tools``, ``cache_ttl_ms`` (``to_json()``)."""
         self.tools(refresh=refresh)
         return self.last_status()
 
-    def last_status(self) -> tuple[ServerStatus, ...]:
+    def last_status(self) -> HostStatus:
         """:meth:`status` as of the last discovery (no discovery; from any thread)."""
-        return server_statuses(self._conns, self._inventories, self._health, self._skipped)
+        return HostStatus(server_statuses(self._conns, self._inventories, self._health,
+                                          self._skipped),
+                          disabled=self.disabled, cached_tools=len(self._by_name),
+                          cache_ttl_ms=round(self.ttl_s * 1000))
 
     async def _discover(self, explicit: bool = False) -> None:
         import anyio
@@ -214,7 +251,10 @@ class McpHost:
         from lemon_core.mcp.effective import effective_servers
 
         async with self._lock:
-            effective = await anyio.to_thread.run_sync(effective_servers, self.ctx)
+            if not explicit and self._fresh():
+                return  # another discovery (the timer's) finished while this one waited
+            effective = await anyio.to_thread.run_sync(
+                lambda: effective_servers(self.ctx, app=self.config))
             untrusted = await anyio.to_thread.run_sync(self._untrusted, effective)
             # the read above cannot be cancelled; if the host was closed or cancelled
             # meanwhile, stop before starting connections on its ended task group
@@ -285,14 +325,16 @@ class McpHost:
                 if conn.retired or self._closing.is_set() or self._conns.get(ident) is not conn:
                     return
                 delay = health.crashed(time.monotonic(), conn.error)
+                self._inventories.pop(ident, None)  # its tools leave until it is back
+                self._rebuild()
                 if delay is None:
-                    self._rebuild()
                     return
                 with anyio.move_on_after(delay):
                     await self._closing.wait()
                 if conn.retired or self._closing.is_set() or self._conns.get(ident) is not conn:
                     return
                 conn = self._connection(conn.server, ident)
+                health.restarts += 1
                 self._conns[ident] = conn
                 self._tg.start_soon(self._after_reconnect, conn)
         finally:

@@ -1,7 +1,8 @@
 """Recovery of one server's connection: the reconnect ladder and the crash breaker.
 
 A connection that ends without being asked to (the server exited, the transport broke, the
-handshake failed) is a crash. It is retried after 500, 1000, 2000 and 4000 ms (a connection
+handshake failed; noticed at once even while no request runs, by the connection's watch) is a
+crash; the server is ``reconnecting`` until a new connection answers. It is retried after 500, 1000, 2000 and 4000 ms (a connection
 that succeeds starts the ladder again); exhausting the ladder, or more than five crashes within
 30 s, marks that server alone unavailable with a fixed reason. Periodic discovery and refresh
 do not retry an unavailable server; an explicit refresh (``tools(refresh=True)``) resets it.
@@ -28,12 +29,17 @@ class Health:
         self.step = 0
         self.unavailable = False
         self.last_error: McpConnectionError | None = None
+        #: True from a crash until a new connection answered (or the server is unavailable)
+        self.reconnecting = False
+        #: how many reconnections were started after crashes (each rung of the ladder tried)
+        self.restarts = 0
 
     def succeeded(self) -> None:
         """A connection is up and answered: the ladder starts again, and the error that
         ended an earlier connection is no longer the server's state."""
         self.step = 0
         self.last_error = None
+        self.reconnecting = False
 
     def crashed(self, now: float, error: McpConnectionError | None) -> float | None:
         """Record a crash; the delay before the next attempt, or None when the server is now
@@ -45,15 +51,18 @@ class Health:
             self.crashes.popleft()
         if len(self.crashes) > self.limit or self.step >= len(self.ladder):
             self.unavailable = True
+            self.reconnecting = False
             return None
         delay = self.ladder[self.step]
         self.step += 1
+        self.reconnecting = True
         return delay
 
     def reset(self) -> None:
         self.crashes.clear()
         self.step = 0
         self.unavailable = False
+        self.reconnecting = False
 
     @staticmethod
     def reason(name: str | None, transport: str) -> str:

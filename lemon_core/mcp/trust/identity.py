@@ -25,7 +25,7 @@ from urllib.parse import urlsplit, urlunsplit
 from lemon_core.models import McpServer
 
 #: Scopes the user wrote: their servers are trusted without a record.
-USER_SCOPES = frozenset({"global", "user", "env"})
+USER_SCOPES = frozenset({"global", "user", "env", "app"})  # app: given in code
 #: An option or variable name whose value is a credential (``--token X``, ``--api-key=X``,
 #: ``GITHUB_TOKEN=X``).
 _SECRET_NAME = re.compile(r"token|secret|passw|passphrase|pwd|api[-_]?key|access[-_]?key|"

@@ -12,7 +12,9 @@ SDK), and blank lines are skipped. Outgoing messages are written as JSON lines.
 
 Shutdown (leaving the ``async with``, always, even when cancelled): stdin is closed and the
 server gets :data:`GRACE_S` to exit; then its process group gets SIGTERM and, after
-:data:`KILL_AFTER_S`, SIGKILL (on Windows its job is terminated).
+:data:`KILL_AFTER_S`, SIGKILL (on Windows its job is terminated). A server that exited by
+itself (while idle, or within the grace) may have left children in its group: they get the same
+SIGTERM, then SIGKILL, so nothing a server started outlives its connection.
 
 :meth:`StdioTransport.wait_closed` returns when the server is gone while the session is open
 (its stdout ended, or its process exited even though a child still holds stdout): it waits on
@@ -209,6 +211,8 @@ class StdioTransport:
             await _kill_tree(process, self.kill_after_s)
             if not await _exited(process, REAP_S):
                 logger.warning("MCP server process %d survived the kill", process.pid)
+        elif sys.platform != "win32":  # it exited by itself: what it started may live on
+            await _end_survivors(process.pid, self.kill_after_s)
         if sys.platform == "win32":  # pragma: no cover
             from mcp.os.win32.utilities import close_process_job
 
@@ -289,6 +293,51 @@ async def _kill_tree(process: Any, kill_after_s: float) -> None:
     from mcp.os.posix.utilities import terminate_posix_process_tree
 
     await terminate_posix_process_tree(process, kill_after_s)
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether a process of the group ``pgid`` still runs (on Linux, a zombie waiting for its
+    new parent to reap it does not count)."""
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] != b"Z":
+            return True
+    return False
+
+
+async def _end_survivors(pgid: int, kill_after_s: float) -> None:
+    """End what is left of the process group ``pgid`` (the group of a server that exited by
+    itself: a child it started and did not end), SIGTERM and, after ``kill_after_s``, SIGKILL.
+    The group's id stays taken while any member lives, so the signal reaches only them."""
+    import signal
+
+    import anyio
+
+    if not _group_alive(pgid):
+        return
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGTERM)
+    deadline = anyio.current_time() + kill_after_s
+    while _group_alive(pgid):
+        if anyio.current_time() >= deadline:
+            with suppress(ProcessLookupError, PermissionError):
+                os.killpg(pgid, signal.SIGKILL)
+            return
+        await anyio.sleep(_POLL_S)
 
 
 async def _drain(process: Any) -> None:

@@ -4,7 +4,8 @@
 Each start appends one line to the file STARTS. While the file holds at most EXITS lines, the
 server exits with status CODE AFTER_S seconds after its handshake, with no request running;
 later starts stay up. A grandchild (``sleep``) that holds stdout open is started when CODE is
-negative (then the exit status is ``-CODE``), so the exit is seen only through the process.
+negative (then the exit status is ``-CODE``; its pid is appended to ``STARTS.children``), so the
+exit is seen only through the process.
 Tools: ``echo``.
 """
 
@@ -23,7 +24,10 @@ with starts.open("a", encoding="utf-8") as out:
 count = len(starts.read_text(encoding="utf-8").split())
 if code < 0:
     code = -code
-    subprocess.Popen(["sleep", "5"], stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child = subprocess.Popen(["sleep", "60"], stdin=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    with Path(f"{starts}.children").open("a", encoding="utf-8") as out:
+        out.write(f"{child.pid}\n")
 server = MCPServer("idle-exit", version="1.0")
 
 

@@ -78,6 +78,31 @@ def test_a_server_exiting_while_idle_is_restarted(ctx: LemonContext, tmp_path: P
     assert len(changes) >= 2  # the tools left, and came back
 
 
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != b"Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_what_a_server_started_does_not_outlive_it(ctx: LemonContext, tmp_path: Path) -> None:
+    # the server exits while idle and leaves a child (sleep 60) in its process group: the
+    # reconnect ends that child, and closing the host ends the second start's
+    starts = tmp_path / "starts"
+    children = Path(f"{starts}.children")
+    write_project(ctx.cwd, idle_entry("leaver", starts, exits=1, code=-4))
+    with McpHost(ctx, ladder_s=(0.5, 1.0)) as host:
+        assert host.tools()
+        _until(lambda: _starts(starts) == 2 and host.last_status()[0].tools > 0)
+        first = int(children.read_text(encoding="utf-8").split()[0])
+        _until(lambda: not _running(first), seconds=10)
+        second = int(children.read_text(encoding="utf-8").split()[1])
+        assert _running(second)
+    _until(lambda: not _running(second), seconds=10)
+
+
 def test_a_server_that_keeps_exiting_trips_the_breaker(ctx: LemonContext,
                                                        tmp_path: Path) -> None:
     # each restart answers (the ladder starts again), so the breaker ends it: the sixth

@@ -63,7 +63,15 @@ def _untrusted(host: Any, *, show: bool) -> list[str]:
 
 
 def _first_line(text: str | None) -> str:
-    return (text or "").strip().splitlines()[0][:100] if (text or "").strip() else ""
+    """The description's first line for a table, cut to 100 characters with "…"."""
+    from lemon_core.cli.output import one_line
+
+    lines = (text or "").strip().splitlines()
+    if not lines:
+        return ""
+    first = one_line(lines[0], 100)
+    more = any(line.strip() for line in lines[1:])  # the rest is cut too: say so
+    return first if not more or first.endswith("…") else one_line(first, 99) + "…"
 
 
 @app.command("tools", short_help="List the project's MCP tools with their model-facing names.")
@@ -182,9 +190,12 @@ def _terminal_approver(request: Any) -> bool:
     return answer.lower() in ("y", "yes")
 
 
-@app.command("call", short_help="Call one MCP tool by its model-facing name.")
+@app.command("call", short_help="Call one MCP tool (by its model-facing name, or SERVER TOOL).")
 def call(
-    tool: str = typer.Argument(..., metavar="TOOL", help="A name from 'lemon mcp tools'."),
+    tool: str = typer.Argument(..., metavar="TOOL|SERVER",
+                               help="A name from 'lemon mcp tools', or a server's name."),
+    raw: str | None = typer.Argument(None, metavar="[TOOL]",
+                                     help="With SERVER: the tool's own name on that server."),
     args: str | None = typer.Option(None, "--args", metavar="JSON",
                                     help="The tool's arguments as a JSON object."),
     approve: bool = typer.Option(False, "--approve",
@@ -192,9 +203,11 @@ def call(
     cwd: Path | None = CWD,
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Call TOOL once. A tool whose policy requires approval asks on the terminal, and
-    without one is refused unless --approve is given. A call that times out is not retried
-    (it may still have taken effect). Exit 0 on success, 1 when the call or the tool failed."""
+    """Call TOOL once: its model-facing name ('lemon mcp call mcp_calc_add_...') or its
+    server and its own name ('lemon mcp call calc add'). A tool whose policy requires
+    approval asks on the terminal, and without one is refused unless --approve is given. A
+    call that times out is not retried (it may still have taken effect). Exit 0 on success,
+    1 when the call or the tool failed."""
     from lemon_core.cli.output import emit_json, fail, say
 
     arguments = _arguments(args)
@@ -208,7 +221,7 @@ def call(
 
     with _host(cwd) as host:
         try:
-            result = host.call(tool, arguments, approver=approver)
+            result = host.call(tool, arguments, approver=approver, tool=raw)
         except LemonError as exc:
             if isinstance(exc, NotFoundError):
                 _config_errors(host, show=True)  # what may have left the tool out
@@ -216,7 +229,7 @@ def call(
             if as_json:
                 kind = "approval" if type(exc).__name__ == "ApprovalRefused" else "not_found"
                 kind = "untrusted" if type(exc).__name__ == "UntrustedServerError" else kind
-                emit_json({"name": tool, "ok": False,
+                emit_json({"name": tool if raw is None else f"{tool} {raw}", "ok": False,
                            "error": {"kind": kind, "message": str(exc)}})
             raise exc from None
     if as_json:
@@ -225,7 +238,7 @@ def call(
             raise typer.Exit(1)
         return
     if not result.ok:
-        fail(f"{tool}: {result.error}", 1)
+        fail(f"{result.name}: {result.error}", 1)
     for block in (result.result or {}).get("content", []) or [result.result]:
         if isinstance(block, dict) and block.get("type") == "text":
             say(block.get("text", ""))

@@ -36,7 +36,6 @@ from contextlib import asynccontextmanager
 from typing import Any, TextIO
 
 from lemon_core.context import LemonContext
-from lemon_core.errors import NotFoundError
 from lemon_core.mcp.client.errors import McpConnectionError
 from lemon_core.mcp.runtime import approvals
 from lemon_core.mcp.runtime.calls import CallResult, failed, invoke
@@ -360,40 +359,45 @@ class McpHost:
                 health.succeeded()
 
     # -- calls ---------------------------------------------------------------------------
-    def find(self, name: str) -> HostedTool:
-        tool = self._by_name.get(name) if not self.disabled else None
-        if tool is None:
-            raise NotFoundError(f"no MCP tool named {name!r} in this project's inventory; "
-                                "list the tools again ('lemon mcp tools') and use a name "
-                                "from there")
-        return tool
+    def find(self, name: str, tool: str | None = None) -> HostedTool:
+        """The tool named ``name`` (model-facing), or with ``tool`` the raw tool ``tool`` of
+        the server ``name`` (:func:`~lemon_core.mcp.runtime.lookup.find_tool`: a miss raises
+        :class:`NotFoundError` with close names)."""
+        from lemon_core.mcp.runtime.lookup import find_tool
+
+        found = self._by_name.get(name) if tool is None and not self.disabled else None
+        if found is not None:
+            return found
+        return find_tool(() if self.disabled else tuple(self._by_name.values()), name, tool)
 
     def call(self, name: str, arguments: dict[str, Any] | None = None, *,
-             approver: approvals.Approver | None = None) -> CallResult:
-        """Call the tool ``name`` (a name :meth:`tools` returned) once. Unknown or retired
+             approver: approvals.Approver | None = None, tool: str | None = None) -> CallResult:
+        """Call the tool ``name`` (a name :meth:`tools` returned; or with ``tool``, the raw
+        tool ``tool`` of the server ``name``) once. Unknown or retired
         names raise :class:`NotFoundError`; a refused approval raises
         :class:`~lemon_core.mcp.runtime.approvals.ApprovalRefused`; everything else (timeout,
         disconnect, an MCP error) comes back as a failed :class:`CallResult`."""
         self.tools()
-        tool = self.find(name)
+        hosted = self.find(name, tool)
         args = dict(arguments or {})
-        approvals.check(tool, args, policy=self.policy, approver=approver or self.approver)
-        return self._start().call(self._call, tool, args)
+        approvals.check(hosted, args, policy=self.policy, approver=approver or self.approver)
+        return self._start().call(self._call, hosted, args)
 
     async def acall(self, name: str, arguments: dict[str, Any] | None = None, *,
-                    approver: approvals.Approver | None = None) -> CallResult:
+                    approver: approvals.Approver | None = None,
+                    tool: str | None = None) -> CallResult:
         """:meth:`call` on the host's own loop (:meth:`on_current_loop`). The approver is
         still a plain function: when the call needs approval it is asked in a worker thread,
         so it may block (or wait on this loop through ``anyio.from_thread``)."""
         import anyio
 
         await self.atools()
-        tool = self.find(name)
+        hosted = self.find(name, tool)
         args = dict(arguments or {})
         approver = approver or self.approver
-        if approvals.needed(tool, self.policy):
-            await anyio.to_thread.run_sync(approvals.ask, tool, args, approver)
-        return await self._call(tool, args)
+        if approvals.needed(hosted, self.policy):
+            await anyio.to_thread.run_sync(approvals.ask, hosted, args, approver)
+        return await self._call(hosted, args)
 
     async def _call(self, tool: HostedTool, args: dict[str, Any]) -> CallResult:
         conn = self._conns.get(tool.identity)

@@ -69,7 +69,8 @@ class McpHost:
                  breaker_window_s: float = BREAKER_WINDOW_S,
                  on_change: Callable[[], None] | None = None,
                  skip: Callable[[Any], str | None] | None = None,
-                 sampler: Any = None, trust: Any = None) -> None:
+                 sampler: Any = None, trust: Any = None,
+                 sampling_policy: Any = None) -> None:
         self.ctx = ctx
         if trust is None:
             from lemon_core.mcp.trust.policy import StoreTrust
@@ -83,6 +84,9 @@ class McpHost:
         #: ``sampler(SamplingRequest)``: servers may sample through it, each request approved
         #: by ``approver`` first (:mod:`lemon_core.mcp.runtime.sampling`); None: no sampling
         self.sampler = sampler
+        #: the :class:`~lemon_core.mcp.runtime.sampling.SamplingPolicy` (None: reviewed, no
+        #: limits)
+        self.sampling_policy = sampling_policy
         #: called (on the host's loop thread; must not block) when the exposed tools change
         self.on_change = on_change
         #: ``skip(server) -> reason``: an enabled entry not to connect (shown in status)
@@ -302,7 +306,8 @@ class McpHost:
         if self.sampler is not None:
             from lemon_core.mcp.runtime.sampling import callback
 
-            sampling = callback(self.sampler, lambda: self.approver, display_name(server, ident))
+            sampling = callback(self.sampler, lambda: self.approver, display_name(server, ident),
+                                self.sampling_policy)
         return Connection(server, ident, self.ctx, self.errlog, self._changed, sampling)
 
     def _changed(self, conn: Connection) -> None:

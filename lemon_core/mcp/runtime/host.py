@@ -304,10 +304,10 @@ class McpHost:
     def _connection(self, server: Any, ident: str) -> Connection:
         sampling = None
         if self.sampler is not None:
-            from lemon_core.mcp.runtime.sampling import callback
+            from lemon_core.mcp.runtime.sampling import callback, entry_policy
 
             sampling = callback(self.sampler, lambda: self.approver, display_name(server, ident),
-                                self.sampling_policy)
+                                self.sampling_policy, entry_policy(server))
         return Connection(server, ident, self.ctx, self.errlog, self._changed, sampling)
 
     def _changed(self, conn: Connection) -> None:

@@ -176,26 +176,39 @@ def _result(answer: Any) -> Any:
                            message="the client's sampler returned no sample")
 
 
+def entry_policy(server: Any) -> SamplingPolicy | None:
+    """The ``sampling`` object of ``server``'s entry in lemon's file (validated by
+    :mod:`lemon_core.mcp.schema`) as a policy, or None."""
+    data = server.extra.get("sampling") if server is not None else None
+    if not isinstance(data, dict):
+        return None
+    return SamplingPolicy(max_tokens=data.get("max_tokens"),
+                          allowed_models=tuple(data.get("allowed_models") or ()),
+                          mode=data.get("mode", "reviewed"))
+
+
 def callback(sampler: Sampler, approver_of: Callable[[], Approver | None], server: str,
-             policy: SamplingPolicy | None = None) -> Any:
+             host: SamplingPolicy | None = None, entry: SamplingPolicy | None = None) -> Any:
     """The SDK ``sampling_callback`` for one server's connection (``approver_of()``: the
-    approver to ask now, or None; ``policy``: the limits, default a reviewed policy without
-    limits)."""
-    policy = policy or SamplingPolicy()
+    approver to ask now, or None). Both the ``host``'s policy (None: reviewed, no limits) and
+    the ``entry``'s must allow a request; it is reviewed unless both are ``direct`` (so an
+    entry, which a project's file may hold, can only tighten what the embedder chose)."""
+    rules = [host or SamplingPolicy()] + ([entry] if entry is not None else [])
+    direct = all(p.mode == "direct" for p in rules)
 
     async def sampling(context: Any, params: Any) -> Any:
         import anyio
         import mcp_types as types
 
         summary = summarize(params)
-        refusal = policy.refusal(summary)
+        refusal = next((why for why in (p.refusal(summary) for p in rules) if why), None)
         if refusal is not None:  # the server sees why; nobody is asked
             return types.ErrorData(code=POLICY_REFUSED,
                                    message=f"sampling refused by the client's policy: {refusal}")
         approver = approver_of()
         request = SamplingApproval(METHOD, server, METHOD, (), summary)
         try:
-            allowed = policy.mode == "direct" or (approver is not None and bool(
+            allowed = direct or (approver is not None and bool(
                 await anyio.to_thread.run_sync(approver, request)))
         except Exception:  # noqa: BLE001 - an approver that fails has not approved
             allowed = False
@@ -216,4 +229,4 @@ def callback(sampler: Sampler, approver_of: Callable[[], Approver | None], serve
 
 __all__ = ["METHOD", "MODES", "POLICY_REFUSED", "USER_REJECTED", "Sample", "Sampler",
            "SamplingApproval", "SamplingPolicy", "SamplingRequest", "SamplingSummary",
-           "callback", "summarize"]
+           "callback", "entry_policy", "summarize"]

@@ -187,3 +187,38 @@ def test_content_kinds_count_images_and_audio() -> None:
         types.SamplingMessage(role="user", content=types.TextContent(type="text", text="x"))],
         max_tokens=5)
     assert summarize(params).content_kinds == (("audio", 1), ("image", 1), ("text", 1))
+
+
+def _with_sampling(ctx: LemonContext, sampling: dict[str, Any]) -> None:
+    write_project(ctx.cwd, {"name": "sampler", "type": "stdio", "command": sys.executable,
+                            "args": [SERVER], "env": {"API_KEY": SECRET}, **SLOW,
+                            "sampling": sampling})
+
+
+def test_the_entrys_policy_from_mcp_json_applies(ctx: LemonContext) -> None:
+    """The entry's "sampling" object in lemon's mcp.json: its cap refuses the request."""
+    _with_sampling(ctx, {"max_tokens": 10})
+    rec = Recorder()
+    with McpHost(ctx, approver=rec.approve, sampler=rec.sample) as host:
+        answer = _text(host, "ask", question="q")
+    assert "asks for 77 tokens and this client allows at most 10" in answer
+    assert rec.approvals == [] and rec.samples == []
+
+
+def test_an_entry_cannot_skip_the_review(ctx: LemonContext) -> None:
+    """A project's file saying "direct" does not remove the embedder's reviewer; the
+    embedder's "direct" with the entry's "reviewed" is reviewed."""
+    from lemon_core.mcp.runtime.sampling import SamplingPolicy
+
+    _with_sampling(ctx, {"mode": "direct", "allowed_models": ["claude-hint-9"]})
+    rec = Recorder(allow=False)
+    with McpHost(ctx, approver=rec.approve, sampler=rec.sample) as host:
+        assert "rejected" in _text(host, "ask", question="q")
+    assert len(rec.approvals) == 1 and rec.samples == []
+
+    _with_sampling(ctx, {"mode": "reviewed"})
+    rec = Recorder(allow=True)
+    with McpHost(ctx, approver=rec.approve, sampler=rec.sample,
+                 sampling_policy=SamplingPolicy(mode="direct")) as host:
+        assert _text(host, "ask", question="q") == "test-model|answer to q"
+    assert len(rec.approvals) == 1 and len(rec.samples) == 1

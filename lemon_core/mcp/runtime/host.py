@@ -70,7 +70,7 @@ class McpHost:
                  on_change: Callable[[], None] | None = None,
                  skip: Callable[[Any], str | None] | None = None,
                  sampler: Any = None, trust: Any = None,
-                 sampling_policy: Any = None) -> None:
+                 sampling_policy: Any = None, authorizer: Any = None) -> None:
         self.ctx = ctx
         if trust is None:
             from lemon_core.mcp.trust.policy import StoreTrust
@@ -87,6 +87,9 @@ class McpHost:
         #: the :class:`~lemon_core.mcp.runtime.sampling.SamplingPolicy` (None: reviewed, no
         #: limits)
         self.sampling_policy = sampling_policy
+        #: ``authorizer(url)``: opens or shows a PKCE login's URL once the approver said yes
+        #: (:mod:`lemon_core.mcp.runtime.authorize`)
+        self.authorizer = authorizer
         #: called (on the host's loop thread; must not block) when the exposed tools change
         self.on_change = on_change
         #: ``skip(server) -> reason``: an enabled entry not to connect (shown in status)
@@ -246,7 +249,7 @@ class McpHost:
                 if ident not in self._supervised and not health.unavailable:
                     self._conns[ident] = self._connection(server, ident)
                     self._supervised.add(ident)
-                    self._tg.start_soon(self._supervise, self._conns[ident])
+                    self._start_supervised(self._conns[ident])
             async with anyio.create_task_group() as tg:
                 for conn in self._conns.values():
                     if not self._health[conn.identity].unavailable:
@@ -300,6 +303,17 @@ class McpHost:
                 self._tg.start_soon(self._after_reconnect, conn)
         finally:
             self._supervised.discard(ident)
+
+    def _start_supervised(self, conn: Connection) -> None:
+        """Supervise ``conn`` in a task whose PKCE logins go through the operator approval
+        (:mod:`lemon_core.mcp.runtime.authorize`; reconnects run in the same task)."""
+        from lemon_core.mcp.runtime.authorize import host_authorizer, start_with
+
+        server = conn.server
+        authorize = host_authorizer(server, display_name(server, conn.identity),
+                                    lambda: self.approver, self.authorizer) \
+            if server.oauth else None
+        start_with(authorize, self._tg.start_soon, self._supervise, conn)
 
     def _connection(self, server: Any, ident: str) -> Connection:
         sampling = None

@@ -163,7 +163,7 @@ def _arguments(text: str | None) -> dict[str, Any]:
     return value
 
 
-def _untrusted_call(host: Any, tool: str, exc: Exception) -> Exception:
+def _untrusted_call(host: Any, tool: str, exc: Exception, raw: str | None = None) -> Exception:
     """For an unknown tool while project servers are untrusted: the refusal naming
     ``lemon mcp trust`` (the tool may belong to one of them), else ``exc`` as it was."""
     from lemon_core.mcp.runtime.names import slug
@@ -177,7 +177,8 @@ def _untrusted_call(host: Any, tool: str, exc: Exception) -> Exception:
     mine = [n for n in names if tool.startswith(f"mcp_{slug(n, 16)}_") or tool == n]
     shown = ", ".join(escape(n) for n in (mine or names))
     return UntrustedServerError(
-        f"no MCP tool named {escape(tool)!r} is available: this project's server(s) {shown} "
+        f"no MCP tool named {escape(tool if raw is None else f'{tool} {raw}')!r} is "
+        f"available: this project's server(s) {shown} "
         f"are not trusted, so lemon did not start them; {hint([escape(n) for n in mine])}")
 
 
@@ -225,7 +226,7 @@ def call(
         except LemonError as exc:
             if isinstance(exc, NotFoundError):
                 _config_errors(host, show=True)  # what may have left the tool out
-                exc = _untrusted_call(host, tool, exc)
+                exc = _untrusted_call(host, tool, exc, raw)
             if as_json:
                 kind = "approval" if type(exc).__name__ == "ApprovalRefused" else "not_found"
                 kind = "untrusted" if type(exc).__name__ == "UntrustedServerError" else kind

@@ -213,3 +213,13 @@ def test_cut_descriptions_end_with_an_ellipsis() -> None:
     assert len(long) == 100 and long.endswith("…")
     assert _first_line("first line\nmore detail") == "first line…"
     assert _first_line("  \n") == ""
+
+
+def test_call_by_server_and_tool_of_an_untrusted_server_names_trust(
+        capsys, project: Path, tmp_path: Path) -> None:
+    log = tmp_path / "u.log"
+    write_project(project, stdio_entry("calc", "full", log), trusted=False)
+    code, out, err = _run(capsys, project, "call", "calc", "read_file")
+    assert code == 1 and out == "" and not log.exists()  # never started
+    assert "no MCP tool named 'calc read_file' is available" in err
+    assert "lemon mcp trust calc" in err

@@ -230,7 +230,7 @@ def call(
             if as_json:
                 kind = "approval" if type(exc).__name__ == "ApprovalRefused" else "not_found"
                 kind = "untrusted" if type(exc).__name__ == "UntrustedServerError" else kind
-                emit_json({"name": tool if raw is None else f"{tool} {raw}", "ok": False,
+                emit_json({"name": tool, "ok": False,
                            "error": {"kind": kind, "message": str(exc)}})
             raise exc from None
     if as_json:

@@ -54,7 +54,8 @@ class StdioTransport:
                  env: dict[str, str] | None = None, cwd: str | None = None,
                  errlog: TextIO | None = None, name: str | None = None,
                  limit: int = MAX_MESSAGE_BYTES, grace_s: float = GRACE_S,
-                 kill_after_s: float = KILL_AFTER_S) -> None:
+                 kill_after_s: float = KILL_AFTER_S,
+                 notification_rate: float | None = None) -> None:
         self.command = command
         self.args = list(args)
         self.env = env
@@ -66,7 +67,8 @@ class StdioTransport:
         self.splitter = LineSplitter(limit)
         #: the notification rate limit (:mod:`lemon_core.mcp.client.flood`); its ``dropped``
         #: counts what it held back
-        self.bucket = NotificationBucket(name)
+        #: (``notification_rate``: its rate; ``float("inf")`` turns it off)
+        self.bucket = NotificationBucket(name, rate=notification_rate)
         self.pid: int | None = None
         self.error: McpConnectionError | None = None
         self._cm: Any = None

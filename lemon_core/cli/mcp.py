@@ -159,6 +159,7 @@ def list_cmd(
             trusted=lambda server: not needs_trust(server) or policy(ctx.cwd, server))
         if policy.problem is not None:
             _note(policy.problem)
+        data["unread_user_files"] = _unread(ctx)
         text = None if as_json else mcp_render.effective_text(data, reveal=reveal)
         failed = problems([e for e in effective.errors if e.provider in ("lemon", "env")])
     else:
@@ -178,6 +179,16 @@ def list_cmd(
         say(text)
     if failed is not None:  # what can be shown was shown; the broken file fails the command
         raise failed
+
+
+def _unread(ctx: LemonContext) -> dict[str, object]:
+    """``list --all``: the other tools' user-level files not read, and how to opt in."""
+    from lemon_core.mcp.importing import opt_in_hint, unread_user_files
+
+    unread = unread_user_files(ctx)
+    return {"count": len(unread), "hint": opt_in_hint(unread) if unread else None,
+            "files": [{"provider": u.provider, "file": u.file, "reason": u.reason}
+                      for u in unread]}
 
 
 def _state_command(name: str, enable: bool, global_: bool, cwd: Path | None, as_json: bool) -> None:

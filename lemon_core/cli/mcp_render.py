@@ -117,6 +117,12 @@ def effective_text(data: Mapping[str, Any], *, reveal: bool = False) -> Escaped:
         where = f"{item['provider']}:{item['scope']}" + (f" {item['file']}" if item["file"] else "")
         lines.append(f"skipped {_skipped_name(item)} ({escape(where)}): {escape(item['reason'])}")
     lines.extend(error_lines(data["errors"]))
+    unread = data.get("unread_user_files") or {}
+    if unread.get("count"):
+        count = unread["count"]
+        providers = ", ".join(dict.fromkeys(escape(f["provider"]) for f in unread["files"]))
+        lines.append(f"{count} user-level MCP file{'s' if count > 1 else ''} of other tools "
+                     f"not read ({providers}); to include them, {escape(unread['hint'])}")
     if reveal:
         lines.extend(_revealed(data["effective"]))
     return Escaped("\n".join(lines))

@@ -63,7 +63,15 @@ def _untrusted(host: Any, *, show: bool) -> list[str]:
 
 
 def _first_line(text: str | None) -> str:
-    return (text or "").strip().splitlines()[0][:100] if (text or "").strip() else ""
+    """The description's first line for a table, cut to 100 characters with "…"."""
+    from lemon_core.cli.output import one_line
+
+    lines = (text or "").strip().splitlines()
+    if not lines:
+        return ""
+    first = one_line(lines[0], 100)
+    more = any(line.strip() for line in lines[1:])  # the rest is cut too: say so
+    return first if not more or first.endswith("…") else one_line(first, 99) + "…"
 
 
 @app.command("tools", short_help="List the project's MCP tools with their model-facing names.")
@@ -155,7 +163,7 @@ def _arguments(text: str | None) -> dict[str, Any]:
     return value
 
 
-def _untrusted_call(host: Any, tool: str, exc: Exception) -> Exception:
+def _untrusted_call(host: Any, tool: str, exc: Exception, raw: str | None = None) -> Exception:
     """For an unknown tool while project servers are untrusted: the refusal naming
     ``lemon mcp trust`` (the tool may belong to one of them), else ``exc`` as it was."""
     from lemon_core.mcp.runtime.names import slug
@@ -169,7 +177,8 @@ def _untrusted_call(host: Any, tool: str, exc: Exception) -> Exception:
     mine = [n for n in names if tool.startswith(f"mcp_{slug(n, 16)}_") or tool == n]
     shown = ", ".join(escape(n) for n in (mine or names))
     return UntrustedServerError(
-        f"no MCP tool named {escape(tool)!r} is available: this project's server(s) {shown} "
+        f"no MCP tool named {escape(tool if raw is None else f'{tool} {raw}')!r} is "
+        f"available: this project's server(s) {shown} "
         f"are not trusted, so lemon did not start them; {hint([escape(n) for n in mine])}")
 
 
@@ -182,9 +191,12 @@ def _terminal_approver(request: Any) -> bool:
     return answer.lower() in ("y", "yes")
 
 
-@app.command("call", short_help="Call one MCP tool by its model-facing name.")
+@app.command("call", short_help="Call one MCP tool (by its model-facing name, or SERVER TOOL).")
 def call(
-    tool: str = typer.Argument(..., metavar="TOOL", help="A name from 'lemon mcp tools'."),
+    tool: str = typer.Argument(..., metavar="TOOL|SERVER",
+                               help="A name from 'lemon mcp tools', or a server's name."),
+    raw: str | None = typer.Argument(None, metavar="[TOOL]",
+                                     help="With SERVER: the tool's own name on that server."),
     args: str | None = typer.Option(None, "--args", metavar="JSON",
                                     help="The tool's arguments as a JSON object."),
     approve: bool = typer.Option(False, "--approve",
@@ -192,9 +204,11 @@ def call(
     cwd: Path | None = CWD,
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Call TOOL once. A tool whose policy requires approval asks on the terminal, and
-    without one is refused unless --approve is given. A call that times out is not retried
-    (it may still have taken effect). Exit 0 on success, 1 when the call or the tool failed."""
+    """Call TOOL once: its model-facing name ('lemon mcp call mcp_calc_add_...') or its
+    server and its own name ('lemon mcp call calc add'). A tool whose policy requires
+    approval asks on the terminal, and without one is refused unless --approve is given. A
+    call that times out is not retried (it may still have taken effect). Exit 0 on success,
+    1 when the call or the tool failed."""
     from lemon_core.cli.output import emit_json, fail, say
 
     arguments = _arguments(args)
@@ -209,11 +223,11 @@ def call(
 
     with _host(cwd) as host:
         try:
-            result = host.call(tool, arguments, approver=approver)
+            result = host.call(tool, arguments, approver=approver, tool=raw)
         except LemonError as exc:
             if isinstance(exc, NotFoundError):
                 _config_errors(host, show=True)  # what may have left the tool out
-                exc = _untrusted_call(host, tool, exc)
+                exc = _untrusted_call(host, tool, exc, raw)
             if as_json:
                 kind = "approval" if type(exc).__name__ == "ApprovalRefused" else "not_found"
                 kind = "untrusted" if type(exc).__name__ == "UntrustedServerError" else kind
@@ -226,7 +240,7 @@ def call(
             raise typer.Exit(1)
         return
     if not result.ok:
-        fail(f"{tool}: {result.error}", 1)
+        fail(f"{result.name}: {result.error}", 1)
     for block in (result.result or {}).get("content", []) or [result.result]:
         if isinstance(block, dict) and block.get("type") == "text":
             say(block.get("text", ""))

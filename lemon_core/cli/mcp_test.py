@@ -23,6 +23,7 @@ def _data(tested: Any) -> dict[str, Any]:
         "ok": True,
         "transport": result.transport,
         "source": f"{source.provider}:{source.scope}",
+        "file": source.file,
         "enabled": server.enabled,
         "protocol_version": result.protocol_version,
         "server": {"name": result.server_name, "version": result.server_version},
@@ -41,8 +42,10 @@ def test(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Open an isolated connection to NAME (stdio, Streamable HTTP or SSE), perform the
-    handshake and tool discovery, print the tool count and close. No tool is called; the
-    command may start the configured program, so test only servers you trust."""
+    handshake and tool discovery, print the tool count and close. NAME is any server of the
+    effective set ('lemon mcp list --all': lemon's files, LEMON_MCP_SERVERS, other tools'
+    imported files); --global picks from the global scope's set. No tool is called; a
+    project's server is started only once trusted ('lemon mcp trust')."""
     from lemon_core.cli.output import emit_json, say
     from lemon_core.mcp.client.check import test_server
     from lemon_core.mcp.client.errors import McpConnectionError
@@ -63,5 +66,7 @@ def test(
     state = "" if tested.server.enabled else " (disabled here)"
     speaker = " ".join(filter(None, (data["server"]["name"], data["server"]["version"])))
     about = f", server {speaker}" if speaker else ""
-    say(f'Server "{name}"{state} ({data["transport"]}, {data["source"]}): connected, {tools} '
+    default = data["source"] == "lemon:project"  # the project's own file needs no path
+    origin = data["source"] + (f" {data['file']}" if data["file"] and not default else "")
+    say(f'Server "{name}"{state} ({data["transport"]}, {origin}): connected, {tools} '
         f'(protocol {data["protocol_version"]}{about})')

@@ -162,6 +162,58 @@ def import_servers(
     return claims.outcome()
 
 
+@attrs.frozen
+class UnreadUserFile:
+    """A user-level file of another tool that exists and was not read: its provider was not
+    opted in (``reason`` ``not_opted_in``), or the runtime is isolated and no discovery home
+    is set (``isolated``)."""
+
+    provider: str
+    file: str
+    reason: str
+
+
+def unread_user_files(ctx: LemonContext, plugins: Plugins | None = None
+                      ) -> tuple[UnreadUserFile, ...]:
+    """The user-level files of other tools that exist and that the import did not read (what
+    ``lemon mcp list --all`` counts, with how to opt in). Nothing when importing is off."""
+    if not discovery_enabled(ctx):
+        return ()
+    if plugins is None:
+        from lemon_core.plugins import load_plugins
+
+        plugins = load_plugins(ctx)
+    home = discovery_home(ctx)
+    base = home if home is not None else (None if ctx.home_problem is not None else ctx.home)
+    if base is None:
+        return ()
+    found: list[UnreadUserFile] = []
+    for importer in plugins.mcp_importers():
+        if home is not None and user_opted_in(ctx, importer):
+            continue
+        user_paths = getattr(importer, "user_paths", None)
+        paths = []
+        try:
+            paths = list(user_paths(ctx, base)) if callable(user_paths) else []
+        except Exception:  # noqa: BLE001,S110 - a third-party importer's bug counts nothing
+            pass
+        for path in paths:
+            if Path(path).is_file():
+                found.append(UnreadUserFile(importer.name, str(path),
+                                            "not_opted_in" if home is not None else "isolated"))
+    return tuple(dict.fromkeys(found))  # one file may be named twice by one importer
+
+
+def opt_in_hint(unread: tuple[UnreadUserFile, ...]) -> str:
+    """How to have ``unread`` read: the environment to set."""
+    providers = ",".join(dict.fromkeys(item.provider for item in unread))
+    hint = f"set LEMON_MCP_EXTERNAL_USER_DISCOVERY={providers} (or 1 for every tool)"
+    if any(item.reason == "isolated" for item in unread):
+        hint += " and LEMON_MCP_DISCOVERY_HOME=~ (this runtime is isolated by LEMON_AGENT_DIR " \
+                "or a skills-folder override)"
+    return hint
+
+
 def _schema_reason(server: McpServer) -> str | None:
     """The skip reason of an imported server that fails the schema of lemon's own files (the
     same checks, never the value): ``invalid_url``, or ``invalid_entry`` for any other field."""
@@ -203,8 +255,11 @@ class _Claims:
 __all__ = [
     "SCOPES",
     "SHADOWED",
+    "UnreadUserFile",
     "discovery_enabled",
     "discovery_home",
     "import_servers",
+    "opt_in_hint",
+    "unread_user_files",
     "user_opted_in",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 
 from lemon_core.errors import UsageError
 
@@ -38,4 +39,25 @@ def show(value: str, limit: int = 64) -> str:
     return json.dumps(text, ensure_ascii=True)
 
 
-__all__ = ["NAME_MAX", "NAME_RULE", "check_name", "is_valid_name", "show"]
+#: How many close names a "not found" message offers at most.
+SUGGESTIONS = 3
+
+
+def close_names(word: str, candidates: Iterable[str]) -> list[str]:
+    """The candidates closest to ``word`` for a "did you mean" (at most :data:`SUGGESTIONS`,
+    best first): ``difflib``'s close matches, then names that start with or contain it."""
+    import difflib
+
+    pool = sorted(set(candidates))
+    found = difflib.get_close_matches(word, pool, n=SUGGESTIONS, cutoff=0.6)
+    lowered = word.lower()
+    for item in pool:
+        if len(found) >= SUGGESTIONS or not lowered:
+            break
+        if item not in found and lowered in item.lower():
+            found.append(item)
+    return found
+
+
+__all__ = ["NAME_MAX", "NAME_RULE", "SUGGESTIONS", "check_name", "close_names",
+           "is_valid_name", "show"]

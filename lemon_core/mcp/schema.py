@@ -25,8 +25,11 @@ FILTER_FIELDS = tuple(
 )
 COMMON_FIELDS = (
     "name", "type", "enabled", "disabled", "approval", "tool_approvals", "timeout_ms",
-    "ready_timeout_ms", *FILTER_FIELDS,
+    "ready_timeout_ms", *FILTER_FIELDS, "sampling",
 )  # fmt: skip
+#: The keys of an entry's ``sampling`` object (the server's sampling policy).
+SAMPLING_KEYS = ("max_tokens", "allowed_models", "mode")
+SAMPLING_MODES = ("reviewed", "direct")
 STDIO_FIELDS = ("command", "args", "env", "cwd")
 REMOTE_FIELDS = ("url", "headers")
 OAUTH_SIDE_FIELDS = ("persist_oauth_tokens", "oauth_token_secret")
@@ -196,6 +199,27 @@ def _check_oauth(check: _Checker) -> dict[str, Any] | None:
     return dict(oauth)
 
 
+def _check_sampling(check: _Checker) -> dict[str, Any]:
+    """The entry's ``sampling`` policy: ``max_tokens`` (a positive integer), ``allowed_models``
+    (non-empty strings), ``mode`` (``reviewed`` or ``direct``); no other key."""
+    sampling = check.data["sampling"]
+    if not isinstance(sampling, dict):
+        raise check.fail("sampling", "must be an object (max_tokens, allowed_models, mode)")
+    for key in sampling:
+        if key not in SAMPLING_KEYS:
+            raise check.fail(f"sampling.{key}", "is not a sampling setting (max_tokens, "
+                             "allowed_models, mode)")
+    tokens = sampling.get("max_tokens")
+    if "max_tokens" in sampling and (isinstance(tokens, bool) or not isinstance(tokens, int)
+                                     or tokens <= 0):
+        raise check.fail("sampling.max_tokens", "must be a positive integer")
+    models = check.strings("sampling.allowed_models", sampling.get("allowed_models", _MISSING))
+    if models is not None and not all(models):
+        raise check.fail("sampling.allowed_models", "must be a list of non-empty strings")
+    check.choice("sampling.mode", SAMPLING_MODES, sampling.get("mode", _MISSING))
+    return dict(sampling)
+
+
 def parse_entry(raw: object, *, label: str, source: ServerSource) -> McpServer:
     """Validate one raw entry and return it normalised; raise ConfigError naming the field."""
     if not isinstance(raw, dict):
@@ -232,6 +256,8 @@ def parse_entry(raw: object, *, label: str, source: ServerSource) -> McpServer:
         extra["persist_oauth_tokens"] = check.flag("persist_oauth_tokens", False)
     if "oauth_token_secret" in data:
         extra["oauth_token_secret"] = check.string("oauth_token_secret")
+    if "sampling" in data:
+        extra["sampling"] = _check_sampling(check)
     for field in FILTER_FIELDS:
         fields[field] = check.strings(field)
     approvals = check.mapping(
@@ -271,6 +297,8 @@ def entry_of(server: McpServer) -> dict[str, Any]:
             entry[field] = list(value) if isinstance(value, tuple) else value
     if server.tool_approvals:
         entry["tool_approvals"] = dict(server.tool_approvals)
+    if "sampling" in server.extra:
+        entry["sampling"] = server.extra["sampling"]
     entry["enabled"] = server.enabled
     return entry
 

@@ -318,7 +318,8 @@ CONTRACT_REVEALED = {"command", "args", "env", "cwd", "url", "headers", "timeout
 def test_list_all_json_keys_exactly(lemon: Env) -> None:
     _secret_file(lemon.project_file)
     data = lemon.run("list", "--all", "--json").clean().json()
-    assert set(data) == {"effective", "skipped", "errors", "scope", "mcp_enabled"}
+    assert set(data) == {"effective", "skipped", "errors", "scope", "mcp_enabled",
+                         "unread_user_files"}
     assert data["effective"] and all(set(s) == SERVER_KEYS for s in data["effective"])
     assert all(set(s["source"]) == {"provider", "scope", "file"} for s in data["effective"])
     revealed = lemon.run("list", "--all", "--json", "--reveal").json()
@@ -489,7 +490,8 @@ def test_list_all_fails_closed_on_an_unusable_file(
                                                          "command": "c"}]))  # fmt: skip
     argv = ("list", "--all", "--global") if global_ else ("list", "--all")
     data = lemon.run(*argv, "--json").clean().json()
-    assert set(data) == {"effective", "skipped", "errors", "scope", "mcp_enabled"}
+    assert set(data) == {"effective", "skipped", "errors", "scope", "mcp_enabled",
+                         "unread_user_files"}
     assert all(set(s) == SERVER_KEYS for s in data["effective"])
     names = ["envy"] if global_ else ["g", "envy", "cur", "free"]
     assert [(s["name"], s["enabled"], s["state"]) for s in data["effective"]] == [
@@ -572,3 +574,20 @@ def test_help_lists_the_commands(lemon: Env) -> None:
         assert command in r.out
     r = lemon.run("list", "--help")
     assert "--reveal" in r.out and "DEBUGGING" in r.out
+
+
+def test_list_all_counts_the_user_files_it_did_not_read(lemon: Env,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 23 §5: how many user-level files of other tools were not read, and the opt-in."""
+    home = Path(os.environ["HOME"])
+    (home / ".claude.json").write_text(json.dumps({"mcpServers": {"c": {"command": "x"}}}))
+    monkeypatch.setenv("LEMON_MCP_DISCOVERY_HOME", str(home))
+    result = lemon.run("list", "--all").clean()
+    assert "1 user-level MCP file of other tools not read (claude); to include them, set " \
+        "LEMON_MCP_EXTERNAL_USER_DISCOVERY=claude (or 1 for every tool)" in result.out
+    data = lemon.run("list", "--all", "--json").json()["unread_user_files"]
+    assert data["count"] == 1 and data["files"] == [
+        {"provider": "claude", "file": str(home / ".claude.json"), "reason": "not_opted_in"}]
+    monkeypatch.setenv("LEMON_MCP_EXTERNAL_USER_DISCOVERY", "claude")
+    result = lemon.run("list", "--all").clean()
+    assert "not read" not in result.out and "c " in result.out

@@ -179,3 +179,49 @@ def test_an_unusable_lemon_file_is_named_and_fails_like_mcp_list(capsys, project
     code, out, err = _run(capsys, project, "status")
     assert code == 0 and "No enabled MCP servers." in out
     assert "cursor:project" in err and "not valid JSON" in err
+
+
+def test_call_by_server_and_tool_with_close_names(capsys, project: Path, tmp_path: Path) -> None:
+    """Issue 23 §5: 'lemon mcp call SERVER TOOL' (the tool's own name on that server) works
+    like the model-facing name; a miss names the closest servers, tools or names."""
+    write_project(project, stdio_entry("calc", "full", tmp_path / "a.log"),
+                  stdio_entry("beta", "tools-only", tmp_path / "b.log"))
+    code, out, err = _run(capsys, project, "call", "calc", "read_file", "--args",
+                          '{"path": "x"}')
+    assert (code, out) == (0, "full:x\n"), err
+    code, out, _ = _run(capsys, project, "call", "calc", "resources_list", "--json")
+    assert code == 0 and json.loads(out)["name"].startswith("mcp_calc_resources_list_")
+
+    code, out, err = _run(capsys, project, "call", "calc", "red_file")
+    assert code == 1 and out == ""
+    assert "server 'calc' has no tool named 'red_file'; did you mean 'read_file'?" in err
+    code, _, err = _run(capsys, project, "call", "cal", "read_file")
+    assert code == 1 and "no MCP server named 'cal'" in err and "did you mean 'calc'?" in err
+    code, _, err = _run(capsys, project, "call", "read_file")  # a raw name alone
+    assert code == 1 and "'calc read_file'" in err and "'beta read_file'" in err
+    code, _, err = _run(capsys, project, "call", "mcp_calc_read_fil")
+    assert code == 1 and "did you mean 'mcp_calc_read_file_" in err
+    code, out, _ = _run(capsys, project, "call", "calc", "nothing_like_it", "--json")
+    data = json.loads(out)
+    assert code == 1 and data["name"] == "calc" and "nothing_like_it" in data["error"]["message"]
+    assert data["error"]["kind"] == "not_found"
+
+
+def test_cut_descriptions_end_with_an_ellipsis() -> None:
+    from lemon_core.cli.mcp_runtime import _first_line
+
+    assert _first_line("short") == "short"
+    long = _first_line("x" * 150)
+    assert len(long) == 100 and long.endswith("…")
+    assert _first_line("first line\nmore detail") == "first line…"
+    assert _first_line("  \n") == ""
+
+
+def test_call_by_server_and_tool_of_an_untrusted_server_names_trust(
+        capsys, project: Path, tmp_path: Path) -> None:
+    log = tmp_path / "u.log"
+    write_project(project, stdio_entry("calc", "full", log), trusted=False)
+    code, out, err = _run(capsys, project, "call", "calc", "read_file")
+    assert code == 1 and out == "" and not log.exists()  # never started
+    assert "no MCP tool named 'calc read_file' is available" in err
+    assert "lemon mcp trust calc" in err

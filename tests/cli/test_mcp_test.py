@@ -109,15 +109,44 @@ def test_unknown_and_invalid_names(project: Path, capsys) -> None:
     assert code == 2 and "invalid server name" in err
 
 
-def test_only_an_entry_of_the_chosen_lemon_file_is_tested(project: Path, capsys) -> None:
-    """The spec: test selects an exact name in the chosen file, not another scope; the refusal
-    says where the name does come from."""
-    (project / ".mcp.json").write_text(json.dumps(
-        {"mcpServers": {"imported": {"command": "never-run-me", "env": {"K": SECRET}}}}))
-    code, out, err = _test(capsys, project, "imported")
-    assert code == 1 and out == ""
-    assert "no MCP server named \"imported\" in the project's .lemon/mcp.json" in err
-    assert "it comes from" in err and ".mcp.json" in err and SECRET not in err
+def test_any_server_of_the_effective_set_is_tested_naming_its_origin(
+        project: Path, tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 23 §5: a global lemon server (no --global needed) and an imported server that
+    'lemon mcp status' connects to are tested like a project entry, each naming its scope and
+    file; an untrusted imported server is refused as status leaves it out; a typo gets the
+    close names."""
+    from lemon_core.context import LemonContext
+    from tests.mcp.runtime.support import SERVER
+
+    agent = LemonContext.from_environment(cwd=project).agent_dir
+    tools_only = {"command": sys.executable, "args": [SERVER, "tools-only", str(tmp_path / "l")],
+                  "env": {"K": SECRET}}
+    agent.mkdir(parents=True, exist_ok=True)
+    (agent / "mcp.json").write_text(json.dumps(
+        {"servers": [{"name": "glob", "type": "stdio", **tools_only, **SLOW}]}))
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"imported": tools_only}}))
+
+    code, out, err = _test(capsys, project, "glob")
+    assert code == 0, err
+    assert 'Server "glob" (stdio, lemon:global ' in out and "1 tool" in out
+    assert str(agent / "mcp.json") in out
+
+    code, out, err = _test(capsys, project, "imported")  # not trusted yet: as status
+    assert code == 1 and out == "" and "lemon mcp trust imported" in err
+    assert SECRET not in err
+    from lemon_core.mcp.effective import effective_servers
+    from lemon_core.mcp.trust.store import trust_servers
+
+    ctx = LemonContext.from_environment(cwd=project)
+    trust_servers(ctx, [effective_servers(ctx).get("imported").server])  # type: ignore[union-attr]
+    code, out, err = _test(capsys, project, "imported", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["source"] == "root:project" and data["file"] == str(project / ".mcp.json")
+    assert data["tools"] == ["read_file"] and SECRET not in out
+
+    code, _, err = _test(capsys, project, "importd")
+    assert code == 1 and 'did you mean "imported"' in err
 
     code, _, err = _test(capsys, project, "nowhere")
-    assert code == 1 and "it comes from" not in err
+    assert code == 1 and "did you mean" not in err and "lemon mcp list --all" in err

@@ -425,3 +425,26 @@ def test_no_message_quotes_a_value(entry: dict[str, Any]) -> None:
         parse({"servers": [{"name": "n", **entry}]})
     except McpConfigError as exc:
         assert _SECRET not in str(exc)
+
+
+@pytest.mark.parametrize(("sampling", "problem"), [
+    ([1], 'field "sampling" must be an object'),
+    ({"max_tokens": 0}, 'field "sampling.max_tokens" must be a positive integer'),
+    ({"max_tokens": True}, 'field "sampling.max_tokens" must be a positive integer'),
+    ({"allowed_models": "gpt"}, 'field "sampling.allowed_models" must be a list of strings'),
+    ({"allowed_models": [""]}, "must be a list of non-empty strings"),
+    ({"mode": "auto"}, 'field "sampling.mode" must be "reviewed" or "direct"'),
+    ({"temperature": 1}, 'field "sampling.temperature" is not a sampling setting'),
+])
+def test_the_sampling_object_is_validated(sampling: object, problem: str) -> None:
+    from lemon_core.mcp.schema import EntryError, parse_entry
+    from lemon_core.models import ServerSource
+
+    source = ServerSource("lemon", "project", "/p/.lemon/mcp.json")
+    entry = {"name": "s", "type": "stdio", "command": "x", "sampling": sampling}
+    with pytest.raises(EntryError) as caught:
+        parse_entry(entry, label='server "s"', source=source)
+    assert problem in str(caught.value)
+    ok = parse_entry({**entry, "sampling": {"max_tokens": 5, "allowed_models": ["m"],
+                                            "mode": "direct"}}, label="s", source=source)
+    assert ok.extra["sampling"] == {"max_tokens": 5, "allowed_models": ["m"], "mode": "direct"}

@@ -529,3 +529,27 @@ def test_arbitrary_entries_never_raise(
         assert imported.transport in ("stdio", "http", "sse")
         assert (imported.command is None) != (imported.url is None)
         assert all(isinstance(arg, str) for arg in imported.args)
+
+
+def test_unread_user_files_are_counted_with_how_to_opt_in(
+        make_ctx: Any, home: Path, tmp_path: Path) -> None:
+    """Issue 23 §5: the user-level files of other tools that exist and were not read."""
+    from lemon_core.mcp.importing import opt_in_hint, unread_user_files
+
+    (home / ".claude.json").write_text(json.dumps({"mcpServers": {}}))
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text("")
+    plain = make_ctx()
+    unread = unread_user_files(plain)
+    assert sorted({(u.provider, u.reason) for u in unread}) == \
+        [("claude", "not_opted_in"), ("codex", "not_opted_in")]
+    assert len(unread) == 2  # one record per file
+    assert opt_in_hint(unread) == \
+        "set LEMON_MCP_EXTERNAL_USER_DISCOVERY=claude,codex (or 1 for every tool)"
+    assert [u.provider for u in unread_user_files(
+        make_ctx(LEMON_MCP_EXTERNAL_USER_DISCOVERY="claude"))] == ["codex"]
+    assert unread_user_files(make_ctx(LEMON_MCP_EXTERNAL_USER_DISCOVERY="1")) == ()
+    assert unread_user_files(make_ctx(LEMON_MCP_EXTERNAL_DISCOVERY="0")) == ()
+    isolated = unread_user_files(make_ctx(LEMON_AGENT_DIR=str(tmp_path / "agent")))
+    assert {u.reason for u in isolated} == {"isolated"}
+    assert "LEMON_MCP_DISCOVERY_HOME=~" in opt_in_hint(isolated)

@@ -8,7 +8,8 @@ chunks of :data:`CHUNK_BYTES` and split into lines; a line, or the unfinished re
 than :data:`MAX_MESSAGE_BYTES` (8 MiB) ends the connection with the fixed error kind
 ``oversized`` instead of growing a buffer. Each line is parsed by the SDK's own JSON-RPC
 validation; a malformed line reaches the session as an exception on the stream (as with the
-SDK), and blank lines are skipped. Outgoing messages are written as JSON lines.
+SDK), and blank lines are skipped; notifications beyond a rate limit are dropped before they
+are parsed (:mod:`lemon_core.mcp.client.flood`). Outgoing messages are written as JSON lines.
 
 Shutdown (leaving the ``async with``, always, even when cancelled): stdin is closed and the
 server gets :data:`GRACE_S` to exit; then its process group gets SIGTERM and, after
@@ -31,6 +32,7 @@ from contextlib import asynccontextmanager, suppress
 from typing import Any, TextIO
 
 from lemon_core.mcp.client.errors import McpConnectionError
+from lemon_core.mcp.client.flood import NotificationBucket
 from lemon_core.mcp.lines import (
     CHUNK_BYTES,
     MAX_MESSAGE_BYTES,
@@ -59,7 +61,8 @@ class StdioTransport:
                  env: dict[str, str] | None = None, cwd: str | None = None,
                  errlog: TextIO | None = None, name: str | None = None,
                  limit: int = MAX_MESSAGE_BYTES, grace_s: float = GRACE_S,
-                 kill_after_s: float = KILL_AFTER_S) -> None:
+                 kill_after_s: float = KILL_AFTER_S,
+                 notification_rate: float | None = None) -> None:
         self.command = command
         self.args = list(args)
         self.env = env
@@ -69,6 +72,10 @@ class StdioTransport:
         self.grace_s = grace_s
         self.kill_after_s = kill_after_s
         self.splitter = LineSplitter(limit)
+        #: the notification rate limit (:mod:`lemon_core.mcp.client.flood`); its ``dropped``
+        #: counts what it held back
+        #: (``notification_rate``: its rate; ``float("inf")`` turns it off)
+        self.bucket = NotificationBucket(name, rate=notification_rate)
         self.pid: int | None = None
         self.error: McpConnectionError | None = None
         self._cm: Any = None
@@ -150,7 +157,7 @@ class StdioTransport:
                                 anyio.BrokenResourceError, OSError):
                             return
                         for line in self.splitter.feed(chunk):
-                            if line and not line.isspace():
+                            if line and not line.isspace() and self.bucket.admit(line):
                                 await to_session.send(parse_line(line))
             except Oversized:
                 self.error = McpConnectionError(self.name, "stdio", "oversized",

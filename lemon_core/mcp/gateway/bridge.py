@@ -17,6 +17,7 @@ says so and asks the person to trust them (:mod:`.trust`).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -47,6 +48,9 @@ class Gateway:
         #: where 2026-07-28 clients' ``subscriptions/listen`` streams get their change events
         self.bus = InMemorySubscriptionBus()
         self.notifier = ChangeNotifier(self.visible, self.bus)
+        self._session: Any = None  # the client's session, once it sent a request
+        self._has_session = threading.Event()
+        host_options.setdefault("approver", self._host_approver)
         self.host = McpHost(ctx, on_change=self.notifier.changed, skip=self_reason,
                             **host_options)
         self._ready: Any = None
@@ -124,8 +128,29 @@ class Gateway:
         if self.host.untrusted:
             self._say(trust.note(self.host.untrusted, str(self.ctx.cwd)))
 
+    def _seen(self, session: Any) -> None:
+        self._session = session
+        self._has_session.set()
+
+    def _host_approver(self, request: Any) -> bool:
+        """The host's own approver (a worker thread): an OAuth login of a hosted server is
+        carried to the person through elicitation (the URL in it); nothing else is approved
+        here (calls are asked per request). It waits for the client's first request, which
+        brings the session to ask on."""
+        import anyio
+
+        from lemon_core.mcp.runtime.authorize import OAuthApproval
+
+        if not isinstance(request, OAuthApproval):
+            return False
+        if not self._has_session.wait(self.approval_wait_s):
+            return False
+        return bool(anyio.from_thread.run(elicit.ask_login, self._session, request,
+                                          self.approval_wait_s))
+
     # -- requests ------------------------------------------------------------------------
     async def list_tools(self, session: Any) -> list[Any]:
+        self._seen(session)
         await self.ready()
         listed = await self.visible()
         self.notifier.listed_now(session, listed)
@@ -136,6 +161,7 @@ class Gateway:
                         input_responses: Any = None, request_state: Any = None) -> Any:
         import anyio
 
+        self._seen(session)
         await self.ready()
         if name == trust.TOOL:
             return await self._trust_call(session, request_id, protocol_version,

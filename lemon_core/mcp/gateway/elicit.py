@@ -8,6 +8,10 @@ cancel, an error or no answer within :data:`WAIT_S` refuse it. A client that did
 elicitation is never asked: the call is refused with :func:`how_to_allow`'s text. A client on
 the 2026-07-28 protocol, which forbids server-initiated requests, is asked the same form
 through ``InputRequiredResult`` rounds instead (:mod:`.rounds`).
+
+An interactive OAuth login of a hosted server (PKCE, :mod:`lemon_core.mcp.runtime.authorize`)
+is carried to the person the same way (:func:`ask_login`): URL-mode elicitation when the
+client offers it, else a form whose message holds the authorization URL.
 """
 
 from __future__ import annotations
@@ -57,6 +61,52 @@ async def ask(session: Any, request: Any, related_request_id: Any = None,
     return (result.content or {}).get("approve") is True
 
 
+LOGIN_SCHEMA = {"type": "object", "required": ["approve"], "properties": {"approve": {
+    "type": "boolean", "title": "I opened the link and will sign in", "default": False,
+    "description": "Yes once you have opened the URL above in your browser."}}}
+
+
+def login_message(request: Any) -> str:
+    """An OAuth login (:class:`~lemon_core.mcp.runtime.authorize.OAuthApproval`): the server
+    and the authorization URL to open (a public client id, a PKCE challenge and a state; no
+    secret)."""
+    return (f"The MCP server \"{escape(request.server)}\" needs you to sign in. Open this URL "
+            f"in your browser and complete the login; lemon waits for the redirect on this "
+            f"machine: {escape(request.url)}")
+
+
+def can_open_url(session: Any) -> bool:
+    """Whether the client advertised URL-mode elicitation (MCP 2025-11-25)."""
+    caps = getattr(session, "client_capabilities", None)
+    elicitation = getattr(caps, "elicitation", None) if caps is not None else None
+    return elicitation is not None and getattr(elicitation, "url", None) is not None and \
+        bool(getattr(session, "can_send_request", False))
+
+
+async def ask_login(session: Any, request: Any, wait_s: float = WAIT_S) -> bool:
+    """Carry a PKCE login's URL to the person: URL-mode elicitation when the client offers
+    it, else a form whose message holds the URL. True only for an explicit accept."""
+    import secrets
+
+    import anyio
+
+    result = None
+    with anyio.move_on_after(wait_s):
+        try:
+            if can_open_url(session):
+                result = await session.elicit_url(login_message(request), request.url,
+                                                  secrets.token_hex(8))
+                return result.action == "accept"
+            if not can_elicit(session):
+                return False
+            result = await session.elicit_form(login_message(request), LOGIN_SCHEMA)
+        except Exception:  # noqa: BLE001 - an error answer, a closed connection: refused
+            return False
+    if result is None or result.action != "accept":
+        return False
+    return (result.content or {}).get("approve") is True
+
+
 def how_to_allow(tool: Any, key: str, source: Any) -> str:
     """The refusal for a client without elicitation: where to let this tool run unasked."""
     where = (f"in {escape(source.file)}" if source is not None and source.file else
@@ -70,4 +120,5 @@ def how_to_allow(tool: Any, key: str, source: Any) -> str:
             f"\"{escape(tool.server)}\" entry {where}.")
 
 
-__all__ = ["SCHEMA", "WAIT_S", "ask", "can_elicit", "how_to_allow", "message"]
+__all__ = ["LOGIN_SCHEMA", "SCHEMA", "WAIT_S", "ask", "ask_login", "can_elicit", "can_open_url",
+           "how_to_allow", "login_message", "message"]

@@ -114,8 +114,10 @@ class Connection:
 
         from lemon_core.mcp.client.connection import connect
         from lemon_core.mcp.client.transports import ready_timeout, request_timeout
+        from lemon_core.mcp.runtime.authorize import login_budget
 
-        budget = ready_timeout(self.server) + request_timeout(self.server)
+        budget = ready_timeout(self.server) + request_timeout(self.server) + \
+            login_budget(self.server)  # a person's PKCE login, when the host asks for one
         server = self.server
         try:
             with anyio.CancelScope(deadline=anyio.current_time() + budget) as scope:

@@ -40,7 +40,6 @@ from contextlib import asynccontextmanager
 from typing import Any, TextIO
 
 from lemon_core.context import LemonContext
-from lemon_core.errors import NotFoundError
 from lemon_core.mcp.client.errors import McpConnectionError
 from lemon_core.mcp.runtime import approvals
 from lemon_core.mcp.runtime.calls import CallResult, failed, invoke
@@ -74,7 +73,8 @@ class McpHost:
                  breaker_window_s: float = BREAKER_WINDOW_S,
                  on_change: Callable[[], None] | None = None,
                  skip: Callable[[Any], str | None] | None = None,
-                 sampler: Any = None, trust: Any = None, config: Any = None) -> None:
+                 sampler: Any = None, trust: Any = None, config: Any = None,
+                 sampling_policy: Any = None, authorizer: Any = None) -> None:
         #: the application configuration given in code
         #: (:class:`~lemon_core.mcp.appconfig.McpAppConfig`), or None
         self.config = config
@@ -93,6 +93,12 @@ class McpHost:
         #: ``sampler(SamplingRequest)``: servers may sample through it, each request approved
         #: by ``approver`` first (:mod:`lemon_core.mcp.runtime.sampling`); None: no sampling
         self.sampler = sampler
+        #: the :class:`~lemon_core.mcp.runtime.sampling.SamplingPolicy` (None: reviewed, no
+        #: limits)
+        self.sampling_policy = sampling_policy
+        #: ``authorizer(url)``: opens or shows a PKCE login's URL once the approver said yes
+        #: (:mod:`lemon_core.mcp.runtime.authorize`)
+        self.authorizer = authorizer
         #: called (on the host's loop thread; must not block) when the exposed tools change
         self.on_change = on_change
         #: ``skip(server) -> reason``: an enabled entry not to connect (shown in status)
@@ -283,7 +289,7 @@ class McpHost:
                 if ident not in self._supervised and not health.unavailable:
                     self._conns[ident] = self._connection(server, ident)
                     self._supervised.add(ident)
-                    self._tg.start_soon(self._supervise, self._conns[ident])
+                    self._start_supervised(self._conns[ident])
             async with anyio.create_task_group() as tg:
                 for conn in self._conns.values():
                     if not self._health[conn.identity].unavailable:
@@ -340,12 +346,24 @@ class McpHost:
         finally:
             self._supervised.discard(ident)
 
+    def _start_supervised(self, conn: Connection) -> None:
+        """Supervise ``conn`` in a task whose PKCE logins go through the operator approval
+        (:mod:`lemon_core.mcp.runtime.authorize`; reconnects run in the same task)."""
+        from lemon_core.mcp.runtime.authorize import host_authorizer, start_with
+
+        server = conn.server
+        authorize = host_authorizer(server, display_name(server, conn.identity),
+                                    lambda: self.approver, self.authorizer) \
+            if server.oauth else None
+        start_with(authorize, self._tg.start_soon, self._supervise, conn)
+
     def _connection(self, server: Any, ident: str) -> Connection:
         sampling = None
         if self.sampler is not None:
-            from lemon_core.mcp.runtime.sampling import callback
+            from lemon_core.mcp.runtime.sampling import callback, entry_policy
 
-            sampling = callback(self.sampler, lambda: self.approver, display_name(server, ident))
+            sampling = callback(self.sampler, lambda: self.approver, display_name(server, ident),
+                                self.sampling_policy, entry_policy(server))
         return Connection(server, ident, self.ctx, self.errlog, self._changed, sampling)
 
     def _changed(self, conn: Connection) -> None:
@@ -402,40 +420,45 @@ class McpHost:
                 health.succeeded()
 
     # -- calls ---------------------------------------------------------------------------
-    def find(self, name: str) -> HostedTool:
-        tool = self._by_name.get(name) if not self.disabled else None
-        if tool is None:
-            raise NotFoundError(f"no MCP tool named {name!r} in this project's inventory; "
-                                "list the tools again ('lemon mcp tools') and use a name "
-                                "from there")
-        return tool
+    def find(self, name: str, tool: str | None = None) -> HostedTool:
+        """The tool named ``name`` (model-facing), or with ``tool`` the raw tool ``tool`` of
+        the server ``name`` (:func:`~lemon_core.mcp.runtime.lookup.find_tool`: a miss raises
+        :class:`NotFoundError` with close names)."""
+        from lemon_core.mcp.runtime.lookup import find_tool
+
+        found = self._by_name.get(name) if tool is None and not self.disabled else None
+        if found is not None:
+            return found
+        return find_tool(() if self.disabled else tuple(self._by_name.values()), name, tool)
 
     def call(self, name: str, arguments: dict[str, Any] | None = None, *,
-             approver: approvals.Approver | None = None) -> CallResult:
-        """Call the tool ``name`` (a name :meth:`tools` returned) once. Unknown or retired
+             approver: approvals.Approver | None = None, tool: str | None = None) -> CallResult:
+        """Call the tool ``name`` (a name :meth:`tools` returned; or with ``tool``, the raw
+        tool ``tool`` of the server ``name``) once. Unknown or retired
         names raise :class:`NotFoundError`; a refused approval raises
         :class:`~lemon_core.mcp.runtime.approvals.ApprovalRefused`; everything else (timeout,
         disconnect, an MCP error) comes back as a failed :class:`CallResult`."""
         self.tools()
-        tool = self.find(name)
+        hosted = self.find(name, tool)
         args = dict(arguments or {})
-        approvals.check(tool, args, policy=self.policy, approver=approver or self.approver)
-        return self._start().call(self._call, tool, args)
+        approvals.check(hosted, args, policy=self.policy, approver=approver or self.approver)
+        return self._start().call(self._call, hosted, args)
 
     async def acall(self, name: str, arguments: dict[str, Any] | None = None, *,
-                    approver: approvals.Approver | None = None) -> CallResult:
+                    approver: approvals.Approver | None = None,
+                    tool: str | None = None) -> CallResult:
         """:meth:`call` on the host's own loop (:meth:`on_current_loop`). The approver is
         still a plain function: when the call needs approval it is asked in a worker thread,
         so it may block (or wait on this loop through ``anyio.from_thread``)."""
         import anyio
 
         await self.atools()
-        tool = self.find(name)
+        hosted = self.find(name, tool)
         args = dict(arguments or {})
         approver = approver or self.approver
-        if approvals.needed(tool, self.policy):
-            await anyio.to_thread.run_sync(approvals.ask, tool, args, approver)
-        return await self._call(tool, args)
+        if approvals.needed(hosted, self.policy):
+            await anyio.to_thread.run_sync(approvals.ask, hosted, args, approver)
+        return await self._call(hosted, args)
 
     async def _call(self, tool: HostedTool, args: dict[str, Any]) -> CallResult:
         conn = self._conns.get(tool.identity)

@@ -54,6 +54,45 @@ class SamplingSummary:
     speed_priority: float | None = None
     intelligence_priority: float | None = None
     include_context: str | None = None
+    #: (kind, count) per content kind of the messages, sorted: ``(("image", 1), ("text", 2))``
+    content_kinds: tuple[tuple[str, int], ...] = ()
+
+
+@attrs.frozen
+class SamplingPolicy:
+    """What a host lets servers sample. ``max_tokens``: the most a request may ask for (None:
+    no cap); ``allowed_models``: the model names a request's hints must match (a hint matches
+    a model whose name contains it, as MCP hints are substrings; empty: any model; a request
+    without hints leaves the choice to the sampler); ``mode``: ``reviewed`` (the default: the
+    reviewer, the host's approver, sees the summary and approves before the sampler, the
+    delegate, sees the request) or ``direct`` (no reviewer: the policy's limits only, for an
+    embedder whose sampler reviews on its own)."""
+
+    max_tokens: int | None = None
+    allowed_models: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    mode: str = attrs.field(default="reviewed")
+
+    @mode.validator
+    def _mode(self, _: Any, value: str) -> None:
+        if value not in MODES:
+            raise ValueError(f"sampling mode must be one of {', '.join(MODES)}")
+
+    def refusal(self, summary: SamplingSummary) -> str | None:
+        """Why this policy refuses the request ``summary`` describes, or None."""
+        if self.max_tokens is not None and summary.max_tokens > self.max_tokens:
+            return (f"the request asks for {summary.max_tokens} tokens and this client allows "
+                    f"at most {self.max_tokens}")
+        if self.allowed_models and summary.model_hints and not any(
+                hint in model for hint in summary.model_hints for model in self.allowed_models):
+            return ("the requested model is not on this client's list of allowed models "
+                    f"({', '.join(self.allowed_models)})")
+        return None
+
+
+#: The policy modes.
+MODES = ("reviewed", "direct")
+#: The MCP error code of a request the policy refuses (its parameters are outside it).
+POLICY_REFUSED = -32602
 
 
 @attrs.frozen
@@ -104,6 +143,12 @@ def summarize(params: Any) -> SamplingSummary:
     dumped.pop("_meta", None)
     canonical = json.dumps(dumped, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     sizes = tuple(_chars(m.content) for m in params.messages)
+    kinds: dict[str, int] = {}
+    for message in params.messages:
+        blocks = message.content if isinstance(message.content, list) else [message.content]
+        for block in blocks:
+            kind = str(getattr(block, "type", "other"))
+            kinds[kind] = kinds.get(kind, 0) + 1
     prefs = params.model_preferences
     hints = tuple(h.name for h in (prefs.hints or ()) if h.name) if prefs else ()
     return SamplingSummary(
@@ -115,7 +160,7 @@ def summarize(params: Any) -> SamplingSummary:
         cost_priority=prefs.cost_priority if prefs else None,
         speed_priority=prefs.speed_priority if prefs else None,
         intelligence_priority=prefs.intelligence_priority if prefs else None,
-        include_context=params.include_context)
+        include_context=params.include_context, content_kinds=tuple(sorted(kinds.items())))
 
 
 def _result(answer: Any) -> Any:
@@ -131,20 +176,40 @@ def _result(answer: Any) -> Any:
                            message="the client's sampler returned no sample")
 
 
-def callback(sampler: Sampler, approver_of: Callable[[], Approver | None], server: str) -> Any:
+def entry_policy(server: Any) -> SamplingPolicy | None:
+    """The ``sampling`` object of ``server``'s entry in lemon's file (validated by
+    :mod:`lemon_core.mcp.schema`) as a policy, or None."""
+    data = server.extra.get("sampling") if server is not None else None
+    if not isinstance(data, dict):
+        return None
+    return SamplingPolicy(max_tokens=data.get("max_tokens"),
+                          allowed_models=tuple(data.get("allowed_models") or ()),
+                          mode=data.get("mode", "reviewed"))
+
+
+def callback(sampler: Sampler, approver_of: Callable[[], Approver | None], server: str,
+             host: SamplingPolicy | None = None, entry: SamplingPolicy | None = None) -> Any:
     """The SDK ``sampling_callback`` for one server's connection (``approver_of()``: the
-    approver to ask now, or None)."""
+    approver to ask now, or None). Both the ``host``'s policy (None: reviewed, no limits) and
+    the ``entry``'s must allow a request; it is reviewed unless both are ``direct`` (so an
+    entry, which a project's file may hold, can only tighten what the embedder chose)."""
+    rules = [host or SamplingPolicy()] + ([entry] if entry is not None else [])
+    direct = all(p.mode == "direct" for p in rules)
 
     async def sampling(context: Any, params: Any) -> Any:
         import anyio
         import mcp_types as types
 
         summary = summarize(params)
+        refusal = next((why for why in (p.refusal(summary) for p in rules) if why), None)
+        if refusal is not None:  # the server sees why; nobody is asked
+            return types.ErrorData(code=POLICY_REFUSED,
+                                   message=f"sampling refused by the client's policy: {refusal}")
         approver = approver_of()
         request = SamplingApproval(METHOD, server, METHOD, (), summary)
         try:
-            allowed = approver is not None and bool(
-                await anyio.to_thread.run_sync(approver, request))
+            allowed = direct or (approver is not None and bool(
+                await anyio.to_thread.run_sync(approver, request)))
         except Exception:  # noqa: BLE001 - an approver that fails has not approved
             allowed = False
         if not allowed:
@@ -162,5 +227,6 @@ def callback(sampler: Sampler, approver_of: Callable[[], Approver | None], serve
     return sampling
 
 
-__all__ = ["METHOD", "USER_REJECTED", "Sample", "Sampler", "SamplingApproval",
-           "SamplingRequest", "SamplingSummary", "callback", "summarize"]
+__all__ = ["METHOD", "MODES", "POLICY_REFUSED", "USER_REJECTED", "Sample", "Sampler",
+           "SamplingApproval", "SamplingPolicy", "SamplingRequest", "SamplingSummary",
+           "callback", "entry_policy", "summarize"]

@@ -109,7 +109,9 @@ def test_many_small_lines_quickly_past_8_mib_in_all_keep_working() -> None:
 
     async def main() -> list[Any]:
         items = []
-        async with _transport("raw-lines", str(count)) as (read, _write):
+        # the memory bound is the subject: the notification bucket is off
+        async with _transport("raw-lines", str(count),
+                              notification_rate=float("inf")) as (read, _write):
             async for item in read:
                 items.append(item)
                 if len(items) == count:
@@ -120,6 +122,24 @@ def test_many_small_lines_quickly_past_8_mib_in_all_keep_working() -> None:
     assert len(items) == count
     assert all(type(i.message).__name__ == "JSONRPCNotification" for i in items[::997])
     assert items[-1].message.method == "notifications/message"
+
+
+def test_by_default_a_burst_of_notifications_is_cut_to_the_bucket() -> None:
+    from lemon_core.mcp.client.flood import BURST
+
+    async def main() -> tuple[list[Any], int]:
+        import anyio
+
+        items: list[Any] = []
+        transport = _transport("raw-lines", "5000")
+        async with transport as (read, _write):
+            with anyio.move_on_after(4):
+                async for item in read:
+                    items.append(item)
+        return items, transport.bucket.dropped
+
+    items, dropped = _run(main)
+    assert BURST <= len(items) < 1000 and len(items) + dropped == 5000
 
 
 def test_a_malformed_line_is_an_exception_on_the_stream_not_a_crash() -> None:

@@ -130,3 +130,95 @@ def test_without_a_sampler_no_capability_and_the_sdk_error(ctx: LemonContext) ->
         answer = _text(host, "ask", question=QUESTION)
     assert answer.startswith("error|") and "not supported" in answer
     assert asked == []  # nothing to approve
+
+
+def test_policy_refuses_over_the_cap_and_outside_the_models_with_a_reason(
+        ctx: LemonContext) -> None:
+    """Issue 23 §2: a request over max_tokens (the server asks for 77) or for a model outside
+    allowed_models is refused before anyone is asked; the server sees the reason."""
+    from lemon_core.mcp.runtime.sampling import POLICY_REFUSED, SamplingPolicy
+
+    for policy, why in ((SamplingPolicy(max_tokens=50), "asks for 77 tokens and this client "
+                         "allows at most 50"),
+                        (SamplingPolicy(allowed_models=("gpt-x",)), "not on this client's "
+                         "list of allowed models (gpt-x)")):
+        rec = Recorder()
+        with McpHost(ctx, approver=rec.approve, sampler=rec.sample,
+                     sampling_policy=policy) as host:
+            answer = _text(host, "ask", question=QUESTION)
+        code, message = answer.split("|")[1:]
+        assert int(code) == POLICY_REFUSED and why in message, answer
+        assert rec.approvals == [] and rec.samples == []
+
+
+def test_policy_within_limits_is_reviewed_then_delegated(ctx: LemonContext) -> None:
+    from lemon_core.mcp.runtime.sampling import SamplingPolicy
+
+    rec = Recorder()
+    policy = SamplingPolicy(max_tokens=77, allowed_models=["claude-hint-large", "other"])
+    with McpHost(ctx, approver=rec.approve, sampler=rec.sample, sampling_policy=policy) as host:
+        assert _text(host, "ask", question=QUESTION) == f"test-model|answer to {QUESTION}"
+    assert len(rec.approvals) == 1 and len(rec.samples) == 1
+    summary = rec.approvals[0].summary
+    assert summary.content_kinds == (("text", 3),)
+    assert not any(text in repr(summary) for text in TEXTS)
+
+
+def test_direct_mode_needs_no_reviewer_and_keeps_the_limits(ctx: LemonContext) -> None:
+    from lemon_core.mcp.runtime.sampling import SamplingPolicy
+
+    rec = Recorder()
+    with McpHost(ctx, sampler=rec.sample,
+                 sampling_policy=SamplingPolicy(mode="direct")) as host:
+        assert _text(host, "ask", question="q") == "test-model|answer to q"
+    assert rec.approvals == [] and len(rec.samples) == 1
+    with pytest.raises(ValueError, match="sampling mode"):
+        SamplingPolicy(mode="yolo")
+
+
+def test_content_kinds_count_images_and_audio() -> None:
+    import mcp_types as types
+
+    image = types.ImageContent(type="image", data="aGk=", mime_type="image/png")
+    audio = types.AudioContent(type="audio", data="aGk=", mime_type="audio/wav")
+    params = types.CreateMessageRequestParams(messages=[
+        types.SamplingMessage(role="user", content=image),
+        types.SamplingMessage(role="user", content=audio),
+        types.SamplingMessage(role="user", content=types.TextContent(type="text", text="x"))],
+        max_tokens=5)
+    assert summarize(params).content_kinds == (("audio", 1), ("image", 1), ("text", 1))
+
+
+def _with_sampling(ctx: LemonContext, sampling: dict[str, Any]) -> None:
+    write_project(ctx.cwd, {"name": "sampler", "type": "stdio", "command": sys.executable,
+                            "args": [SERVER], "env": {"API_KEY": SECRET}, **SLOW,
+                            "sampling": sampling})
+
+
+def test_the_entrys_policy_from_mcp_json_applies(ctx: LemonContext) -> None:
+    """The entry's "sampling" object in lemon's mcp.json: its cap refuses the request."""
+    _with_sampling(ctx, {"max_tokens": 10})
+    rec = Recorder()
+    with McpHost(ctx, approver=rec.approve, sampler=rec.sample) as host:
+        answer = _text(host, "ask", question="q")
+    assert "asks for 77 tokens and this client allows at most 10" in answer
+    assert rec.approvals == [] and rec.samples == []
+
+
+def test_an_entry_cannot_skip_the_review(ctx: LemonContext) -> None:
+    """A project's file saying "direct" does not remove the embedder's reviewer; the
+    embedder's "direct" with the entry's "reviewed" is reviewed."""
+    from lemon_core.mcp.runtime.sampling import SamplingPolicy
+
+    _with_sampling(ctx, {"mode": "direct", "allowed_models": ["claude-hint-9"]})
+    rec = Recorder(allow=False)
+    with McpHost(ctx, approver=rec.approve, sampler=rec.sample) as host:
+        assert "rejected" in _text(host, "ask", question="q")
+    assert len(rec.approvals) == 1 and rec.samples == []
+
+    _with_sampling(ctx, {"mode": "reviewed"})
+    rec = Recorder(allow=True)
+    with McpHost(ctx, approver=rec.approve, sampler=rec.sample,
+                 sampling_policy=SamplingPolicy(mode="direct")) as host:
+        assert _text(host, "ask", question="q") == "test-model|answer to q"
+    assert len(rec.approvals) == 1 and len(rec.samples) == 1

@@ -13,6 +13,8 @@ from lemon_core.mcp.names import show
 #: kind -> what happened; ``{login}`` is the command that fixes it.
 MESSAGES = {
     "auth_required": "an interactive OAuth login is needed: run '{login}'",
+    "auth_declined": "the operator did not approve the OAuth login (declined or "
+                     "unanswered); approve it when asked, or run '{login}' on a terminal",
     "auth_failed": "the OAuth authorization failed (the authorization server refused the "
                    "client, the grant or the login; check oauth.client_id and its secret, or "
                    "run '{login}')",

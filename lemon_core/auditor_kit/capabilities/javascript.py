@@ -40,7 +40,6 @@ from lemon_core.auditor_kit.capabilities.model import (
     PERSISTENCE,
     SECRET,
     SECRET_READ,
-    STDIN,
     UNRESOLVED,
     Fact,
     FileFacts,
@@ -174,10 +173,14 @@ class Interpreter:
     def run(self) -> FileFacts:
         try:
             self.block(self.root, self.globals)
-            for key, node in list(self.functions.items()):
-                if key not in self.reached:
-                    self.reached.add(key)
-                    self.invoke(node, [], self.globals)
+            pending = True
+            while pending:  # functions no call reached, and those defined inside them
+                pending = False
+                for key, node in list(self.functions.items()):
+                    if key not in self.reached:
+                        self.reached.add(key)
+                        self.invoke(node, [], self.globals)
+                        pending = True
         except (_Budget, RecursionError):
             pass
         return FileFacts(path=self.path, language="javascript", facts=tuple(self.facts.values()),
@@ -429,9 +432,9 @@ class Interpreter:
                 if key.built or key.hidden:
                     found = attrs.evolve(found, hidden=True)
                 return found
-            if base.items is not None and key.known and isinstance(key.const, int):
-                if 0 <= key.const < len(base.items):
-                    return base.items[key.const]
+            if base.items is not None and key.known and isinstance(key.const, int) and (
+                    0 <= key.const < len(base.items)):
+                return base.items[key.const]
             if base.ref in ("process.env",):
                 return self.env(None, node)
             if base.ref in ("globalThis", "global", "window", "self", "require"):
@@ -491,9 +494,8 @@ class Interpreter:
         if base.ref is not None and not base.ref.startswith("fn:"):
             return Value(ref=f"{base.ref}.{prop}", hidden=base.hidden, taint=base.taint,
                          items=(base,) if base.inst else None, inst=base.inst)
-        if base.known and isinstance(base.const, dict):
-            if prop in base.const:
-                return Value(const=base.const[prop], taint=base.taint)
+        if base.known and isinstance(base.const, dict) and prop in base.const:
+            return Value(const=base.const[prop], taint=base.taint)
         if base.known and isinstance(base.const, str) and prop == "length":
             return Value(const=len(base.const))
         return Value(ref="." + prop, items=(base,), taint=base.taint, hidden=base.hidden,
@@ -673,9 +675,8 @@ class Interpreter:
         if name == "toString" and receiver.known:
             return receiver
         if name == "split" and isinstance(text, str) and first is not None and first.known and (
-                first.const == ""):
-            if len(text) <= 4096:
-                return Value(items=tuple(Value(const=c) for c in text), taint=receiver.taint,
+                first.const == "") and len(text) <= 4096:
+            return Value(items=tuple(Value(const=c) for c in text), taint=receiver.taint,
                              hidden=receiver.hidden)
         if name == "reverse" and receiver.items is not None:
             return Value(items=tuple(reversed(receiver.items)), taint=receiver.taint,

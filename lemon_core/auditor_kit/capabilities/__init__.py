@@ -3,8 +3,8 @@
 :mod:`.model` the facts; :mod:`.values`, :mod:`.python` and :mod:`.python_calls` the abstract
 interpreter for Python (``ast``, constant folding, taint; the calls it knows);
 :mod:`.javascript` the same for JavaScript and TypeScript (tree-sitter grammars);
-:mod:`.package_json` npm install hooks; :mod:`.shell` commands and pipelines; :mod:`.vocab` what paths, commands and callables mean; :mod:`.index`
-the per-bundle parse index; :mod:`.bundle` the facts of every file of a bundle.
+:mod:`.package_json` npm install hooks; :mod:`.shell` commands and pipelines; :mod:`.vocab`
+what paths, commands and callables mean; :mod:`.index` the per-bundle parse index; :mod:`.bundle` the facts of every file of a bundle.
 """
 
 from __future__ import annotations

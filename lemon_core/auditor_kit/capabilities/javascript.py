@@ -66,6 +66,8 @@ MAX_STEPS = 60_000
 MAX_DEPTH = 3
 MAX_EVAL_DEPTH = 80
 MIN_DECODED = 4
+#: Items of a constant array a loop or ``map`` is unrolled over, at most.
+MAX_UNROLL = 512
 SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 
 _LANGUAGES: dict[str, Any] = {}
@@ -260,11 +262,17 @@ class Interpreter:
         elif kind in ("for_in_statement",):
             right = self.eval(node.child_by_field_name("right"), frame)
             left = node.child_by_field_name("left")
-            if left is not None:
-                self.bind(left, unknown(right), frame, declare=True)
             body = node.child_by_field_name("body")
-            if body is not None:
-                self.statement(body, frame)
+            operator = node.child_by_field_name("operator")
+            of_items = (right.items if operator is not None and operator.type == "of"
+                        and right.items is not None and len(right.items) <= MAX_UNROLL
+                        else None)
+            for item in of_items if of_items is not None else (unknown(right),):
+                # a loop over a short constant array is unrolled; any other runs once
+                if left is not None:
+                    self.bind(left, item, frame, declare=True)
+                if body is not None:
+                    self.statement(body, frame)
         elif kind == "expression_statement":
             for child in node.named_children:
                 self.eval(child, frame)
@@ -401,6 +409,12 @@ class Interpreter:
             operator = node.child_by_field_name("operator")
             if operator is not None and operator.type == "+":
                 return self.plus(left, right)
+            if operator is not None and left.known and right.known and isinstance(
+                    left.const, int) and isinstance(right.const, int) and not isinstance(
+                    left.const, bool):
+                number = _arith(operator.type, left.const, right.const)
+                if number is not None:
+                    return Value(const=number)
             return unknown(left, right)
         if kind in ("assignment_expression", "augmented_assignment_expression"):
             left_node = node.child_by_field_name("left")
@@ -534,7 +548,14 @@ class Interpreter:
         arg_nodes = list(args_node.named_children) if args_node is not None else []
         if args_node is not None and args_node.type == "template_string":
             arg_nodes = [args_node]
-        args = [self.materialise(self.eval(a, frame), a) for a in arg_nodes]
+        args: list[Value] = []
+        for arg in arg_nodes:
+            value = self.materialise(self.eval(arg, frame), arg)
+            if arg.type == "spread_element" and value.items is not None and len(
+                    value.items) <= MAX_UNROLL:
+                args.extend(value.items)  # f(...[99, 117]): the items are the arguments
+            else:
+                args.append(value)
         ref = func.ref or ""
         receiver = func.items[0] if func.items else None
         if ref.startswith("fn:"):
@@ -545,9 +566,11 @@ class Interpreter:
         if result is None:
             result = unknown(receiver, *args)
         # a callback runs with what the call yields (a response, a command's output, an event)
-        callbacks = [(a, v) for a, v in zip(arg_nodes, args, strict=False)
-                     if (v.ref or "").startswith("fn:")]
-        for _, value in callbacks:
+        callbacks = [v for v in args if (v.ref or "").startswith("fn:")]
+        if ref.rpartition(".")[2] == "map" and receiver is not None and (
+                receiver.items is not None):
+            callbacks = []  # mapped item by item (:meth:`method`)
+        for value in callbacks:
             key = int(value.ref[3:])  # type: ignore[index]
             target = self.functions.get(key)
             if target is not None:
@@ -606,7 +629,7 @@ class Interpreter:
             if code.known and not code.hidden and not code.taint and not hidden:
                 return UNKNOWN
             detail = "eval" if last == "eval" else "exec"
-            self.fact(DYNAMIC_EXEC, node, code.text(), code.taint, detail, hidden,
+            self.fact(DYNAMIC_EXEC, node, code.text(), self.revealed(code, node), detail, hidden,
                       ref if ref != "Function" else "new Function")
             return unknown(code)
         if ref == "String.fromCharCode" or ref == "String.fromCodePoint":
@@ -686,13 +709,14 @@ class Interpreter:
                              hidden=receiver.hidden)
         if name == "reverse" and receiver.items is not None:
             return Value(items=tuple(reversed(receiver.items)), taint=receiver.taint,
-                         hidden=True)
+                         hidden=True, inst="reversed")
         if name == "join" and receiver.items is not None:
             separator = first.const if first is not None and first.known else ","
             if all(i.known and isinstance(i.const, str) for i in receiver.items) and isinstance(
                     separator, str):
                 joined = separator.join(i.const for i in receiver.items)
-                extra = (self.source(DECODED, "reversed text", node),) if (
+                label = "reversed text" if receiver.inst == "reversed" else "character codes"
+                extra = (self.source(DECODED, label, node),) if (
                     receiver.hidden and len(joined) >= MIN_DECODED) else ()
                 return const(joined, receiver, *receiver.items, hidden=receiver.hidden,
                              extra=extra)
@@ -706,9 +730,33 @@ class Interpreter:
                 a.known and isinstance(a.const, str) for a in args):
             return const(text.replace(args[0].const, args[1].const, 1), receiver)
         if name == "map" and receiver.items is not None and first is not None and (
-                first.ref or "").startswith("fn:"):
-            return unknown(receiver)
+                len(receiver.items) <= MAX_UNROLL):
+            return self.map_items(receiver, first, node)
         return None
+
+    def revealed(self, value: Value, node: Any) -> frozenset[Source]:
+        """The taint of code about to run, with text that folding built from character codes
+        (``s += String.fromCharCode(c)`` in a loop) counted as decoded data."""
+        text = value.text()
+        if value.hidden and value.known and text is not None and len(text) >= MIN_DECODED and (
+                not any(s.kind == DECODED for s in value.taint)):
+            return value.taint | {self.source(DECODED, "character codes", node)}
+        return value.taint
+
+    def map_items(self, receiver: Value, mapper: Value, node: Any) -> Value:
+        """``[99, 117].map(c => String.fromCharCode(c))``: the mapper applied to each known
+        item (a function of the file, or a known callable such as ``String.fromCharCode``)."""
+        ref = mapper.ref or ""
+        target = self.functions.get(int(ref[3:])) if ref.startswith("fn:") else None
+        if target is not None:
+            self.reached.add(int(ref[3:]))
+        out = []
+        for item in receiver.items or ():
+            if target is not None:
+                out.append(self.invoke(target, [item], self.globals))
+            else:
+                out.append(self.known(ref, mapper, None, [item], node) or unknown(item))
+        return Value(items=tuple(out), taint=taint_of(*out), hidden=any(o.hidden for o in out))
 
     def fs_call(self, last: str, args: list[Value], node: Any, hidden: bool, ref: str
                 ) -> Value:
@@ -770,8 +818,8 @@ class Interpreter:
         for written in result.writes:
             self.write(written.target, written.carries, node)
         self.invocations.extend(result.invocations)
-        self.fact(DYNAMIC_EXEC, node, shown, first.taint, "shell" if is_shell else "process",
-                  hidden, ref)
+        self.fact(DYNAMIC_EXEC, node, shown, self.revealed(first, node),
+                  "shell" if is_shell else "process", hidden, ref)
         return Value(taint=result.out | first.taint)
 
     @staticmethod
@@ -813,6 +861,24 @@ class Interpreter:
         fetched = self.source(FETCHED, destination or ref, node)
         return Value(inst=f"net:{detail}", const=destination if destination and HOLE not in (
             destination) else Value().const, taint=frozenset({fetched}))
+
+
+def _arith(operator: str, a: int, b: int) -> int | None:
+    if abs(a) > 1 << 53 or abs(b) > 1 << 53:
+        return None
+    if operator == "-":
+        return a - b
+    if operator == "*":
+        return a * b
+    if operator == "^":
+        return a ^ b
+    if operator == "&":
+        return a & b
+    if operator == "|":
+        return a | b
+    if operator == "%" and b:
+        return a % b
+    return None
 
 
 def _name(node: Any) -> str:

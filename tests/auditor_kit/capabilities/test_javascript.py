@@ -269,3 +269,17 @@ def test_downloaded_text_appended_to_a_start_up_file_carries_the_download() -> N
                   "const d = await (await fetch('https://y.example/q')).text();\n"
                   "fs.appendFileSync(os.homedir() + '/.zshrc', d);\n", "t.ts")
     assert FETCHED in kinds(found[PERSISTENCE][0])
+
+
+def test_character_codes_in_a_loop_a_map_or_a_spread_fold() -> None:
+    found = facts("const cp = require('child_process');\nlet s = '';\n"
+                  "for (const c of [119, 104, 111, 97, 109, 105]) s += String.fromCharCode(c);\n"
+                  "cp.execSync(s);\n"
+                  "eval([99, 111, 110, 102].map((c) => String.fromCharCode(c ^ 0)).join(''));\n"
+                  "eval(String.fromCharCode(...[108, 115, 32, 45]));\n")
+    runs = {f.value: kinds(f) for f in found[DYNAMIC_EXEC]}
+    assert runs["whoami"] == {DECODED}
+    assert runs["conf"] == {DECODED}
+    assert runs["ls -"] == {DECODED}
+    labels = {s.label for f in found[DYNAMIC_EXEC] for s in f.carries}
+    assert labels == {"character codes"}

@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 HEAVY = ("yaml", "cattrs", "attrs", "pluggy", "dulwich", "pydantic", "mcp", "strictyaml",
-         "tomllib", "tomli", "lemon_core.skills.api", "lemon_core.models")
+         "tomllib", "tomli", "lemon_core.skills.api", "lemon_core.models", "tree_sitter")
 
 
 def _loaded_after(code: str) -> list[str]:

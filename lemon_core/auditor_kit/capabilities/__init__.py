@@ -1,9 +1,10 @@
 """Capabilities of a skill's code, derived from parsed programs (public; plugins may import it).
 
 :mod:`.model` the facts; :mod:`.values`, :mod:`.python` and :mod:`.python_calls` the abstract
-interpreter for Python (``ast``, constant folding, taint; the calls it knows); :mod:`.shell`
-commands and pipelines; :mod:`.vocab` what paths, commands and callables mean; :mod:`.index`
-the per-bundle parse index; :mod:`.bundle` the facts of every file of a bundle.
+interpreter for Python (``ast``, constant folding, taint; the calls it knows);
+:mod:`.javascript` the same for JavaScript and TypeScript (tree-sitter grammars);
+:mod:`.package_json` npm install hooks; :mod:`.shell` commands and pipelines; :mod:`.vocab`
+what paths, commands and callables mean; :mod:`.index` the per-bundle parse index; :mod:`.bundle` the facts of every file of a bundle.
 """
 
 from __future__ import annotations

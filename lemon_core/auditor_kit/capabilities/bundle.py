@@ -18,7 +18,7 @@ from typing import Any
 
 import attrs
 
-from lemon_core.auditor_kit.capabilities import index, shell
+from lemon_core.auditor_kit.capabilities import index, package_json, shell
 from lemon_core.auditor_kit.capabilities import python as python_facts
 from lemon_core.auditor_kit.capabilities.model import FileFacts, Source
 from lemon_core.auditor_kit.lazy import lazy_compile
@@ -218,6 +218,24 @@ _SHELL_WORDS = (
     "rm -", "dd ", "mkfs", "shred", "wipefs", ". /", '. "', "<(")
 
 
+_JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
+#: Words without which JavaScript or TypeScript neither loads a module by a computed name,
+#: reaches the network, runs code, decodes, reads the environment or writes or deletes files
+#: (a file with none is not parsed).
+_JS_WORDS = ("require", "import(", "child_process", "process.env", "process[", "fetch",
+             "http", "net", "dns", "axios", "websocket", "eval", "function(", "vm",
+             "fromcharcode", "fromcodepoint", "atob", "buffer.from", "readfile", "writefile",
+             "appendfile", "createwritestream", "createreadstream", "copyfile", "rmsync",
+             "rmdir", "unlink", "fs.rm", "globalthis", "sendbeacon", "inflatesync",
+             "gunzipsync")
+
+
+def javascript_triggered(text: str) -> bool:
+    """Whether JavaScript or TypeScript source holds a word that could matter."""
+    lower = text.lower()
+    return any(word in lower for word in _JS_WORDS)
+
+
 _PYTHON_SET = frozenset(_PYTHON_WORDS)
 _SHELL_SET = frozenset(_SHELL_WORDS)
 # Searched in the same pass as every other auditor's trigger words (one search per text);
@@ -317,6 +335,15 @@ def _collect(bundle: Any) -> Iterator[FileFacts]:
                 yield found_python
         elif kind == "markdown":
             yield from _markdown(bundle, path, text, mention)
+        elif lower.endswith(_JS_SUFFIXES) and javascript_triggered(text):
+            from lemon_core.auditor_kit.capabilities import javascript
+
+            yield index.derived(bundle, "javascript", path,
+                                lambda: javascript.analyse(path, text))  # noqa: B023
+        elif lower.rpartition("/")[2] == "package.json":
+            found_hooks = package_json.hook_facts(path, text)
+            if found_hooks is not None:
+                yield found_hooks
         elif language == "shell" and _is_shell_script(lower, text) and (
                 shell_triggered(text) or (mention is not None and _mentioned(text, mention))):
             words = SHELL_TRIGGERS if mention is None else re.compile(
@@ -327,4 +354,4 @@ def _collect(bundle: Any) -> Iterator[FileFacts]:
                                 writes=result.writes, invocations=result.invocations)
 
 
-__all__ = ["Block", "fenced_blocks", "file_facts", "script_names"]
+__all__ = ["Block", "fenced_blocks", "file_facts", "javascript_triggered", "script_names"]

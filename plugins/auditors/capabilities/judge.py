@@ -151,6 +151,10 @@ def _names_strictly(credential: str, host: str) -> bool:
     return registered in words or (registered == "azure" and "azure" in words)
 
 
+_LANGUAGE_NAMES = {"python": "Python 3", "javascript": "JavaScript or TypeScript"}
+_JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
+
+
 def _is_script(path: str) -> bool:
     lower = path.lower()
     return not lower.endswith((".md", ".markdown", ".mdx", ".txt", ".rst"))
@@ -162,7 +166,8 @@ class Judge:
     def __init__(self, files: Iterable[FileFacts], paths: Iterable[str]) -> None:
         self.files = tuple(files)
         self.paths = tuple(paths)
-        self.by_path = {f.path: f for f in self.files if f.language == "python" and f.parsed
+        self.by_path = {f.path: f for f in self.files if f.language in ("python", "javascript")
+                        and f.parsed
                         and _is_script(f.path)}
         self.writes: list[Write] = [w for f in self.files for w in f.writes]
         self.invocations: list[Invocation] = [
@@ -266,7 +271,8 @@ class Judge:
                 where = f" (line {facts.error_line}: {facts.error})" if facts.error_line else (
                     f" ({facts.error})" if facts.error else "")
                 yield Raw("capabilities.unparsed", RULES["capabilities.unparsed"][0],
-                          f"{facts.path} does not parse as Python 3{where}; the capability "
+                          f"{facts.path} does not parse as {_LANGUAGE_NAMES.get(facts.language, facts.language)}"
+                          f"{where}; the capability "
                           "analysis could not read it, only the line rules did",
                           facts.path, facts.error_line or 1, "")
                 continue
@@ -356,7 +362,7 @@ class Judge:
             s: None for s in fact.carries if s.kind in (FILE, ARGFILE)
             and not (host is not None and names_host(s.label.rpartition("/")[2], host))
             and not self._own(s.label)}
-        if data and fact.path.endswith(".py") and kind in ("unknown", "collector"):
+        if data and fact.path.endswith((".py", *_JS_SUFFIXES)) and kind in ("unknown", "collector"):
             yield self._raw("capabilities.network-send", (
                 f"{where} {verb} {_words(data, fact)} to {destination}"), fact)
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 #: Bump on any change of the interpreter, a vocabulary, the judge or a severity (it keys the
 #: verdict cache).
-RULES_VERSION = "capabilities-1"
+RULES_VERSION = "capabilities-2"
 
 BLOCK, WARN = "block", "warn"
 
@@ -58,8 +58,9 @@ RULES: Mapping[str, tuple[str, str]] = {
         "a script sends data from the machine (files, command output, arguments) to a host "
         "that is not a well-known service")),
     "capabilities.unparsed": (WARN, (
-        "a Python file that does not parse as Python 3 (Python 2, a syntax error, a template): "
-        "only the line rules read it")),
+        "a Python file that does not parse as Python 3 (Python 2, a syntax error, a template), "
+        "or a JavaScript or TypeScript file the tree-sitter grammar could not read (no grammar, "
+        "too large): only the line rules read it")),
 }
 
 __all__ = ["BLOCK", "RULES", "RULES_VERSION", "WARN"]

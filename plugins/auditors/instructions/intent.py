@@ -622,10 +622,13 @@ def judge_text(lines: Sequence[Line], text: str) -> Iterator[Raw]:
         yield from judge(lines, hits, collects)
 
 
+def _holds_collect_stem(lower: str) -> bool:
+    return any(stem in lower for stem in COLLECT_STEMS)
+
+
 def _collects(text: str) -> bool:
     """Whether ``text`` holds a word of collecting (searched only where a send may go out)."""
-    lower = indexed(text)[1]
-    return any(stem in lower for stem in COLLECT_STEMS)
+    return _holds_collect_stem(indexed(text)[1])
 
 
 def judge(lines: Sequence[Line], hits: dict[str, set[int]] | None = None,
@@ -687,7 +690,7 @@ def judge(lines: Sequence[Line], hits: dict[str, set[int]] | None = None,
             if secret:
                 asks.append((line, secret, _named(window, secret)))
         collect = None
-        if collecting and any(stem in two.lower() for stem in COLLECT_STEMS):
+        if collecting and _holds_collect_stem(two.lower()):  # lowered once, not per stem
             collect = _near(COLLECT, two, "collect")
         if collect:
             window = _asked(lines, index, two, collect)

@@ -220,12 +220,19 @@ class _Searched:
     def __init__(self) -> None:
         self.words: frozenset[str] = frozenset()
         self.texts: dict[str, dict[str, frozenset[int]]] = {}
+        #: The word sets already added (a set of a few: each caller asks with its own, again
+        #: for every file; found here by its cached hash, not tested word by word).
+        self._added: set[frozenset[str]] = set()
 
     def add(self, words: frozenset[str]) -> None:
+        if words in self._added:
+            return
         _check_words(words)
         if not words <= self.words:
             self.words |= words
             self.texts.clear()
+        if len(self._added) < 64:
+            self._added.add(words)
 
     def table(self, index: LineIndex, lower: str,
               words: frozenset[str]) -> dict[str, frozenset[int]]:

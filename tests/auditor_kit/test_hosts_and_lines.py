@@ -137,3 +137,28 @@ def test_host_tables_are_looked_up_as_the_entry_by_entry_comparison_does() -> No
         path = rng.choice(paths)
         for table in tables:
             assert hosts._matches(host, path, table) == reference(host, path, table), (host, path)
+
+
+def test_the_automaton_finds_what_the_trie_pattern_finds() -> None:
+    # The shared word search runs an Aho-Corasick automaton (pyahocorasick, in C); the trie
+    # pattern it replaced stays as the fallback: both must find every word on the same lines,
+    # words inside and overlapping others, words led by spaces, after characters outside
+    # the Basic Multilingual Plane (an offset counted in UTF-16 would land on a wrong line).
+    import random
+
+    from lemon_core.auditor_kit import lines
+    from lemon_core.auditor_kit.lines import lower_same_length
+
+    words = frozenset({"a", "ab", "abc", "b c", "curl", "pip install", "-e ", "$(", "|sh", "xv",
+                       " cc", "  ab", " ", " nc ", "c", "ключ", "密钥", "é"})
+    automaton = lines._automaton(words)
+    assert automaton is not None  # the dependency is installed: the fast path is the one tested
+    rng = random.Random(19)
+    alphabet = "abc pi nstalcurl\n-e $()|shxv  😀𝕏éключ密钥"
+    for _ in range(400):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 300)))
+        index, lower = LineIndex(text), lower_same_length(text)
+        fast = lines._automaton_word_lines(automaton, index, lower)
+        assert fast == lines._trie_word_lines(index, lower, words), text
+        for word in words:
+            assert fast.get(word, set()) == index.lines_containing(lower, (word,)), (word, text)

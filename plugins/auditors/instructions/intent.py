@@ -579,17 +579,12 @@ COLLECT_STEMS = (
 
 @functools.lru_cache(maxsize=1)
 def all_stems() -> frozenset[str]:
-    """The ASCII stems: searched with the other auditors' words, once per text."""
-    return frozenset(stem for stems in STEMS.values() for stem in stems if stem.isascii())
-
-
-@functools.lru_cache(maxsize=1)
-def other_stems() -> tuple[str, ...]:
-    """The stems with other characters (Cyrillic, CJK, accented Latin): looked for only in a
-    text that is not all ASCII (most are), one substring search each; in the shared search
-    they cost every text almost twice what the ASCII ones do."""
-    return tuple(sorted({stem for stems in STEMS.values() for stem in stems
-                         if not stem.isascii()}))
+    """Every stem, in any script: searched with the other auditors' words, once per text (the
+    shared search is one pass of an automaton over the text, whatever the number of words:
+    the stems in Cyrillic, CJK or accented Latin cost a text nothing more, where one
+    substring search each cost every text that is not all ASCII — two in three — a pass of
+    its own per stem)."""
+    return frozenset(stem for stems in STEMS.values() for stem in stems)
 
 
 register_words(all_stems())  # searched with the other auditors' words, once per text
@@ -599,16 +594,13 @@ def concept_lines(text: str) -> dict[str, set[int]]:
     """For each concept, the 0-based indexes of the lines of ``text`` holding one of its
     stems."""
     index, lower = indexed(text)
-    found: dict[str, frozenset[int] | set[int]] = dict(word_lines(index, lower, all_stems()))
-    if not text.isascii():
-        for stem in other_stems():
-            if stem in lower:
-                found[stem] = index.lines_containing(lower, (stem,))
     out: dict[str, set[int]] = {name: set() for name in STEMS}
     concepts = _concepts_of()
-    for stem, held in found.items():
-        for name in concepts[stem]:
-            out[name].update(number - 1 for number in held)
+    for stem, held in word_lines(index, lower, all_stems()).items():
+        names = concepts[stem]
+        shifted = {number - 1 for number in held}
+        for name in names:
+            out[name] |= shifted
     return out
 
 
@@ -630,10 +622,13 @@ def judge_text(lines: Sequence[Line], text: str) -> Iterator[Raw]:
         yield from judge(lines, hits, collects)
 
 
+def _holds_collect_stem(lower: str) -> bool:
+    return any(stem in lower for stem in COLLECT_STEMS)
+
+
 def _collects(text: str) -> bool:
     """Whether ``text`` holds a word of collecting (searched only where a send may go out)."""
-    lower = indexed(text)[1]
-    return any(stem in lower for stem in COLLECT_STEMS)
+    return _holds_collect_stem(indexed(text)[1])
 
 
 def judge(lines: Sequence[Line], hits: dict[str, set[int]] | None = None,
@@ -695,7 +690,7 @@ def judge(lines: Sequence[Line], hits: dict[str, set[int]] | None = None,
             if secret:
                 asks.append((line, secret, _named(window, secret)))
         collect = None
-        if collecting and any(stem in two.lower() for stem in COLLECT_STEMS):
+        if collecting and _holds_collect_stem(two.lower()):  # lowered once, not per stem
             collect = _near(COLLECT, two, "collect")
         if collect:
             window = _asked(lines, index, two, collect)

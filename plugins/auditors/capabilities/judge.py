@@ -98,7 +98,9 @@ def describe(source: Source) -> str:
 
 def _words(sources: dict[Source, str | None], fact: Fact, limit: int = 3) -> str:
     parts = []
-    for source, via in list(sources.items())[:limit]:
+    ordered = sorted(sources.items(), key=lambda item: (item[0].path, item[0].line,
+                                                         item[0].kind, item[0].label))
+    for source, via in ordered[:limit]:  # the same words whatever the hash seed
         notes = []
         if (source.path, source.line) != (fact.path, fact.line) and source.line:
             notes.append(f"read at {_place(source)}")

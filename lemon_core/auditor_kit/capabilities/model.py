@@ -92,6 +92,29 @@ class Write:
     line: int
 
 
+def merge_fact(facts: dict[tuple[str, int, str, str | None], Fact], fact: Fact) -> None:
+    """Add ``fact`` to a frontend's ``facts`` (one per kind, line, detail and value): one
+    already there gains what this one carries and its ``hidden`` flag; at most
+    :data:`MAX_FACTS` are kept."""
+    key = (fact.kind, fact.line, fact.detail, fact.value)
+    found = facts.get(key)
+    if found is None:
+        if len(facts) < MAX_FACTS:
+            facts[key] = fact
+    elif not fact.carries <= found.carries or (fact.hidden and not found.hidden):
+        facts[key] = attrs.evolve(found, carries=found.carries | fact.carries,
+                                  hidden=found.hidden or fact.hidden)
+
+
+def merge_write(writes: dict[tuple[str, int], Write], write: Write) -> None:
+    """Add ``write`` to a frontend's ``writes`` (one per target and line), joining what an
+    earlier write of the same place carried."""
+    key = (write.target, write.line)
+    found = writes.get(key)
+    writes[key] = write if found is None else attrs.evolve(
+        write, carries=write.carries | found.carries)
+
+
 @attrs.frozen
 class FileFacts:
     """What one file contributed. ``parsed`` is False when the file could not be parsed

@@ -44,6 +44,8 @@ from lemon_core.auditor_kit.capabilities.model import (
     Source,
     Write,
     clamp,
+    merge_fact,
+    merge_write,
 )
 from lemon_core.auditor_kit.capabilities.python_calls import (
     COPIERS,
@@ -203,29 +205,16 @@ class Interpreter(Calls):
     def fact(self, kind: str, node: ast.AST, value: str | None,
              carries: frozenset[Source] = frozenset(), detail: str = "", hidden: bool = False,
              callee: str = "") -> None:
-        line = self._line(node)
-        shown = None if value is None else clamp(value, MAX_VALUE)
-        key = (kind, line, detail, shown)
-        found = self.facts.get(key)
-        if found is not None:
-            if not carries <= found.carries or (hidden and not found.hidden):
-                self.facts[key] = attrs.evolve(found, carries=found.carries | carries,
-                                               hidden=found.hidden or hidden)
-            return
-        if len(self.facts) >= MAX_FACTS:
-            return
-        self.facts[key] = Fact(kind, self.path, line, shown, self._evidence(node), carries,
-                               detail, hidden, callee)
+        merge_fact(self.facts, Fact(kind, self.path, self._line(node),
+                                    None if value is None else clamp(value, MAX_VALUE),
+                                    self._evidence(node), carries, detail, hidden, callee))
 
     def write(self, target: str, carries: frozenset[Source], node: ast.AST,
               content: Sequence[Value] = ()) -> None:
         line = self._line(node)
         normal = vocab.normal_path(target)
         carries = carries | self._content(content, node)
-        key = (normal, line)
-        found = self.writes.get(key)
-        self.writes[key] = Write(normal, carries | (found.carries if found else frozenset()),
-                                 self.path, line)
+        merge_write(self.writes, Write(normal, carries, self.path, line))
         persistence = vocab.persistence_path(normal) if HOLE not in normal else None
         if persistence is not None:
             self.fact(PERSISTENCE, node, normal, carries, persistence[1])

@@ -29,7 +29,6 @@ from lemon_core.auditor_kit.capabilities.model import (
     DECODED,
     DESTRUCTION,
     DYNAMIC_EXEC,
-    ENV,
     FETCHED,
     FILE,
     HIGH,
@@ -57,6 +56,7 @@ from lemon_core.auditor_kit.capabilities.values import (
     const,
     decode,
     join,
+    read_env,
     readable,
     taint_of,
     unknown,
@@ -508,18 +508,7 @@ class Interpreter:
                      inst=base.inst)
 
     def env(self, name: str | None, node: Any, hidden: bool = False) -> Value:
-        if name is None:
-            source = self.source(ENV, "an environment variable chosen at run time", node)
-            return Value(taint=frozenset({source}), hidden=hidden)
-        if name.upper() in ("HOME", "USERPROFILE"):
-            return Value(const="~")
-        grade = vocab.secret_env(name)
-        if grade is None:
-            return Value(hidden=hidden)
-        source = self.source(ENV, name, node, grade)
-        self.fact(SECRET_READ, node, "$" + name, frozenset({source}), "env", hidden,
-                  "process.env")
-        return Value(taint=frozenset({source}), hidden=hidden)
+        return read_env(self, name, node, hidden, "process.env")
 
     def materialise(self, value: Value, node: Any) -> Value:
         """``process.env`` used as data (``JSON.stringify(process.env)``, ``{...process.env}``)

@@ -29,7 +29,6 @@ from lemon_core.auditor_kit.capabilities import shell, vocab
 from lemon_core.auditor_kit.capabilities.model import (
     ARGV,
     DECODED,
-    ENV,
     FETCHED,
     HIGH,
     MAX_EVIDENCE,
@@ -37,7 +36,6 @@ from lemon_core.auditor_kit.capabilities.model import (
     MAX_VALUE,
     PERSISTENCE,
     SECRET,
-    SECRET_READ,
     STDIN,
     Fact,
     FileFacts,
@@ -65,6 +63,7 @@ from lemon_core.auditor_kit.capabilities.values import (
     const,
     format_percent,
     join,
+    read_env,
     taint_of,
     unknown,
 )
@@ -743,18 +742,7 @@ class Interpreter(Calls):
 
     def env(self, key: Value, node: ast.AST, hidden: bool = False) -> Value:
         name = key.const if key.known and isinstance(key.const, str) else None
-        if name is None:
-            source = self.source(ENV, "an environment variable chosen at run time", node, "low")
-            return Value(taint=frozenset({source}), hidden=hidden)
-        if name.upper() in ("HOME", "USERPROFILE"):
-            return Value(const="~")
-        grade = vocab.secret_env(name)
-        if grade is None:
-            return Value(hidden=hidden)
-        source = self.source(ENV, name, node, grade)
-        self.fact(SECRET_READ, node, "$" + name, frozenset({source}), "env", hidden,
-                  "os.environ")
-        return Value(taint=frozenset({source}), hidden=hidden)
+        return read_env(self, name, node, hidden, "os.environ")
 
     def materialise(self, value: Value) -> Value:
         """``os.environ`` used as data (``dict(os.environ)``, ``json.dumps(os.environ)``) is

@@ -26,7 +26,8 @@ from typing import Any
 
 import attrs
 
-from lemon_core.auditor_kit.capabilities.model import Source
+from lemon_core.auditor_kit.capabilities import vocab
+from lemon_core.auditor_kit.capabilities.model import ENV, SECRET_READ, Source
 
 #: Stands for an unknown part of a partially folded string.
 HOLE = "\ue000"
@@ -299,3 +300,22 @@ __all__ = [
     "taint_of",
     "unknown",
 ]
+
+
+def read_env(frontend: Any, name: str | None, node: Any, hidden: bool, callee: str) -> Value:
+    """The value a frontend's read of the environment variable ``name`` gives (None: chosen at
+    run time), recording the source and, for a secret's name, the ``secret_read`` fact;
+    ``frontend`` has the ``source`` and ``fact`` methods of the Python and JavaScript
+    readers, ``callee`` names the API read (``os.environ``, ``process.env``)."""
+    if name is None:
+        source = frontend.source(ENV, "an environment variable chosen at run time", node)
+        return Value(taint=frozenset({source}), hidden=hidden)
+    if name.upper() in ("HOME", "USERPROFILE"):
+        return Value(const="~")
+    grade = vocab.secret_env(name)
+    if grade is None:
+        return Value(hidden=hidden)
+    source = frontend.source(ENV, name, node, grade)
+    frontend.fact(SECRET_READ, node, "$" + name, frozenset({source}), "env", hidden, callee)
+    return Value(taint=frozenset({source}), hidden=hidden)
+

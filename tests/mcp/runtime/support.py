@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,3 +36,11 @@ def write_project(project: Path, *servers: dict[str, Any], trusted: bool = True)
 
 def methods(log: Path) -> list[str]:
     return log.read_text(encoding="utf-8").split() if log.exists() else []
+
+
+def wait_until(check: Callable[[], bool], seconds: float = 90.0, pause: float = 0.05) -> None:
+    """Poll ``check`` until it holds; fail the test after ``seconds``."""
+    end = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < end, "timed out waiting"
+        time.sleep(pause)

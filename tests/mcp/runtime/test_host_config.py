@@ -13,7 +13,13 @@ import pytest
 from lemon_core.context import LemonContext
 from lemon_core.mcp.appconfig import McpAppConfig
 from lemon_core.mcp.runtime.host import McpHost
-from tests.mcp.runtime.support import SECRET, methods, stdio_entry, write_project
+from tests.mcp.runtime.support import (
+    SECRET,
+    methods,
+    stdio_entry,
+    wait_until,
+    write_project,
+)
 
 pytest.importorskip("mcp")
 
@@ -24,10 +30,7 @@ def ctx(make_ctx: Callable[..., LemonContext], tmp_path: Path) -> LemonContext:
 
 
 def _until(check: Callable[[], bool], seconds: float = 90.0) -> None:
-    end = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < end, "timed out waiting"
-        time.sleep(0.05)
+    wait_until(check, seconds, pause=0.05)
 
 
 def test_servers_given_in_code_are_hosted_without_a_trust_record(ctx: LemonContext,

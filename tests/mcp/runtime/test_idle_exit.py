@@ -12,7 +12,7 @@ import pytest
 
 from lemon_core.context import LemonContext
 from lemon_core.mcp.runtime.host import McpHost
-from tests.mcp.runtime.support import SECRET, SLOW, write_project
+from tests.mcp.runtime.support import SECRET, SLOW, wait_until, write_project
 
 pytest.importorskip("mcp")
 
@@ -32,10 +32,7 @@ def idle_entry(name: str, starts: Path, *, exits: int = 1, after_s: float = 1.0,
 
 
 def _until(check: Callable[[], bool], seconds: float = 90.0) -> None:
-    end = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < end, "timed out waiting"
-        time.sleep(0.02)
+    wait_until(check, seconds, pause=0.02)
 
 
 def _starts(path: Path) -> int:

@@ -5,7 +5,6 @@ exhausted ladder mark only that server unavailable; an explicit refresh resets i
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,7 +13,13 @@ import pytest
 from lemon_core.context import LemonContext
 from lemon_core.mcp.runtime.host import McpHost
 from lemon_core.mcp.runtime.recovery import Health
-from tests.mcp.runtime.support import SECRET, methods, stdio_entry, write_project
+from tests.mcp.runtime.support import (
+    SECRET,
+    methods,
+    stdio_entry,
+    wait_until,
+    write_project,
+)
 
 pytest.importorskip("mcp")
 
@@ -25,10 +30,7 @@ def ctx(make_ctx: Callable[..., LemonContext], tmp_path: Path) -> LemonContext:
 
 
 def _until(check: Callable[[], bool], seconds: float = 90.0) -> None:
-    end = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < end, "timed out waiting"
-        time.sleep(0.1)
+    wait_until(check, seconds, pause=0.1)
 
 
 def _state(host: McpHost, name: str):  # type: ignore[no-untyped-def]

@@ -142,7 +142,7 @@ async def connect(server: McpServer, ctx: LemonContext, *, errlog: TextIO | None
     if on_transport is not None:
         from lemon_core.mcp.client.watch import Watched
 
-        transport = Watched(transport)
+        transport = Watched(transport, server.name)
         on_transport(transport)
     client = Client(transport, mode="legacy", cache=None,
                     read_timeout_seconds=request_timeout(server), message_handler=message_handler,

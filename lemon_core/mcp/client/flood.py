@@ -7,9 +7,14 @@ for 90 s), and each ``list_changed`` starts a refresh. lemon's stdio transport a
 :meth:`NotificationBucket.admit` about every line *before* parsing it: a line that is one of
 those notifications (a cheap byte test: it names such a method and carries no ``"id"``, so no
 request or response is ever held back) takes a token; with none left it is dropped and counted.
+The HTTP transports (Streamable HTTP, SSE) parse inside the SDK, so their messages are asked
+about with :meth:`NotificationBucket.admit_message` as they leave the transport, before the
+session validates and dispatches them (:mod:`lemon_core.mcp.client.watch`).
 The bucket holds :data:`BURST` tokens and refills at :data:`RATE` per second, per connection.
-The first drop of each flood (drops with no :data:`QUIET_S` pause) is logged as one warning (``lemon_core.mcp.client.flood``); a
-dropped ``list_changed`` is caught up by the next inventory refresh.
+The first drop of each flood (drops with no :data:`QUIET_S` pause) is logged as one warning
+(``lemon_core.mcp.client.flood``). A dropped ``list_changed`` calls ``on_missed_change``, so
+the tool host refreshes that server once the flood lets it (it coalesces refreshes:
+:mod:`lemon_core.mcp.runtime.changes`) instead of missing the change.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import logging
 import re
 import time
 from collections.abc import Callable
+from typing import Any
 
 logger = logging.getLogger(__name__)
 
@@ -30,16 +36,26 @@ QUIET_S = 5.0
 _LIMITED = re.compile(
     rb'"method"\s*:\s*"notifications/(?:message|progress|resources/updated|'
     rb'(?:tools|resources|prompts)/list_changed)"')
+_CHANGE = re.compile(rb'"notifications/(?:tools|resources|prompts)/list_changed"')
+#: The notification methods the bucket limits, as the HTTP transports hand them over.
+LIMITED_METHODS = frozenset({"notifications/message", "notifications/progress",
+                             "notifications/resources/updated",
+                             "notifications/tools/list_changed",
+                             "notifications/resources/list_changed",
+                             "notifications/prompts/list_changed"})
 
 
 class NotificationBucket:
     """``dropped``: how many notifications were dropped so far; ``floods``: how many times
-    dropping started (each logged once)."""
+    dropping started (each logged once); ``on_missed_change``: called (no arguments, must not
+    block) when a dropped notification was a ``list_changed``."""
 
     def __init__(self, name: str | None = None, *, rate: float | None = None,
                  burst: float | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 on_missed_change: Callable[[], None] | None = None) -> None:
         self.name = name
+        self.on_missed_change = on_missed_change
         self.rate = RATE if rate is None else rate  # read now: a benchmark may change them
         self.burst = BURST if burst is None else burst
         self.clock = clock
@@ -54,6 +70,19 @@ class NotificationBucket:
         """Whether ``line`` (one JSON-RPC message) may go on to the session."""
         if b'"id"' in line or _LIMITED.search(line) is None:
             return True
+        return self._take(lambda: _CHANGE.search(line) is not None)
+
+    def admit_message(self, message: Any) -> bool:
+        """Whether a parsed message (the SDK's ``SessionMessage``, or an exception a
+        transport hands over) may go on to the session: only notifications of the limited
+        methods take a token."""
+        inner = getattr(message, "message", None)
+        method = getattr(inner, "method", None)
+        if method not in LIMITED_METHODS or getattr(inner, "id", None) is not None:
+            return True
+        return self._take(lambda: method.endswith("/list_changed"))
+
+    def _take(self, is_change: Callable[[], bool]) -> bool:
         now = self.clock()
         self.tokens = min(self.burst, self.tokens + (now - self._stamp) * self.rate)
         self._stamp = now
@@ -64,6 +93,8 @@ class NotificationBucket:
             return True
         self.dropped += 1
         self._last_drop = now
+        if self.on_missed_change is not None and is_change():
+            self.on_missed_change()
         if not self._flooding:
             self._flooding = True
             self.floods += 1
@@ -73,4 +104,4 @@ class NotificationBucket:
         return False
 
 
-__all__ = ["BURST", "QUIET_S", "RATE", "NotificationBucket"]
+__all__ = ["BURST", "LIMITED_METHODS", "QUIET_S", "RATE", "NotificationBucket"]

@@ -9,6 +9,12 @@ SSE event stream ended, a Streamable HTTP transport stopped). :meth:`Watched.wai
 waits for that event and, for a stdio server, for its process to exit as well
 (:meth:`lemon_core.mcp.client.stdio.StdioTransport.wait_closed`). Waiting costs nothing: no
 task wakes until the event happens.
+
+The read stream is also where the notification rate limit
+(:class:`~lemon_core.mcp.client.flood.NotificationBucket`) sees what the HTTP transports parsed:
+a transport with a bucket of its own (stdio, which limits lines before parsing them) keeps it;
+the others get one here, asked about each message before the session validates and
+dispatches it. :attr:`Watched.bucket` is the one in force either way.
 """
 
 from __future__ import annotations
@@ -20,9 +26,10 @@ class _Reading:
     """The session's read stream, reporting its end to ``ended``; everything else is the
     wrapped stream's."""
 
-    def __init__(self, stream: Any, ended: Any) -> None:
+    def __init__(self, stream: Any, ended: Any, bucket: Any = None) -> None:
         self._stream = stream
         self._ended = ended
+        self._bucket = bucket
 
     def __getattr__(self, name: str) -> Any:  # last_context, close, statistics, ...
         return getattr(self._stream, name)
@@ -31,7 +38,10 @@ class _Reading:
         import anyio
 
         try:
-            return await self._stream.receive()
+            while True:
+                message = await self._stream.receive()
+                if self._bucket is None or self._bucket.admit_message(message):
+                    return message
         except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
             self._ended.set()
             raise
@@ -60,11 +70,17 @@ class _Reading:
 class Watched:
     """A transport (an async context manager of the session's two streams) whose end can be
     awaited with :meth:`wait_closed`; other attributes (``why_ended``, ``pid``) are the
-    wrapped transport's."""
+    wrapped transport's. ``name``: the server's, for the rate limit's warning."""
 
-    def __init__(self, transport: Any) -> None:
+    def __init__(self, transport: Any, name: str | None = None) -> None:
+        from lemon_core.mcp.client.flood import NotificationBucket
+
         self.transport = transport
         self._ended: Any = None
+        own = getattr(transport, "bucket", None)
+        #: the notification rate limit in force: the transport's own, or one applied here
+        self.bucket: Any = own if own is not None else NotificationBucket(name)
+        self._filter = None if own is not None else self.bucket
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.transport, name)
@@ -74,7 +90,7 @@ class Watched:
 
         self._ended = anyio.Event()
         read, write = await self.transport.__aenter__()
-        return _Reading(read, self._ended), write
+        return _Reading(read, self._ended, self._filter), write
 
     async def __aexit__(self, *exc: object) -> Any:
         return await self.transport.__aexit__(*exc)

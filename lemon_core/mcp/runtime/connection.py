@@ -5,8 +5,17 @@ its request timeout; the session itself is not.
 While it is open the connection is watched (:mod:`lemon_core.mcp.client.watch`): a server that
 exits or hangs up while no request is running ends it at once, with the reason (``exited``
 and the exit status, or ``closed``) in :attr:`Connection.error`, so the host starts its
-reconnect ladder then rather than at the next call. The watch waits on the transport and the
-process; it never polls."""
+reconnect ladder then rather than at the next call. For a stdio server the watch waits on the
+transport and the process; it never polls. An HTTP server (Streamable HTTP, SSE) can vanish
+without ending any stream the client holds (the SDK's event stream gives up quietly), so those
+connections are also pinged every ``heartbeat_s`` seconds (:data:`HEARTBEAT_S` by default): a
+ping that fails or goes unanswered within the entry's request timeout ends the connection the
+same way.
+
+A ``list_changed`` notification that the rate limit dropped
+(:mod:`lemon_core.mcp.client.flood`) is reported like one that arrived: the host coalesces
+refreshes, so a flood costs at most a refresh every
+:data:`~lemon_core.mcp.runtime.changes.MIN_GAP_S` and the last change is never missed."""
 
 from __future__ import annotations
 
@@ -17,6 +26,9 @@ from typing import Any, TextIO
 from lemon_core.context import LemonContext
 from lemon_core.mcp.client.errors import McpConnectionError
 from lemon_core.models import McpServer
+
+#: Seconds between pings of an idle HTTP/SSE server (one small request each).
+HEARTBEAT_S = 30.0
 
 #: The SDK's notification types that mean "list again".
 LIST_CHANGED = frozenset({"ToolListChangedNotification", "ResourceListChangedNotification",
@@ -30,7 +42,7 @@ class Connection:
     def __init__(self, server: McpServer, identity: str, ctx: LemonContext,
                  errlog: TextIO | None = None,
                  on_change: Callable[[Connection], None] | None = None,
-                 sampling: Any = None) -> None:
+                 sampling: Any = None, heartbeat_s: float | None = HEARTBEAT_S) -> None:
         import anyio
 
         self.server = server
@@ -40,6 +52,8 @@ class Connection:
         self.on_change = on_change
         #: the SDK sampling callback (:mod:`lemon_core.mcp.runtime.sampling`), or None: off
         self.sampling = sampling
+        #: seconds between pings of an HTTP/SSE server (None: no pings)
+        self.heartbeat_s = heartbeat_s
         self.client: Any = None
         self.transport: Any = None
         self._why: McpConnectionError | None = None
@@ -66,6 +80,13 @@ class Connection:
     def _keep_transport(self, transport: Any) -> None:
         self.transport = transport
         self._why = None
+        bucket = getattr(transport, "bucket", None)
+        if bucket is not None:
+            bucket.on_missed_change = self._changed
+
+    def _changed(self) -> None:
+        if not self.retired and self.on_change is not None:
+            self.on_change(self)
 
     async def why_closed(self, phase: str = "call") -> McpConnectionError | None:
         """Why the connection went away under a request, when the transport knows (a stdio
@@ -79,8 +100,43 @@ class Connection:
         """A ``tools``/``resources``/``prompts`` ``list_changed`` notification asks the host
         to refresh this server (scheduled, never awaited here: the SDK calls this inline).
         Notifications of a retired connection are ignored."""
-        if type(message).__name__ in LIST_CHANGED and not self.retired and self.on_change:
-            self.on_change(self)
+        if type(message).__name__ in LIST_CHANGED:
+            self._changed()
+
+    def _gone_idle(self, why: McpConnectionError | None) -> None:
+        """The server went away while the connection was open: say why, and stop."""
+        from lemon_core.mcp.client.errors import IDLE
+
+        self.gone = True
+        self.client = None
+        if self.error is None:  # a failed request may have said it already
+            self.error = why or McpConnectionError(self.server.name, self.server.transport,
+                                                   "closed", phase=IDLE)
+        self.stop.set()
+
+    async def _heartbeat(self) -> None:
+        """Ping the server every :attr:`heartbeat_s` seconds; the first ping that fails or
+        is not answered within the request timeout ends the connection."""
+        import anyio
+
+        from lemon_core.mcp.client.connection import classify
+        from lemon_core.mcp.client.errors import IDLE
+        from lemon_core.mcp.client.transports import request_timeout
+
+        assert self.heartbeat_s is not None
+        _quiet_ping_deprecation()
+        while True:
+            await anyio.sleep(self.heartbeat_s)
+            client = self.client
+            if client is None or self.stop.is_set():
+                return
+            try:
+                with anyio.fail_after(request_timeout(self.server)):
+                    await client.send_ping()
+            except Exception as exc:  # noqa: BLE001 - a fixed kind, never the text
+                if not self.stop.is_set():
+                    self._gone_idle(classify(exc, self.server, IDLE))
+                return
 
     async def _watch(self) -> None:
         """Wait until told to stop or until the server is gone; in the second case, say why
@@ -93,19 +149,14 @@ class Connection:
         async with anyio.create_task_group() as tg:
             async def watch() -> None:
                 await closed()
-                if self.stop.is_set():
-                    return
-                self.gone = True
-                self.client = None
-                why = await self.why_closed(IDLE)
-                if self.error is None:  # a failed request may have said it already
-                    self.error = why or McpConnectionError(self.server.name,
-                                                           self.server.transport, "closed",
-                                                           phase=IDLE)
-                self.stop.set()
+                if not self.stop.is_set():
+                    self.gone, self.client = True, None  # no call starts while we ask why
+                    self._gone_idle(await self.why_closed(IDLE))
 
             if closed is not None:
                 tg.start_soon(watch)
+            if self.heartbeat_s is not None and self.server.transport != "stdio":
+                tg.start_soon(self._heartbeat)
             await self.stop.wait()
             tg.cancel_scope.cancel()
 
@@ -142,4 +193,12 @@ class Connection:
             self.done.set()
 
 
-__all__ = ["Connection"]
+def _quiet_ping_deprecation() -> None:
+    """The SDK warns that ``ping`` leaves the protocol after 2026-07-28; lemon speaks the
+    legacy protocol, where every server answers it, so the warning says nothing to the user."""
+    import warnings
+
+    warnings.filterwarnings("ignore", message="ping is removed", module=__name__)
+
+
+__all__ = ["HEARTBEAT_S", "Connection"]

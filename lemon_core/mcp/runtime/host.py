@@ -15,7 +15,9 @@ prompts only when the server advertises those capabilities. A server that is dow
 (default 60 s); a timer task discovers again every ``refresh_s`` while the host lives (and
 an access finding the inventory older discovers first). Each connection is watched: a server
 that exits while idle starts its reconnect ladder at once (:mod:`.connection`,
-:mod:`.recovery`). ``config`` takes the application configuration given in code
+:mod:`.recovery`); an HTTP/SSE server is pinged every ``heartbeat_s`` (default 30 s; None: no
+pings) to the same end. ``list_changed`` notifications refresh their server, coalesced
+(:mod:`.changes`). ``config`` takes the application configuration given in code
 (:class:`~lemon_core.mcp.appconfig.McpAppConfig`). A server whose refresh fails keeps
 its last inventory for at most ``ttl_s`` (default 300 s). A server removed or replaced in the
 configuration is retired at the next discovery, and calls to its old names fail.
@@ -43,7 +45,8 @@ from lemon_core.context import LemonContext
 from lemon_core.mcp.client.errors import McpConnectionError
 from lemon_core.mcp.runtime import approvals
 from lemon_core.mcp.runtime.calls import CallResult, failed, invoke
-from lemon_core.mcp.runtime.connection import Connection
+from lemon_core.mcp.runtime.changes import RefreshCoalescer
+from lemon_core.mcp.runtime.connection import HEARTBEAT_S, Connection
 from lemon_core.mcp.runtime.inventory import (
     HostedTool,
     ServerInventory,
@@ -74,7 +77,8 @@ class McpHost:
                  on_change: Callable[[], None] | None = None,
                  skip: Callable[[Any], str | None] | None = None,
                  sampler: Any = None, trust: Any = None, config: Any = None,
-                 sampling_policy: Any = None, authorizer: Any = None) -> None:
+                 sampling_policy: Any = None, authorizer: Any = None,
+                 heartbeat_s: float | None = HEARTBEAT_S) -> None:
         #: the application configuration given in code
         #: (:class:`~lemon_core.mcp.appconfig.McpAppConfig`), or None
         self.config = config
@@ -118,6 +122,10 @@ class McpHost:
         self._tg: Any = None
         self._lock: Any = None
         self._conns: dict[str, Connection] = {}
+        #: refreshes asked for by notifications, coalesced per server
+        self._changes = RefreshCoalescer(self._notified)
+        #: seconds between pings of an idle HTTP/SSE server (None: never)
+        self.heartbeat_s = heartbeat_s
         self._inventories: dict[str, ServerInventory] = {}
         self._by_name: dict[str, HostedTool] = {}
         self._discovered_at: float | None = None
@@ -364,13 +372,15 @@ class McpHost:
 
             sampling = callback(self.sampler, lambda: self.approver, display_name(server, ident),
                                 self.sampling_policy, entry_policy(server))
-        return Connection(server, ident, self.ctx, self.errlog, self._changed, sampling)
+        return Connection(server, ident, self.ctx, self.errlog, self._changed, sampling,
+                          self.heartbeat_s)
 
     def _changed(self, conn: Connection) -> None:
-        """A ``list_changed`` notification: refresh that server through the same filters,
+        """A ``list_changed`` notification (or one the rate limit dropped): refresh that
+        server through the same filters, coalesced (:mod:`~lemon_core.mcp.runtime.changes`),
         unless the connection was retired or replaced (then the notification is ignored)."""
         if self._conns.get(conn.identity) is conn and not conn.retired:
-            self._tg.start_soon(self._notified, conn)
+            self._changes.ask(conn, self._tg.start_soon)
 
     async def _notified(self, conn: Connection) -> None:
         health = self._health.get(conn.identity)
@@ -386,6 +396,7 @@ class McpHost:
     def _retire(self, ident: str) -> None:
         self._health.pop(ident, None)
         conn = self._conns.pop(ident)
+        self._changes.forget(ident)
         conn.retired = True
         conn.stop.set()
         self._inventories.pop(ident, None)

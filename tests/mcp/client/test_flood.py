@@ -90,3 +90,37 @@ def test_a_real_flood_is_dropped_and_the_host_keeps_answering(
         assert {s.name: s.connected for s in host.status()} == {"noisy": True}
     warnings = [r for r in caplog.records if "dropping the excess" in r.getMessage()]
     assert len(warnings) == 1
+
+
+def test_parsed_notifications_take_tokens_and_a_dropped_list_changed_is_reported() -> None:
+    from mcp.shared.message import SessionMessage
+    from mcp_types import JSONRPCNotification, JSONRPCRequest
+
+    missed: list[int] = []
+    bucket = NotificationBucket("web", rate=0.0, burst=2.0, clock=lambda: 0.0,
+                                on_missed_change=lambda: missed.append(1))
+
+    def note(method: str) -> SessionMessage:
+        return SessionMessage(JSONRPCNotification(jsonrpc="2.0", method=method))
+
+    request = SessionMessage(JSONRPCRequest(jsonrpc="2.0", id=7, method="ping"))
+    assert bucket.admit_message(note("notifications/message"))
+    assert bucket.admit_message(note("notifications/tools/list_changed"))
+    assert not bucket.admit_message(note("notifications/message"))  # no token left
+    assert missed == []
+    assert not bucket.admit_message(note("notifications/tools/list_changed"))
+    assert missed == [1]
+    assert bucket.admit_message(request)  # requests and responses always pass
+    assert bucket.admit_message(note("notifications/cancelled"))  # not a limited method
+    assert bucket.admit_message(ValueError("a transport's error"))
+    assert bucket.dropped == 2
+
+
+def test_a_dropped_list_changed_line_is_reported() -> None:
+    missed: list[int] = []
+    bucket = NotificationBucket(rate=0.0, burst=0.0, clock=lambda: 0.0,
+                                on_missed_change=lambda: missed.append(1))
+    assert not bucket.admit(b'{"jsonrpc":"2.0","method":"notifications/message"}')
+    assert missed == []
+    assert not bucket.admit(b'{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}')
+    assert missed == [1]

@@ -1,0 +1,632 @@
+"""Perl as capability facts, over the tree-sitter grammar (``tree-sitter-perl``).
+
+Strings (``"…$x…"``, ``q{}``/``qq{}``), the ``.`` operator, lists, ``chr``/``map``/``join``,
+``pack('C*'|'H*')``, ``reverse``, ``tr`` rot13, ``MIME::Base64`` and ``Compress::Zlib`` fold;
+``&{"…"}``, ``&$name``, ``$obj->$method``, ``->can("…")`` and ``$$name`` resolve their target
+when it folds (an unresolved one is a fact of its own). Calls become the facts of
+:mod:`.scripting`: string ``eval``, ``do FILE``, ``system``/``exec``/backticks/``qx``/
+``open`` of a pipe (``"| sh"``, ``"-|"``), ``LWP``/``HTTP::Tiny``/``IO::Socket``/``Net::DNS``/
+``Socket``, ``%ENV``, ``open`` for reading and writing, ``unlink``/``File::Path::rmtree``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from lemon_core.auditor_kit.capabilities import inline
+from lemon_core.auditor_kit.capabilities.model import DYNAMIC_EXEC, FileFacts, Source
+from lemon_core.auditor_kit.capabilities.scripting import (
+    MAX_UNROLL,
+    Reader,
+    parse,
+    text_of,
+)
+from lemon_core.auditor_kit.capabilities.values import (
+    UNKNOWN,
+    Value,
+    concat,
+    const,
+    taint_of,
+    unknown,
+)
+
+WORDS = ("eval", "system", "exec", "`", "qx", "open", "lwp", "http", "socket", "net::",
+         "env", "base64", "pack", "chr", "reverse", "tr/", "y/", "zlib", "gunzip", "unlink",
+         "rmtree", "remove_tree", "do ", "require", "->can", "&{", "&$", "$$", "curl", "wget",
+         "gethostbyname", "syswrite", "send(", "mime::")
+
+_NET_CLASSES = {"LWP::UserAgent": "http", "HTTP::Tiny": "http", "WWW::Mechanize": "http",
+                "Mojo::UserAgent": "http", "Furl": "http", "HTTP::Request": "request",
+                "IO::Socket::INET": "socket", "IO::Socket::SSL": "socket",
+                "IO::Socket::IP": "socket", "IO::Socket::INET6": "socket",
+                "Net::DNS::Resolver": "dns", "Net::SMTP": "mail", "Net::FTP": "http",
+                "Net::HTTP": "http", "Net::HTTPS": "http", "REST::Client": "http",
+                "HTTP::Request::Common": "request", "Net::Ping": "socket"}
+_SENDS = frozenset({"get", "post", "put", "patch", "delete", "head", "request", "mirror",
+                    "post_form", "send", "print", "printf", "syswrite", "query", "search",
+                    "write", "say", "simple_request", "submit_form", "data", "datasend",
+                    "tx", "build_tx", "start", "connect", "getstore", "put_object"})
+_LWP_SIMPLE = frozenset({"get", "getstore", "getprint", "head", "mirror"})
+_DECODERS = {"decode_base64": "base64", "MIME::Base64::decode_base64": "base64",
+             "decode_base64url": "base64", "MIME::Base64::decode": "base64",
+             "uncompress": "zlib", "Compress::Zlib::uncompress": "zlib", "memGunzip": "zlib",
+             "Compress::Zlib::memGunzip": "zlib", "inflate": "zlib", "gunzip": "zlib",
+             "decode_hex": "hex"}
+_DELETES = frozenset({"unlink", "rmtree", "remove_tree", "File::Path::rmtree",
+                      "File::Path::remove_tree", "rmdir", "File::Remove::remove"})
+_ROT13 = ("A-Za-z", "N-ZA-Mn-za-m")
+
+
+class PerlReader(Reader):
+    language = "perl"
+    handlers: ClassVar[dict[str, str]] = {
+        "interpolated_string_literal": "string", "string_literal": "string",
+        "string_content": "string", "command_string": "backticks",
+        "number": "number", "scalar": "variable", "array": "variable", "hash": "variable",
+        "hash_element_expression": "element", "array_element_expression": "element",
+        "assignment_expression": "assignment", "binary_expression": "binary",
+        "function_call_expression": "function_call",
+        "ambiguous_function_call_expression": "function_call",
+        "func1op_call_expression": "function_call", "func0op_call_expression": "function_call",
+        "method_call_expression": "method_call", "eval_expression": "eval_",
+        "map_grep_expression": "map_grep", "anonymous_array_expression": "items",
+        "list_expression": "items", "subroutine_declaration_statement": "sub",
+        "return_expression": "return_", "use_statement": "use", "for_statement": "for_",
+        "comment": "nothing", "pod": "nothing", "autoquoted_bareword": "bareword",
+        "bareword": "bareword", "require_expression": "require",
+        "do_expression": "do_", "readline_expression": "readline",
+    }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.modules: set[str] = set()
+
+    def nothing(self, node: Any) -> Value:
+        return UNKNOWN
+
+    # -- literals and names ---------------------------------------------------------------
+
+    def string(self, node: Any) -> Value:
+        if node.type == "string_content" and not node.named_children:
+            return Value(const=text_of(node))
+        parts: list[Value] = []
+        for child in node.named_children:
+            if child.type == "string_content" and not child.named_children:
+                parts.append(Value(const=text_of(child)))
+            elif child.type == "string_content":
+                parts.extend(self.content(child))
+            elif child.type == "escape_sequence":
+                parts.append(Value(const=_unescape(text_of(child))))
+            else:
+                parts.append(self.visit(child))
+        if not parts:
+            return Value(const="")
+        return concat(parts) if len(parts) > 1 else parts[0]
+
+    def content(self, node: Any) -> list[Value]:
+        """A string's content with variables inside: the literal text between them kept."""
+        parts: list[Value] = []
+        position = node.start_byte
+        raw = node.text
+        for child in node.named_children:
+            if child.start_byte > position:
+                parts.append(Value(const=raw[position - node.start_byte:
+                                             child.start_byte - node.start_byte].decode(
+                                                 "utf-8", "replace")))
+            if child.type == "escape_sequence":
+                parts.append(Value(const=_unescape(text_of(child))))
+            else:
+                parts.append(self.visit(child))
+            position = child.end_byte
+        if node.end_byte > position:
+            parts.append(Value(const=raw[position - node.start_byte:].decode("utf-8",
+                                                                              "replace")))
+        return parts
+
+    def readline(self, node: Any) -> Value:
+        handle = node.named_children[0] if node.named_children else None
+        if handle is None:
+            return UNKNOWN
+        if handle.type == "filehandle" and handle.named_children:
+            return unknown(self.lookup("$" + text_of(handle.named_children[0])))
+        name = text_of(handle)
+        if name == "STDIN":
+            return Value(taint=frozenset({self.source("stdin", "STDIN", node)}))
+        return unknown(self.lookup("*" + name) if handle.type == "filehandle" else
+                       self.visit(handle))
+
+    def backticks(self, node: Any) -> Value:
+        return self.command([self.string(node)], node, "qx", is_shell=True)
+
+    def number(self, node: Any) -> Value:
+        text = text_of(node).replace("_", "")
+        try:
+            return Value(const=int(text, 16) if text.lower().startswith("0x") else int(text))
+        except ValueError:
+            return UNKNOWN
+
+    def bareword(self, node: Any) -> Value:
+        return Value(const=text_of(node), ref=text_of(node))
+
+    def variable(self, node: Any) -> Value:
+        sigil = {"scalar": "$", "array": "@", "hash": "%"}[node.type]
+        name_node = node.named_children[0] if node.named_children else None
+        if name_node is None:
+            return UNKNOWN
+        if name_node.named_children:  # $$name, ${"name"}, @{"…"}: a variable chosen at run time
+            inner = self.visit(name_node.named_children[0])
+            target = self.dynamic_name(inner, node, f"{sigil}{{…}}")
+            return self.lookup(sigil + target) if target else unknown(inner)
+        name = text_of(name_node)
+        if name == "ENV" and sigil == "%":
+            return self.env(None, node, "%ENV")
+        if name == "ARGV" and sigil == "@":
+            return Value(taint=frozenset({self.source("argv", "@ARGV", node)}))
+        return self.lookup(sigil + name)
+
+    def element(self, node: Any) -> Value:
+        children = node.named_children
+        container = children[0] if children else None
+        key = self.visit(children[1]) if len(children) > 1 else UNKNOWN
+        if container is not None and container.type == "container_variable" and text_of(
+                container).lstrip("$") == "ENV":
+            return self.env(key, node, "$ENV{}")
+        base = self.visit(container) if container is not None and (
+            container.type != "container_variable") else self.lookup(
+                ("%" if node.type == "hash_element_expression" else "@")
+                + text_of(container).lstrip("$"))
+        if base.items is not None and isinstance(key.const, int) and (
+                -len(base.items) <= key.const < len(base.items)):
+            return base.items[key.const]
+        return unknown(base, key)
+
+    def items(self, node: Any) -> Value:
+        items: list[Value] = []
+        for child in node.named_children[:MAX_UNROLL]:
+            value = self.visit(child)
+            items.extend(value.items if value.items is not None and child.type in (
+                "array", "list_expression", "parenthesized_expression") else (value,))
+        if len(items) == 1 and node.type == "list_expression":
+            return items[0]
+        return Value(items=tuple(items), taint=taint_of(*items),
+                     hidden=any(i.hidden for i in items))
+
+    # -- statements -----------------------------------------------------------------------
+
+    def assignment(self, node: Any) -> Value:
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        operator = text_of(node.child_by_field_name("operator")) or "="
+        value = self.visit(right)
+        if operator == ".=":
+            value = concat([self.visit(left), value])
+        elif operator != "=":
+            value = unknown(self.visit(left), value)
+        self.assign(left, value)
+        return value
+
+    def assign(self, left: Any, value: Value) -> None:
+        if left is None:
+            return
+        if left.type == "assignment_expression":  # (my $t = $x) =~ tr/…/…/
+            self.assign(left.child_by_field_name("left"), value)
+            return
+        if left.type in ("variable_declaration", "parenthesized_expression", "list_expression"):
+            targets = [c for c in left.named_children]
+            if len(targets) == 1 and targets[0].type != "list_expression":
+                self.assign(targets[0], value)
+                return
+            flat = []
+            for target in targets:
+                flat.extend(target.named_children if target.type == "list_expression"
+                            else (target,))
+            for index, target in enumerate(flat):
+                item = value.items[index] if value.items is not None and index < len(
+                    value.items) else unknown(value)
+                self.assign(target, item)
+            return
+        if left.type in ("scalar", "array", "hash") and left.named_children:
+            sigil = {"scalar": "$", "array": "@", "hash": "%"}[left.type]
+            name_node = left.named_children[0]
+            if name_node.named_children:
+                target = self.dynamic_name(self.visit(name_node.named_children[0]), left,
+                                           f"{sigil}{{…}}")
+                if target:
+                    self.bind(sigil + target, value)
+                return
+            self.bind(sigil + text_of(name_node), value)
+            return
+        if left.type in ("hash_element_expression", "array_element_expression"):
+            container = left.named_children[0] if left.named_children else None
+            if container is not None:
+                name = text_of(container).lstrip("$")
+                sigil = "%" if left.type == "hash_element_expression" else "@"
+                if container.type == "scalar":
+                    self.taint_name(text_of(container), value.taint)
+                else:
+                    self.taint_name(sigil + name, value.taint)
+
+    def binary(self, node: Any) -> Value:
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        operator = text_of(node.child_by_field_name("operator"))
+        a = self.visit(left)
+        if right is not None and right.type == "transliteration_expression":
+            return self.transliterate(a, right, left, node)
+        b = self.visit(right)
+        if operator == ".":
+            return concat([a, b])
+        if isinstance(a.const, int) and isinstance(b.const, int) and operator in (
+                "-", "+", "^", "*") and abs(a.const) < 1 << 31 and abs(b.const) < 1 << 31:
+            return Value(const={"-": a.const - b.const, "+": a.const + b.const,
+                                "^": a.const ^ b.const, "*": a.const * b.const}[operator])
+        return unknown(a, b)
+
+    def transliterate(self, value: Value, node: Any, target: Any, whole: Any) -> Value:
+        parts = [text_of(c) for c in node.named_children]
+        if tuple(parts[:2]) == _ROT13:
+            decoded = self.decode("rot13", value, whole, "rot13")
+            self.assign(target.named_children[0] if target.type == "parenthesized_expression"
+                        and target.named_children else target, decoded)
+            return decoded
+        return unknown(value)
+
+    def sub(self, node: Any) -> Value:
+        name = node.child_by_field_name("name") or (
+            node.named_children[0] if node.named_children else None)
+        if name is not None:
+            self.define(text_of(name), node)
+        return UNKNOWN
+
+    def call_function(self, node: Any, args: list[Value]) -> None:
+        self.bind("@_", Value(items=tuple(args), taint=taint_of(*args)))
+        body = node.child_by_field_name("body") or node.named_children[-1]
+        self.visit(body)
+
+    def return_(self, node: Any) -> Value:
+        value = self.children(node)
+        self.returns(value)
+        return value
+
+    def use(self, node: Any) -> Value:
+        for child in node.named_children:
+            if child.type == "package":
+                self.modules.add(text_of(child))
+        return UNKNOWN
+
+    def for_(self, node: Any) -> Value:
+        variable = node.child_by_field_name("variable")
+        listed = node.child_by_field_name("list")
+        body = node.child_by_field_name("body")
+        if variable is None or listed is None:
+            return self.children(node)
+        value = self.visit(listed)
+        item = (value.items[0] if value.items is not None and len(value.items) == 1
+                else value if value.known and value.items is None else unknown(value))
+        self.assign(variable, item)
+        self.visit(body)
+        return UNKNOWN
+
+    def map_grep(self, node: Any) -> Value:
+        children = node.named_children
+        if len(children) < 2:
+            return self.children(node)
+        listed = self.visit(children[-1])
+        items = listed.items if listed.items is not None else None
+        out = []
+        if items is not None and len(items) <= MAX_UNROLL:
+            for item in items:
+                self.bind("$_", item)
+                out.append(self.visit(children[0]))
+            return Value(items=tuple(out), taint=taint_of(*out),
+                         hidden=any(o.hidden for o in out))
+        self.bind("$_", unknown(listed))
+        return unknown(listed, self.visit(children[0]))
+
+    def eval_(self, node: Any) -> Value:
+        child = node.named_children[0] if node.named_children else None
+        if child is None or child.type == "block":
+            return self.visit(child)
+        if child.type == "filename":  # do FILE
+            return self.do_(node)
+        return self.execute("eval", self.visit(child), node, "eval")
+
+    def do_(self, node: Any) -> Value:
+        value = self.children(node)
+        if value.taint:
+            self.execute("eval", value, node, "do")
+        return unknown(value)
+
+    def require(self, node: Any) -> Value:
+        value = self.children(node)
+        if value.taint or (value.text() or "").startswith(("http", "/tmp")):
+            self.execute("eval", value, node, "require")
+        return UNKNOWN
+
+    # -- calls ----------------------------------------------------------------------------
+
+    def function_call(self, node: Any) -> Value:
+        function = node.child_by_field_name("function")
+        if function is None and node.children:
+            function = node.children[0]
+        handle = None
+        args: list[Value] = []
+        for child in node.named_children:
+            if child == function or child.type == "function":
+                continue
+            if child.type == "indirect_object":
+                handle = child
+                continue
+            value = self.visit(child)
+            args.extend(value.items if value.items is not None and child.type in (
+                "list_expression",) else (value,))
+        if function is not None and function.named_children:  # &{"name"}(…), &$code(…)
+            inner = function.named_children[0]
+            name_value = self.visit(inner.named_children[0] if inner.named_children else inner)
+            target = self.dynamic_name(name_value, node, "&{…}")
+            if target is None:
+                return unknown(*args)
+            return self.call(target.removeprefix("main::").removeprefix("CORE::"), args, node,
+                             name_value.built or name_value.hidden, None)
+        name = text_of(function).strip()
+        return self.call(name, args, node, False, handle)
+
+    def method_call(self, node: Any) -> Value:
+        invocant = node.child_by_field_name("invocant")
+        method = node.child_by_field_name("method")
+        arguments = node.child_by_field_name("arguments")
+        args: list[Value] = []
+        for child in (arguments,) if arguments is not None else ():
+            value = self.visit(child)
+            args.extend(value.items if value.items is not None and child.type == (
+                "list_expression") else (value,))
+        receiver = self.visit(invocant)
+        hidden = False
+        if method is not None and method.named_children:  # $obj->$name(…)
+            name_value = self.visit(method.named_children[0])
+            if name_value.inst == "code" and name_value.ref:
+                return self.call(name_value.ref, args, node, name_value.hidden, None)
+            target = self.dynamic_name(name_value, node, "->$method")
+            if target is None:
+                return unknown(receiver, *args)
+            name, hidden = target, name_value.built or name_value.hidden
+        else:
+            name = text_of(method)
+        return self.on_receiver(name, receiver, args, node, hidden)
+
+    def on_receiver(self, name: str, receiver: Value, args: list[Value], node: Any,
+                    hidden: bool) -> Value:
+        first = args[0] if args else None
+        inst = receiver.inst or ""
+        cls = receiver.ref if receiver.known else None
+        if name == "can" and first is not None:
+            target = self.dynamic_name(first, node, "->can(…)")
+            return Value(ref=target, inst="code", hidden=first.built or first.hidden) if (
+                target) else UNKNOWN
+        if cls in _NET_CLASSES and name in ("new", "create"):
+            kind = _NET_CLASSES[cls]
+            if kind == "request":
+                return Value(inst="request", partial=args[1].text() if len(args) > 1 else None,
+                             taint=taint_of(*args))
+            destination = self.option(args, ("PeerAddr", "PeerHost", "Host", "nameservers"))
+            client = Value(inst=f"net:{kind}", partial=destination.text() if destination
+                           else None, hidden=hidden)
+            if kind in ("socket", "mail"):
+                self.network(kind, destination, [], node, f"{cls}->new", hidden)
+            return client
+        if inst.startswith("net:") and name in _SENDS:
+            destination = first if first is not None and first.text() and not receiver.partial \
+                else receiver
+            if first is not None and first.inst == "request":
+                destination = first
+            return self.network(inst[4:], destination, [receiver, *args], node,
+                                f"{inst[4:]}->{name}", hidden or receiver.hidden)
+        if inst == "pipe" and name in ("print", "printf", "say", "syswrite", "write"):
+            self.fact(DYNAMIC_EXEC, node, receiver.partial, self.revealed(unknown(*args), node),
+                      "interpreter")
+            return receiver
+        if inst == "writer" and receiver.partial and name in ("print", "printf", "say",
+                                                              "syswrite", "write", "spew"):
+            self.write(receiver.partial, taint_of(*args), node)
+            return receiver
+        if cls is not None and name not in ("new",):
+            return self.call(f"{cls}::{name}", args, node, hidden, None)
+        if name in ("slurp", "slurp_utf8", "slurp_raw", "lines") and receiver.inst == "path":
+            return self.read_file(receiver, node, f"path->{name}", hidden)
+        return unknown(receiver, *args)
+
+    @staticmethod
+    def option(args: list[Value], keys: tuple[str, ...]) -> Value | None:
+        for index, arg in enumerate(args[:-1]):
+            if arg.text() in keys:
+                return args[index + 1]
+        return args[0] if len(args) == 1 else None
+
+    def call(self, name: str, args: list[Value], node: Any, hidden: bool, handle: Any
+             ) -> Value:
+        first = args[0] if args else None
+        bare = name.rpartition("::")[2]
+        if name in self.functions:
+            return self.invoke(name, args)
+        if name in ("eval", "CORE::eval") and first is not None:
+            return self.execute("eval", first, node, "eval", hidden)
+        if name in ("system", "exec", "readpipe", "IPC::Open3::open3", "open3", "open2",
+                    "IPC::Run::run", "run3", "capture", "capturex", "qx"):
+            words = args[2:] if bare in ("open3", "open2") else args
+            return self.command(words, node, name, hidden)
+        if name == "open":
+            return self.open_(args, node, hidden)
+        if name in ("print", "printf", "say", "syswrite", "send") and (handle is not None or (
+                name in ("syswrite", "send") and first is not None)):
+            target = self.visit(handle.named_children[0]) if handle is not None and (
+                handle.named_children) else (first if handle is None else UNKNOWN)
+            data = args if handle is not None else args[1:]
+            if handle is not None and text_of(handle) in ("STDOUT", "STDERR", "{*STDOUT}"):
+                self.stdout.update(taint_of(*data))
+                return UNKNOWN
+            return self.on_receiver(name, target or UNKNOWN, data, node, hidden)
+        if name in ("print", "printf", "say"):
+            self.stdout.update(taint_of(*args))
+            return UNKNOWN
+        if name in _DECODERS or bare in ("decode_base64", "memGunzip", "uncompress"):
+            encoding = _DECODERS.get(name) or _DECODERS.get(bare, "base64")
+            kind = "base64" if encoding == "base64" else ("zlib" if encoding == "zlib"
+                                                          else "hex")
+            return self.decode(encoding, first or UNKNOWN, node, kind)
+        if name == "pack" and first is not None and first.known:
+            return self.pack(str(first.const), args[1:], node)
+        if name == "unpack" and first is not None and first.known and len(args) > 1:
+            form = str(first.const)
+            if form.startswith("u"):
+                return self.decode("uuencode", args[1], node)
+            if form.startswith("m"):
+                return self.decode("base64", args[1], node, "base64")
+            return unknown(args[1])
+        if name == "chr" and first is not None and isinstance(first.const, int) and (
+                0 <= first.const < 0x110000):
+            return Value(const=chr(first.const), hidden=True)
+        if name == "chr" and first is None:
+            item = self.lookup("$_")
+            if isinstance(item.const, int) and 0 <= item.const < 0x110000:
+                return Value(const=chr(item.const), hidden=True)
+        if name == "reverse" and len(args) == 1 and first is not None and isinstance(
+                first.const, str):
+            return const(first.const[::-1], first, hidden=True)
+        if name == "join" and first is not None:
+            pieces = [i for a in args[1:] for i in (a.items if a.items is not None else (a,))]
+            separator = first.text()
+            if separator is not None and all(p.known and p.text() is not None for p in pieces):
+                return const(separator.join(p.text() or "" for p in pieces), *pieces,
+                             hidden=any(p.hidden for p in pieces))
+            return unknown(*pieces)
+        if name in ("lc", "uc") and first is not None and isinstance(first.const, str):
+            return const(first.const.lower() if name == "lc" else first.const.upper(), first)
+        if name in ("glob", "bsd_glob", "File::Glob::bsd_glob") and first is not None:
+            return first
+        if name in ("File::Spec->catfile", "catfile", "catdir"):
+            pieces = [a.text() for a in args]
+            return const("/".join(p for p in pieces if p), *args) if all(
+                p is not None for p in pieces) else unknown(*args)
+        if name in _DELETES or bare in ("rmtree", "remove_tree"):
+            for arg in args:
+                self.delete(arg, node, name, hidden)
+            return UNKNOWN
+        if name in ("File::Slurp::read_file", "read_file", "slurp", "path", "Path::Tiny::path",
+                    "file") and first is not None:
+            if name in ("path", "Path::Tiny::path", "file"):
+                return Value(const=first.const, partial=first.partial, taint=first.taint,
+                             inst="path") if first.known else unknown(first)
+            return self.read_file(first, node, name, hidden)
+        if name in ("File::Slurp::write_file", "write_file") and first is not None:
+            self.write_file(first, args[1:], node)
+            return UNKNOWN
+        if name in ("gethostbyname", "Socket::inet_aton", "inet_aton") and first is not None:
+            return self.network("dns", first, [first], node, name, hidden)
+        if (bare in _LWP_SIMPLE and ("LWP::Simple" in self.modules or "::" in name)) or (
+                name in ("HTTP::Tiny::get",)):
+            return self.network("http", first, [], node, name, hidden)
+        if name in ("connect",) and first is not None:
+            return self.network("socket", args[1] if len(args) > 1 else None, [], node, name,
+                                hidden)
+        if name == "home" or name == "File::HomeDir->my_home":
+            return Value(const="~")
+        return unknown(*args)
+
+    def open_(self, args: list[Value], node: Any, hidden: bool) -> Value:
+        if not args:
+            return UNKNOWN
+        handle = node.named_children[1] if len(node.named_children) > 1 else None
+        if len(args) == 2:
+            spec = (args[1].text() or "").strip()
+            mode, target = "<", spec
+            if spec.startswith("|"):
+                mode, target = "|-", spec[1:]
+            elif spec.endswith("|"):
+                mode, target = "-|", spec[:-1]
+            elif spec.startswith((">>", "+<", ">", "<")):
+                size = 2 if spec[:2] in (">>", "+<") else 1
+                mode, target = spec[:size], spec[size:].strip()
+            target_value = const(target, args[1]) if args[1].known else args[1]
+        else:
+            mode = (args[1].text() or "<").strip()
+            target_value = args[2]
+            target = target_value.text() or ""
+        del handle
+        if mode.startswith(("|-", "-|")):
+            found = self.command(args[2:] if len(args) > 3 else [target_value], node, "open",
+                                 hidden, is_shell=len(args) <= 3)
+            result = Value(inst="pipe", partial=target or None, taint=found.taint)
+        elif mode.startswith((">", "+>")):
+            result = Value(inst="writer", partial=target or None)
+        else:
+            result = self.read_file(target_value, node, "open", hidden)
+        self.bind_handle(node, result)
+        return result
+
+    def bind_handle(self, node: Any, value: Value) -> None:
+        """``open(my $fh, …)``/``open(FH, …)``: the handle now stands for the opened file."""
+        for child in node.named_children:
+            if child.type in ("list_expression", "parenthesized_expression"):
+                self.bind_handle(child, value)
+                return
+            if child.type == "function":
+                continue
+            if child.type == "variable_declaration" and child.named_children:
+                child = child.named_children[0]
+            if child.type == "scalar" and child.named_children:
+                self.bind("$" + text_of(child.named_children[0]), value)
+            elif child.type == "bareword":
+                self.bind("*" + text_of(child), value)
+            return
+
+    def pack(self, form: str, args: list[Value], node: Any) -> Value:
+        items = [i for a in args for i in (a.items if a.items is not None else (a,))]
+        if form.startswith(("H", "h")) and items:
+            return self.decode("hex", items[0], node, "hex")
+        if form.rstrip("*") in ("C", "c", "U", "W") and items and all(
+                isinstance(i.const, int) for i in items):
+            try:
+                return Value(const="".join(chr(i.const) for i in items), hidden=True)
+            except (ValueError, OverflowError):
+                return unknown(*items)
+        return unknown(*items)
+
+
+def _unescape(text: str) -> str:
+    simple = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "e": "\x1b", "a": "\a"}
+    body = text[1:]
+    if body[:1] == "x":
+        try:
+            return chr(int(body[1:].strip("{}"), 16))
+        except ValueError:
+            return body
+    if body[:1].isdigit():
+        try:
+            return chr(int(body, 8))
+        except ValueError:
+            return body
+    return simple.get(body, body)
+
+
+def analyse(path: str, text: str, *, line_offset: int = 0) -> FileFacts:
+    """The facts of the Perl source ``text`` of ``path``."""
+    root, error = parse("perl", text)
+    if root is None:
+        return FileFacts(path=path, language="perl", parsed=False, error=error)
+    return PerlReader(path, text, root, line_offset=line_offset).run()
+
+
+def analyse_inline(code: str, path: str, line: int, holes: frozenset[Source]
+                   ) -> inline.InlineResult:
+    """``perl -e CODE`` on the shell line ``path:line``."""
+    root, _ = parse("perl", code)
+    if root is None:
+        return inline.InlineResult()
+    found = PerlReader(path, code, root, line=line, holes=holes).run()
+    return inline.InlineResult(found.facts, found.writes, found.stdout)
+
+
+def triggered(text: str) -> bool:
+    lower = text.lower()
+    return any(word in lower for word in WORDS)
+
+
+__all__ = ["PerlReader", "analyse", "analyse_inline", "triggered"]

@@ -153,9 +153,12 @@ class PerlReader(Reader):
         name_node = node.named_children[0] if node.named_children else None
         if name_node is None:
             return UNKNOWN
-        if name_node.named_children:  # $$name, ${"name"}, @{"…"}: a variable chosen at run time
-            inner = self.visit(name_node.named_children[0])
-            target = self.dynamic_name(inner, node, f"{sigil}{{…}}")
+        if name_node.named_children:  # $$ref (a dereference), ${"name"} (a symbolic one)
+            inner_node = name_node.named_children[0]
+            inner = self.visit(inner_node)
+            if inner_node.type != "block":
+                return unknown(inner)
+            target = self.variable_name(inner, node, f"{sigil}{{…}}")
             return self.lookup(sigil + target) if target else unknown(inner)
         name = text_of(name_node)
         if name == "ENV" and sigil == "%":
@@ -228,8 +231,8 @@ class PerlReader(Reader):
             sigil = {"scalar": "$", "array": "@", "hash": "%"}[left.type]
             name_node = left.named_children[0]
             if name_node.named_children:
-                target = self.dynamic_name(self.visit(name_node.named_children[0]), left,
-                                           f"{sigil}{{…}}")
+                target = self.variable_name(self.visit(name_node.named_children[0]), left,
+                                            f"{sigil}{{…}}")
                 if target:
                     self.bind(sigil + target, value)
                 return

@@ -337,7 +337,8 @@ class Reader:
                 hidden: bool = False) -> Value:
         """``eval`` of code in the file's own language (``detail`` ``eval``), or code run
         some other way (``exec``)."""
-        self.fact(DYNAMIC_EXEC, node, code.text(), self.revealed(code, node), detail,
+        shown = code.const if code.known and isinstance(code.const, str) else None
+        self.fact(DYNAMIC_EXEC, node, shown, self.revealed(code, node), detail,
                   hidden or code.built and code.hidden, callee)
         return unknown(code)
 
@@ -444,6 +445,15 @@ class Reader:
             return Value(taint=frozenset({source}))
         text = name.text() if name.known else None
         return read_env(self, text, node, name.built or name.hidden, callee)
+
+    def variable_name(self, name: Value, node: Any, what: str) -> str | None:
+        """The name of a variable chosen at run time (``$$name``, ``${"…"}``): the folded
+        text, or None (an ``unresolved`` fact only when the name is decoded or fetched
+        data: a variable variable alone is ordinary code)."""
+        text = name.text() if name.known else None
+        if text is None and any(s.kind in (DECODED, FETCHED) for s in name.taint):
+            self.fact(UNRESOLVED, node, what, name.taint, "variable", True)
+        return text
 
     def dynamic_name(self, name: Value, node: Any, what: str) -> str | None:
         """The name a call reaches through a value (``send(x)``, ``$f()``, ``&{"…"}``):

@@ -1,0 +1,539 @@
+"""PHP as capability facts, over the tree-sitter grammar (``tree-sitter-php``).
+
+Strings (``"…$x…{$y}"``), the ``.`` operator, arrays, ``chr``/``implode``/``array_map``,
+``base64_decode``, ``hex2bin``, ``pack('H*')``, ``gzinflate``/``gzuncompress``/``gzdecode``,
+``str_rot13``, ``strrev`` and ``convert_uudecode`` fold; variable functions (``$f()``),
+``call_user_func``, variable variables (``$$name``) resolve their target when it folds (an
+unresolved one is a fact of its own). Calls become the facts of :mod:`.scripting`: ``eval``,
+``assert`` of a string, ``create_function``, ``preg_replace`` with ``/e``, ``include`` of
+fetched or tainted paths, ``system``/``exec``/``shell_exec``/``passthru``/``popen``/
+``proc_open``/backticks, ``curl_*``/``file_get_contents`` of a URL/``fsockopen``/
+``stream_socket_client``/``mail``, ``getenv``/``$_ENV``/``$_SERVER``, file reads and writes,
+``unlink``/``rmdir``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from lemon_core.auditor_kit.capabilities import inline
+from lemon_core.auditor_kit.capabilities.model import FileFacts, Source
+from lemon_core.auditor_kit.capabilities.scripting import (
+    MAX_UNROLL,
+    Reader,
+    parse,
+    text_of,
+)
+from lemon_core.auditor_kit.capabilities.values import (
+    UNKNOWN,
+    Value,
+    concat,
+    const,
+    taint_of,
+    unknown,
+)
+
+WORDS = ("eval", "assert", "create_function", "preg_replace", "system", "exec", "passthru",
+         "popen", "proc_open", "`", "curl", "file_get_contents", "fopen", "fsockopen",
+         "stream_socket", "socket_", "mail(", "getenv", "$_env", "$_server", "base64",
+         "hex2bin", "pack(", "gzinflate", "gzuncompress", "gzdecode", "rot13", "strrev",
+         "chr(", "call_user_func", "$$", "include", "require", "unlink", "rmdir",
+         "file_put_contents", "fwrite", "dns_get_record", "gethostbyname", "guzzle", "http")
+
+_COMMANDS = frozenset({"system", "exec", "shell_exec", "passthru", "proc_open", "popen",
+                       "pcntl_exec", "expect_popen"})
+_EVALS = frozenset({"eval", "assert", "create_function"})
+_DECODERS = {"base64_decode": ("base64", "base64"), "hex2bin": ("hex", "hex"),
+             "gzinflate": ("deflate", "inflate"), "gzuncompress": ("zlib", "zlib"),
+             "gzdecode": ("gzip", "zlib"), "str_rot13": ("rot13", "rot13"),
+             "convert_uudecode": ("uuencode", None), "zlib_decode": ("zlib", "zlib"),
+             "sodium_base642bin": ("base64", "base64")}
+_READS = frozenset({"file_get_contents", "file", "readfile", "fopen", "parse_ini_file",
+                    "SplFileObject", "highlight_file", "show_source"})
+_SOCKETS = frozenset({"fsockopen", "pfsockopen", "stream_socket_client", "socket_connect"})
+_SENDS = frozenset({"fwrite", "fputs", "socket_write", "socket_send", "socket_sendto",
+                    "stream_socket_sendto"})
+_CALLBACKS = frozenset({"call_user_func", "call_user_func_array", "array_map", "array_filter",
+                        "array_walk", "usort", "uasort", "register_shutdown_function",
+                        "forward_static_call", "iterator_apply"})
+_NET_CLASSES = frozenset({"GuzzleHttp\\Client", "SoapClient", "HttpClient",
+                          "Symfony\\Component\\HttpClient\\HttpClient"})
+
+
+class PhpReader(Reader):
+    language = "php"
+    handlers: ClassVar[dict[str, str]] = {
+        "encapsed_string": "string", "string": "string", "heredoc": "string",
+        "nowdoc": "string", "shell_command_expression": "backticks",
+        "integer": "integer", "variable_name": "variable",
+        "dynamic_variable_name": "dynamic_variable", "subscript_expression": "subscript",
+        "assignment_expression": "assignment",
+        "augmented_assignment_expression": "augmented", "binary_expression": "binary",
+        "function_call_expression": "function_call", "member_call_expression": "member_call",
+        "scoped_call_expression": "scoped_call", "object_creation_expression": "new",
+        "array_creation_expression": "array", "function_definition": "define_function",
+        "method_declaration": "define_function", "return_statement": "return_",
+        "include_expression": "include", "include_once_expression": "include",
+        "require_expression": "include", "require_once_expression": "include",
+        "echo_statement": "echo", "text": "nothing", "comment": "nothing",
+        "name": "name", "qualified_name": "name",
+    }
+
+    def nothing(self, node: Any) -> Value:
+        return UNKNOWN
+
+    def name(self, node: Any) -> Value:
+        return Value(ref=text_of(node))
+
+    # -- literals and names ---------------------------------------------------------------
+
+    def string(self, node: Any) -> Value:
+        parts: list[Value] = []
+        for child in node.named_children:
+            if child.type in ("string_content", "string_value", "heredoc_body", "nowdoc_body"):
+                if child.named_children:
+                    parts.append(self.string(child))
+                else:
+                    parts.append(Value(const=text_of(child)))
+            elif child.type == "escape_sequence":
+                parts.append(Value(const=_unescape(text_of(child))))
+            elif child.type in ("heredoc_start", "heredoc_end", "nowdoc_start"):
+                continue
+            else:
+                parts.append(self.visit(child))
+        if not parts:
+            return Value(const="")
+        return concat(parts) if len(parts) > 1 else parts[0]
+
+    def backticks(self, node: Any) -> Value:
+        return self.command([self.string(node)], node, "`", is_shell=True)
+
+    def integer(self, node: Any) -> Value:
+        try:
+            return Value(const=int(text_of(node).replace("_", ""), 0))
+        except ValueError:
+            return UNKNOWN
+
+    def variable(self, node: Any) -> Value:
+        name = text_of(node).lstrip("$")
+        if name in ("_ENV",):
+            return self.env(None, node, "$_ENV")
+        if name in ("_GET", "_POST", "_REQUEST", "_COOKIE"):
+            return Value(taint=frozenset({self.source("argv", f"${name}", node)}))
+        if name == "argv":
+            return Value(taint=frozenset({self.source("argv", "$argv", node)}))
+        return self.lookup("$" + name)
+
+    def dynamic_variable(self, node: Any) -> Value:
+        inner = node.named_children[0] if node.named_children else None
+        target = self.variable_name(self.visit(inner), node, "$${…}")
+        return self.lookup("$" + target) if target else UNKNOWN
+
+    def subscript(self, node: Any) -> Value:
+        children = node.named_children
+        base_node = children[0] if children else None
+        key = self.visit(children[1]) if len(children) > 1 else UNKNOWN
+        if base_node is not None and text_of(base_node) in ("$_ENV", "$_SERVER"):
+            return self.env(key, node, text_of(base_node) + "[]")
+        base = self.visit(base_node)
+        if base.items is not None and isinstance(key.const, int) and (
+                0 <= key.const < len(base.items)):
+            return base.items[key.const]
+        return unknown(base, key)
+
+    def array(self, node: Any) -> Value:
+        items = []
+        for element in node.named_children[:MAX_UNROLL]:
+            values = [self.visit(c) for c in element.named_children]
+            items.append(values[-1] if values else UNKNOWN)
+        return Value(items=tuple(items), taint=taint_of(*items))
+
+    # -- statements -----------------------------------------------------------------------
+
+    def assignment(self, node: Any) -> Value:
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        value = self.visit(right)
+        self.assign(left, value)
+        return value
+
+    def assign(self, left: Any, value: Value) -> None:
+        if left is None:
+            return
+        if left.type == "variable_name":
+            self.bind("$" + text_of(left).lstrip("$"), value)
+        elif left.type == "dynamic_variable_name":
+            inner = left.named_children[0] if left.named_children else None
+            target = self.variable_name(self.visit(inner), left, "$${…}")
+            if target:
+                self.bind("$" + target, value)
+        else:
+            base = left
+            while base is not None and base.type in ("subscript_expression",
+                                                     "member_access_expression"):
+                base = base.named_children[0] if base.named_children else None
+            if base is not None and base.type == "variable_name":
+                self.taint_name("$" + text_of(base).lstrip("$"), value.taint)
+
+    def augmented(self, node: Any) -> Value:
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        operator = text_of(node.child_by_field_name("operator"))
+        current, value = self.visit(left), self.visit(right)
+        result = concat([current, value]) if operator == ".=" else unknown(current, value)
+        self.assign(left, result)
+        return result
+
+    def binary(self, node: Any) -> Value:
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        operator = text_of(node.child_by_field_name("operator"))
+        a, b = self.visit(left), self.visit(right)
+        if operator == ".":
+            return concat([a, b])
+        if isinstance(a.const, int) and isinstance(b.const, int) and operator in (
+                "-", "+", "^", "*") and abs(a.const) < 1 << 31 and abs(b.const) < 1 << 31:
+            return Value(const={"-": a.const - b.const, "+": a.const + b.const,
+                                "^": a.const ^ b.const, "*": a.const * b.const}[operator])
+        return unknown(a, b)
+
+    def define_function(self, node: Any) -> Value:
+        name = node.child_by_field_name("name")
+        if name is not None:
+            self.define(text_of(name), node)
+        return UNKNOWN
+
+    def call_function(self, node: Any, args: list[Value]) -> None:
+        params = node.child_by_field_name("parameters")
+        for index, param in enumerate(params.named_children if params is not None else ()):
+            ident = param.child_by_field_name("name")
+            if ident is not None:
+                self.bind("$" + text_of(ident).lstrip("$"),
+                          args[index] if index < len(args) else UNKNOWN)
+        self.visit(node.child_by_field_name("body"))
+
+    def return_(self, node: Any) -> Value:
+        value = self.children(node)
+        self.returns(value)
+        return value
+
+    def include(self, node: Any) -> Value:
+        value = self.children(node)
+        text = value.text() or ""
+        if value.taint or text.startswith(("http://", "https://", "ftp://", "data:", "php://")):
+            if text.startswith(("http://", "https://", "ftp://")):
+                value = self.network("http", value, [], node, "include")
+            self.execute("eval", value, node, node.type.split("_")[0])
+        return UNKNOWN
+
+    def echo(self, node: Any) -> Value:
+        value = self.children(node)
+        self.stdout.update(value.taint)
+        return UNKNOWN
+
+    # -- calls ----------------------------------------------------------------------------
+
+    def arguments(self, node: Any) -> list[Value]:
+        found = node.child_by_field_name("arguments")
+        return [self.visit(a) for a in (found.named_children if found is not None else ())]
+
+    def function_call(self, node: Any) -> Value:
+        function = node.child_by_field_name("function")
+        args = self.arguments(node)
+        if function is not None and function.type in ("name", "qualified_name"):
+            return self.call(text_of(function).lstrip("\\").lower(), args, node, False)
+        target_value = self.visit(function)
+        if target_value.inst == "closure":
+            return self.execute("eval", target_value, node, "create_function")
+        target = self.dynamic_name(target_value, node, "$function(…)")
+        if target is None:
+            return unknown(*args)
+        return self.call(target.lstrip("\\").lower(), args, node,
+                         target_value.built or target_value.hidden)
+
+    def member_call(self, node: Any) -> Value:
+        receiver = self.visit(node.child_by_field_name("object"))
+        name_node = node.child_by_field_name("name")
+        args = self.arguments(node)
+        name = text_of(name_node)
+        if name_node is not None and name_node.type != "name":
+            target = self.dynamic_name(self.visit(name_node), node, "->$method(…)")
+            if target is None:
+                return unknown(receiver, *args)
+            name = target
+        inst = receiver.inst or ""
+        if inst.startswith("net:") and name.lower() in ("request", "get", "post", "put",
+                                                         "patch", "delete", "send",
+                                                         "sendasync", "requestasync",
+                                                         "__soapcall"):
+            destination = args[1] if len(args) > 1 and name.lower() in (
+                "request", "requestasync") else (args[0] if args else receiver)
+            return self.network(inst[4:], destination, [receiver, *args], node,
+                                f"{inst[4:]}->{name}")
+        return unknown(receiver, *args)
+
+    def scoped_call(self, node: Any) -> Value:
+        scope = text_of(node.child_by_field_name("scope"))
+        name = text_of(node.child_by_field_name("name"))
+        args = self.arguments(node)
+        if scope.lstrip("\\") in ("Http", "Illuminate\\Support\\Facades\\Http") and (
+                name.lower() in ("get", "post", "put", "patch", "delete", "send")):
+            return self.network("http", args[0] if args else None, args[1:], node,
+                                f"{scope}::{name}")
+        return unknown(*args)
+
+    def new(self, node: Any) -> Value:
+        children = node.named_children
+        cls = text_of(children[0]).lstrip("\\") if children else ""
+        args = self.arguments(node) or [self.visit(c) for c in children[1:]
+                                        if c.type == "arguments"]
+        if children and children[0].type == "variable_name":
+            target = self.dynamic_name(self.visit(children[0]), node, "new $class")
+            cls = (target or "").lstrip("\\")
+        if cls in _NET_CLASSES or cls.endswith(("HttpClient", "GuzzleHttp\\Client")):
+            return Value(inst="net:http", partial=None, taint=taint_of(*args))
+        if cls in ("SQLite3", "PDO") and args:
+            path = args[0].text() or ""
+            return self.read_file(const(path.removeprefix("sqlite:"), args[0]), node, cls)
+        if cls == "SplFileObject" and args:
+            return self.read_file(args[0], node, cls)
+        return unknown(*args)
+
+    def call(self, name: str, args: list[Value], node: Any, hidden: bool) -> Value:
+        first = args[0] if args else None
+        if name in self.functions:
+            return self.invoke(name, args)
+        if name in _EVALS and first is not None:
+            if name == "create_function":
+                code = args[1] if len(args) > 1 else first
+                self.execute("eval", code, node, name, hidden)
+                return Value(inst="closure", taint=code.taint)
+            if name == "assert" and first.known and not isinstance(first.const, str):
+                return UNKNOWN
+            return self.execute("eval", first, node, name, hidden)
+        if name in ("preg_replace", "mb_ereg_replace", "preg_filter") and len(args) >= 2:
+            pattern = first.text() if first is not None else None
+            if pattern and pattern[:1] and pattern.rstrip().rpartition(pattern[0])[2].count("e"):
+                return self.execute("eval", args[1], node, f"{name} /e", hidden)
+            if pattern and name == "mb_ereg_replace" and len(args) > 3 and "e" in (
+                    args[3].text() or ""):
+                return self.execute("eval", args[1], node, name, hidden)
+            return unknown(*args)
+        if name in _COMMANDS and first is not None:
+            found = self.command([first] if first.items is None else list(first.items), node,
+                                 name, hidden, is_shell=first.items is None)
+            if name == "popen":
+                return Value(inst="pipe", partial=first.text(), taint=found.taint)
+            return found
+        if name in _CALLBACKS and first is not None:
+            target = first.text()
+            rest = args[1:]
+            if name in ("array_map",):
+                return self.array_map(first, rest, node, hidden)
+            if name in ("array_filter", "array_walk", "usort", "uasort"):
+                rest, target = [args[0]], (args[1].text() if len(args) > 1 else None)
+            if name == "call_user_func_array" and rest and rest[0].items is not None:
+                rest = list(rest[0].items)
+            if target is None:
+                self.dynamic_name(first if name not in ("array_filter", "array_walk", "usort",
+                                                        "uasort") else args[-1], node,
+                                  f"{name}(…)")
+                return unknown(*args)
+            return self.call(target.lstrip("\\").lower(), rest, node,
+                             hidden or first.built or first.hidden)
+        if name in _DECODERS and first is not None:
+            encoding, kind = _DECODERS[name]
+            return self.decode(encoding, first, node, kind)
+        if name == "pack" and first is not None and first.known:
+            form = str(first.const)
+            if form.startswith(("H", "h")) and len(args) > 1:
+                return self.decode("hex", args[1], node, "hex")
+            if form.rstrip("*") in ("C", "c", "U") and all(isinstance(a.const, int)
+                                                           for a in args[1:]):
+                try:
+                    return Value(const="".join(chr(a.const) for a in args[1:]), hidden=True)
+                except (ValueError, OverflowError):
+                    return unknown(*args)
+            return unknown(*args)
+        if name == "strrev" and first is not None:
+            if isinstance(first.const, str):
+                return const(first.const[::-1], first, hidden=True)
+            return unknown(first, hidden=True)
+        if name == "chr" and first is not None and isinstance(first.const, int):
+            return Value(const=chr(first.const % 256), hidden=True)
+        if name in ("implode", "join") and args:
+            separator, pieces_value = (args[0], args[1]) if len(args) > 1 else (
+                Value(const=""), args[0])
+            pieces = pieces_value.items or ()
+            if pieces and all(p.text() is not None for p in pieces) and separator.text() is not None:
+                return const((separator.text() or "").join(p.text() or "" for p in pieces),
+                             *pieces, hidden=any(p.hidden for p in pieces))
+            return unknown(*args)
+        if name in ("strtolower", "strtoupper", "trim") and first is not None and isinstance(
+                first.const, str):
+            text = first.const
+            return const(text.lower() if name == "strtolower" else text.upper()
+                         if name == "strtoupper" else text.strip(), first)
+        if name == "getenv":
+            return self.env(first, node, "getenv")
+        if name in ("str_replace",) and len(args) == 3 and all(
+                isinstance(a.const, str) for a in args):
+            return const(args[2].const.replace(args[0].const, args[1].const), *args)
+        if name in ("sys_get_temp_dir",):
+            return Value(const="/tmp")
+        if name in _SOCKETS and first is not None:
+            destination = args[1] if name == "socket_connect" and len(args) > 1 else first
+            return self.network("socket", destination, [], node, name, hidden)
+        if name in _SENDS and first is not None:
+            handle = first.inst or ""
+            if handle.startswith("net:"):
+                return self.network(handle[4:], first, args[1:], node, name, hidden)
+            if handle == "writer" and first.partial:
+                self.write(first.partial, taint_of(*args[1:]), node)
+            if handle == "pipe":
+                from lemon_core.auditor_kit.capabilities.model import DYNAMIC_EXEC
+
+                self.fact(DYNAMIC_EXEC, node, first.partial,
+                          self.revealed(unknown(*args[1:]), node), "interpreter")
+            return UNKNOWN
+        if name == "curl_init":
+            return Value(inst="net:http", partial=first.text() if first is not None else None,
+                         taint=first.taint if first is not None else frozenset())
+        if name in ("curl_setopt", "curl_setopt_array") and first is not None and len(args) > 1:
+            self.taint_handle(node, taint_of(*args[1:]))
+            url = args[2].text() if len(args) > 2 and text_of_option(args[1]) == "CURLOPT_URL" \
+                else None
+            if url:
+                self.rebind_handle(node, url)
+            return UNKNOWN
+        if name in ("curl_exec", "curl_multi_exec") and first is not None:
+            return self.network("http", first, [first], node, name, hidden)
+        if name == "mail" and first is not None:
+            return self.network("mail", first, args[1:], node, name, hidden)
+        if name in ("dns_get_record", "gethostbyname", "gethostbynamel", "checkdnsrr",
+                    "dns_check_record", "getmxrr") and first is not None:
+            return self.network("dns", first, [first], node, name, hidden)
+        if name in ("file_put_contents",) and first is not None:
+            target = first.text() or ""
+            if target.startswith(("http://", "https://", "ftp://")):
+                return self.network("http", first, args[1:], node, name, hidden)
+            self.write_file(first, args[1:2], node)
+            return UNKNOWN
+        if name in _READS and first is not None:
+            text = first.text() or ""
+            mode = args[1].text() if len(args) > 1 else "r"
+            if text.startswith(("http://", "https://", "ftp://")):
+                data = [a for a in args[1:] if a.taint]
+                return self.network("http", first, data, node, name, hidden)
+            if name == "fopen" and mode and mode[:1] in ("w", "a", "x", "c"):
+                return Value(inst="writer", partial=text or None)
+            return self.read_file(first, node, name, hidden)
+        if name in ("stream_context_create",):
+            return unknown(*args)
+        if name in ("unlink", "rmdir", "delete"):
+            for arg in args[:1]:
+                self.delete(arg, node, name, hidden)
+            return UNKNOWN
+        if name in ("glob",) and first is not None:
+            return first
+        if name in ("copy", "rename") and len(args) >= 2:
+            read = self.read_file(args[0], node, name, hidden)
+            self.write_file(args[1], [read], node)
+            return UNKNOWN
+        if name in ("print", "printf", "print_r", "var_dump", "fputcsv"):
+            self.stdout.update(taint_of(*args))
+            return UNKNOWN
+        if name in ("unserialize",) and first is not None and first.taint:
+            return self.execute("deserialise", first, node, name, hidden)
+        return unknown(*args)
+
+    def array_map(self, callback: Value, rest: list[Value], node: Any, hidden: bool) -> Value:
+        target = callback.text()
+        listed = rest[0] if rest else UNKNOWN
+        if target is None:
+            if callback.known is False and callback.inst != "closure" and callback.taint:
+                self.dynamic_name(callback, node, "array_map(…)")
+            return unknown(callback, *rest)
+        if listed.items is not None and len(listed.items) <= MAX_UNROLL:
+            out = [self.call(target.lower(), [item], node, hidden or callback.built)
+                   for item in listed.items]
+            return Value(items=tuple(out), taint=taint_of(*out), hidden=any(o.hidden for o in out))
+        return self.call(target.lower(), [listed], node, hidden or callback.built)
+
+    def taint_handle(self, node: Any, taint: frozenset[Source]) -> None:
+        arguments = node.child_by_field_name("arguments")
+        first = arguments.named_children[0] if arguments is not None and (
+            arguments.named_children) else None
+        variable = first.named_children[0] if first is not None and first.named_children \
+            else None
+        if variable is not None and variable.type == "variable_name":
+            self.taint_name("$" + text_of(variable).lstrip("$"), taint)
+
+    def rebind_handle(self, node: Any, url: str) -> None:
+        arguments = node.child_by_field_name("arguments")
+        first = arguments.named_children[0] if arguments is not None else None
+        variable = first.named_children[0] if first is not None and first.named_children \
+            else None
+        if variable is not None and variable.type == "variable_name":
+            name = "$" + text_of(variable).lstrip("$")
+            found = self.lookup(name)
+            self.bind(name, Value(inst=found.inst or "net:http", partial=url,
+                                  taint=found.taint))
+
+
+def text_of_option(value: Value) -> str | None:
+    return value.ref or value.text()
+
+
+def _unescape(text: str) -> str:
+    simple = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "e": "\x1b", "v": "\v", "f": "\f"}
+    body = text[1:]
+    if body[:1] == "x":
+        try:
+            return chr(int(body[1:], 16))
+        except ValueError:
+            return body
+    if body[:1] == "u":
+        try:
+            return chr(int(body[1:].strip("{}"), 16))
+        except ValueError:
+            return body
+    if body[:1].isdigit():
+        try:
+            return chr(int(body, 8) % 256)
+        except ValueError:
+            return body
+    return simple.get(body, body)
+
+
+def _source_text(text: str) -> str:
+    """PHP code as the grammar expects it: a program without an opening tag (a fence,
+    ``php -r``) gets one, on its first line so line numbers stay."""
+    return text if "<?php" in text[:2000] or "<?=" in text[:2000] else "<?php " + text
+
+
+def analyse(path: str, text: str, *, line_offset: int = 0) -> FileFacts:
+    """The facts of the PHP source ``text`` of ``path``."""
+    source = _source_text(text) if line_offset else text
+    if not path.lower().endswith((".php", ".phtml", ".php5", ".php7", ".phps")):
+        source = _source_text(text)
+    root, error = parse("php", source)
+    if root is None:
+        return FileFacts(path=path, language="php", parsed=False, error=error)
+    return PhpReader(path, source, root, line_offset=line_offset).run()
+
+
+def analyse_inline(code: str, path: str, line: int, holes: frozenset[Source]
+                   ) -> inline.InlineResult:
+    """``php -r CODE`` on the shell line ``path:line``."""
+    source = _source_text(code)
+    root, _ = parse("php", source)
+    if root is None:
+        return inline.InlineResult()
+    found = PhpReader(path, source, root, line=line, holes=holes).run()
+    return inline.InlineResult(found.facts, found.writes, found.stdout)
+
+
+def triggered(text: str) -> bool:
+    lower = text.lower()
+    return any(word in lower for word in WORDS)
+
+
+__all__ = ["PhpReader", "analyse", "analyse_inline", "triggered"]

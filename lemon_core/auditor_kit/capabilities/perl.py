@@ -423,7 +423,8 @@ class PerlReader(Reader):
             return self.network(inst[4:], destination, [receiver, *args], node,
                                 f"{inst[4:]}->{name}", hidden or receiver.hidden)
         if inst == "pipe" and name in ("print", "printf", "say", "syswrite", "write"):
-            self.fact(DYNAMIC_EXEC, node, receiver.partial, self.revealed(unknown(*args), node),
+            code = args[0] if len(args) == 1 else unknown(*args)
+            self.fact(DYNAMIC_EXEC, node, receiver.partial, self.revealed(code, node),
                       "interpreter")
             return receiver
         if inst == "writer" and receiver.partial and name in ("print", "printf", "say",

@@ -462,7 +462,7 @@ class RubyReader(Reader):
             return receiver
         if inst == "pipe" and name in ("write", "puts", "print", "<<", "syswrite"):
             self.fact(DYNAMIC_EXEC, node, receiver.partial, self.revealed(
-                unknown(*args), node), "interpreter")
+                args[0] if len(args) == 1 else unknown(*args), node), "interpreter")
             return receiver
         if inst == "writer" and receiver.partial and name in ("write", "puts", "print", "<<"):
             self.write(receiver.partial, taint_of(*args), node)

@@ -395,7 +395,12 @@ class Reader:
                   data.taint, self.language)
         if out is None:
             return Value(taint=data.taint | {source}, hidden=True)
-        return const(readable(out), data, hidden=True, extra=(source,))
+        if isinstance(out, bytes):
+            try:
+                out = out.decode("utf-8")
+            except UnicodeDecodeError:
+                pass  # binary (a compressed layer): kept as bytes for the next decoder
+        return const(out, data, hidden=True, extra=(source,))
 
     def read_file(self, target: Value, node: Any, callee: str, hidden: bool = False) -> Value:
         """What reading the file ``target`` yields: a secret source for a credential store."""

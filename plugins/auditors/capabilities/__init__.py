@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from lemon_plugins.auditors.capabilities.judge import Judge
-from lemon_plugins.auditors.capabilities.rules import RULES, RULES_VERSION
+from lemon_plugins.auditors.capabilities.rules import POLICY, RULES, RULES_VERSION
 
 from lemon_core import hookimpl
 from lemon_core.auditor_kit.capabilities.bundle import file_facts
@@ -32,6 +32,7 @@ class CapabilitiesAuditor:
     name = "capabilities"
     rules_version = RULES_VERSION
     rules = RULES
+    policy = POLICY
 
     def audit(self, bundle: AuditBundle) -> Iterator[Finding]:
         files = file_facts(bundle)

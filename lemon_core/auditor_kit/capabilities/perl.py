@@ -13,8 +13,15 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import attrs
+
 from lemon_core.auditor_kit.capabilities import inline
-from lemon_core.auditor_kit.capabilities.model import DYNAMIC_EXEC, FileFacts, Source
+from lemon_core.auditor_kit.capabilities.model import (
+    DECODED,
+    DYNAMIC_EXEC,
+    FileFacts,
+    Source,
+)
 from lemon_core.auditor_kit.capabilities.scripting import (
     MAX_UNROLL,
     Reader,
@@ -146,6 +153,9 @@ class PerlReader(Reader):
             return UNKNOWN
 
     def bareword(self, node: Any) -> Value:
+        handle = self.frame.lookup("*" + text_of(node))
+        if handle is not None:
+            return handle
         return Value(const=text_of(node), ref=text_of(node))
 
     def variable(self, node: Any) -> Value:
@@ -254,6 +264,8 @@ class PerlReader(Reader):
         a = self.visit(left)
         if right is not None and right.type == "transliteration_expression":
             return self.transliterate(a, right, left, node)
+        if right is not None and right.type == "substitution_regexp" and operator == "=~":
+            return self.substitute(a, right, left, node)
         b = self.visit(right)
         if operator == ".":
             return concat([a, b])
@@ -271,6 +283,21 @@ class PerlReader(Reader):
                         and target.named_children else target, decoded)
             return decoded
         return unknown(value)
+
+    def substitute(self, value: Value, node: Any, target: Any, whole: Any) -> Value:
+        """``$x =~ s/…/…/e``: the replacement is code run per match (``chr(hex($1))``
+        decodes): the result is decoded data. Other substitutions keep the taint."""
+        flags = "".join(text_of(c) for c in node.named_children
+                        if c.type == "substitution_regexp_modifiers")
+        replacement = self.children(node)
+        if "e" not in flags:
+            result = unknown(value, replacement)
+        else:
+            result = Value(taint=value.taint | replacement.taint | {
+                self.source(DECODED, "s///e substitution", whole)}, hidden=True)
+        if "r" not in flags:
+            self.assign(target, result)
+        return result
 
     def sub(self, node: Any) -> Value:
         name = node.child_by_field_name("name") or (
@@ -333,6 +360,9 @@ class PerlReader(Reader):
         return self.execute("eval", self.visit(child), node, "eval")
 
     def do_(self, node: Any) -> Value:
+        child = node.named_children[0] if node.named_children else None
+        if child is not None and child.type == "block":  # do { … }: a block, not a file
+            return self.visit(child)
         value = self.children(node)
         if value.taint:
             self.execute("eval", value, node, "do")
@@ -527,9 +557,13 @@ class PerlReader(Reader):
         if (bare in _LWP_SIMPLE and ("LWP::Simple" in self.modules or "::" in name)) or (
                 name in ("HTTP::Tiny::get",)):
             return self.network("http", first, [], node, name, hidden)
-        if name in ("connect",) and first is not None:
-            return self.network("socket", args[1] if len(args) > 1 else None, [], node, name,
-                                hidden)
+        if name == "connect" and first is not None:
+            client = self.network("socket", args[1] if len(args) > 1 else None, [], node, name,
+                                  hidden)
+            self.bind_handle(node, attrs.evolve(client, taint=frozenset()))
+            return client
+        if name in ("sockaddr_in", "Socket::sockaddr_in", "pack_sockaddr_in") and args:
+            return args[-1]
         if name == "home" or name == "File::HomeDir->my_home":
             return Value(const="~")
         return unknown(*args)

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import attrs
+
 from lemon_core.auditor_kit.capabilities import inline
-from lemon_core.auditor_kit.capabilities.model import FileFacts, Source
+from lemon_core.auditor_kit.capabilities.model import DECODED, FileFacts, Source
 from lemon_core.auditor_kit.capabilities.scripting import (
     MAX_UNROLL,
     Reader,
@@ -77,7 +79,22 @@ class PhpReader(Reader):
         "require_expression": "include", "require_once_expression": "include",
         "echo_statement": "echo", "text": "nothing", "comment": "nothing",
         "name": "name", "qualified_name": "name",
+        "namespace_use_declaration": "use",
     }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: ``use GuzzleHttp\Client;``: short class name -> qualified name.
+        self.aliases: dict[str, str] = {}
+
+    def use(self, node: Any) -> Value:
+        for clause in node.named_children:
+            names = [c for c in clause.named_children if c.type in ("qualified_name", "name")]
+            if names:
+                full = text_of(names[0]).lstrip("\\")
+                alias = text_of(names[-1]) if len(names) > 1 else full.rpartition("\\")[2]
+                self.aliases[alias] = full
+        return UNKNOWN
 
     def nothing(self, node: Any) -> Value:
         return UNKNOWN
@@ -143,9 +160,14 @@ class PhpReader(Reader):
 
     def array(self, node: Any) -> Value:
         items = []
+        pairs = []
         for element in node.named_children[:MAX_UNROLL]:
             values = [self.visit(c) for c in element.named_children]
             items.append(values[-1] if values else UNKNOWN)
+            if len(values) == 2 and isinstance(values[0].const, str):
+                pairs.append((values[0].const, values[1].text() or ""))
+        if pairs:  # the known keys of an options array (``['base_uri' => …]``)
+            return Value(const=tuple(pairs), items=tuple(items), taint=taint_of(*items))
         return Value(items=tuple(items), taint=taint_of(*items))
 
     # -- statements -----------------------------------------------------------------------
@@ -215,8 +237,11 @@ class PhpReader(Reader):
         return value
 
     def include(self, node: Any) -> Value:
-        value = self.children(node)
+        value = self.visit(node.named_children[0]) if node.named_children else UNKNOWN
         text = value.text() or ""
+        if text.startswith("data:") and "base64" in text.partition(",")[0]:
+            value = attrs.evolve(value, taint=value.taint | {
+                self.source(DECODED, "a data: URL", node)})
         if value.taint or text.startswith(("http://", "https://", "ftp://", "data:", "php://")):
             if text.startswith(("http://", "https://", "ftp://")):
                 value = self.network("http", value, [], node, "include")
@@ -265,6 +290,10 @@ class PhpReader(Reader):
                                                          "__soapcall"):
             destination = args[1] if len(args) > 1 and name.lower() in (
                 "request", "requestasync") else (args[0] if args else receiver)
+            path = destination.text() or ""
+            if receiver.partial and not path.startswith(("http://", "https://")):
+                destination = const(receiver.partial.rstrip("/") + "/" + path.lstrip("/"),
+                                    destination)
             return self.network(inst[4:], destination, [receiver, *args], node,
                                 f"{inst[4:]}->{name}")
         return unknown(receiver, *args)
@@ -282,13 +311,15 @@ class PhpReader(Reader):
     def new(self, node: Any) -> Value:
         children = node.named_children
         cls = text_of(children[0]).lstrip("\\") if children else ""
-        args = self.arguments(node) or [self.visit(c) for c in children[1:]
-                                        if c.type == "arguments"]
+        args = self.arguments(node) or [self.visit(a) for c in children[1:]
+                                        if c.type == "arguments" for a in c.named_children]
         if children and children[0].type == "variable_name":
             target = self.dynamic_name(self.visit(children[0]), node, "new $class")
             cls = (target or "").lstrip("\\")
+        cls = self.aliases.get(cls, cls)
         if cls in _NET_CLASSES or cls.endswith(("HttpClient", "GuzzleHttp\\Client")):
-            return Value(inst="net:http", partial=None, taint=taint_of(*args))
+            base = next((v for a in args for k, v in _pairs(a) if k == "base_uri"), None)
+            return Value(inst="net:http", partial=base, taint=taint_of(*args))
         if cls in ("SQLite3", "PDO") and args:
             path = args[0].text() or ""
             return self.read_file(const(path.removeprefix("sqlite:"), args[0]), node, cls)
@@ -476,6 +507,12 @@ class PhpReader(Reader):
             found = self.lookup(name)
             self.bind(name, Value(inst=found.inst or "net:http", partial=url,
                                   taint=found.taint))
+
+
+def _pairs(value: Value) -> list[tuple[str, str]]:
+    """Known ``key => value`` texts of an options array."""
+    return list(value.const) if value.known and isinstance(value.const, tuple) and all(
+        isinstance(p, tuple) for p in value.const) else []
 
 
 def text_of_option(value: Value) -> str | None:

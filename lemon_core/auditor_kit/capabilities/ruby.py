@@ -64,6 +64,8 @@ _WHOLE_ENV = frozenset({"to_h", "to_a", "to_hash", "each", "each_pair", "map", "
                         "filter", "inspect", "to_s", "dup", "clone", "sort", "reject",
                         "filter_map", "slice", "values", "find_all", "to_json"})
 _ROT13 = ("A-Za-z", "N-ZA-Mn-za-m")
+_VARIABLES = frozenset({"identifier", "instance_variable", "global_variable",
+                        "class_variable"})
 
 
 def _unescape(text: str) -> str:
@@ -207,13 +209,17 @@ class RubyReader(Reader):
         if operator in ("+", "<<") and (isinstance(a.const, str) or a.partial is not None
                                         or isinstance(b.const, str)):
             joined = concat([a, b])
-            if operator == "<<" and left is not None and left.type == "identifier":
+            if operator == "<<" and left is not None and left.type in _VARIABLES:
                 self.bind(text_of(left), joined)
             return joined
         if operator == "<<" and a.items is not None:
             joined = Value(items=(*a.items, b), taint=a.taint | b.taint)
-            if left is not None and left.type == "identifier":
+            if left is not None and left.type in _VARIABLES:
                 self.bind(text_of(left), joined)
+            return joined
+        if operator == "<<" and not a.inst and left is not None and left.type in _VARIABLES:
+            joined = unknown(a, b)  # a buffer or collection of unknown type gains the data
+            self.bind(text_of(left), joined)
             return joined
         if operator == "<<" and (a.inst or "").startswith("net:"):
             return self.network(a.inst[4:], a, [b], node, "<<")  # type: ignore[index]
@@ -299,7 +305,9 @@ class RubyReader(Reader):
         item = result
         if name in ("each", "map", "each_with_index", "select", "collect", "each_line") and (
                 receiver is not None):
-            item = unknown(receiver)
+            # over a glob pattern (Dir.glob("~/.ssh/*").each): each item is a path it names
+            item = receiver if receiver.known and isinstance(receiver.const, str) else (
+                unknown(receiver))
         for param in params.named_children if params is not None else ():
             if param.type == "identifier":
                 self.bind(text_of(param), item)
@@ -348,11 +356,13 @@ class RubyReader(Reader):
         if name in _COMMANDS and (kernel or ref in ("Process", "Open3", "IO", "PTY")):
             return self.command(args, node, qual, hidden)
         if name == "popen" and ref in ("IO", "Open3"):
-            found = self.command(args[:1], node, qual, hidden, is_shell=first is not None and (
+            words = list(first.items) if first is not None and first.items is not None else (
+                args[:1])
+            found = self.command(words, node, qual, hidden, is_shell=first is not None and (
                 first.items is None))
             return Value(inst="pipe", partial=first.text() if first is not None else None,
                          taint=found.taint)
-        if name == "open" and receiver is not None and (receiver.text() or "").startswith(
+        if name in ("open", "read") and receiver is not None and (receiver.text() or "").startswith(
                 ("http://", "https://", "ftp://")):
             return self.network("http", receiver, [], node, "URI#open", hidden)
         if (name == "open" and (kernel or ref in ("File", "URI", "IO", "OpenURI"))) or (

@@ -11,6 +11,7 @@ when it folds (an unresolved one is a fact of its own). Calls become the facts o
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar
 
 import attrs
@@ -19,6 +20,7 @@ from lemon_core.auditor_kit.capabilities import inline
 from lemon_core.auditor_kit.capabilities.model import (
     DECODED,
     DYNAMIC_EXEC,
+    FETCHED,
     FileFacts,
     Source,
 )
@@ -62,6 +64,8 @@ _DECODERS = {"decode_base64": "base64", "MIME::Base64::decode_base64": "base64",
 _DELETES = frozenset({"unlink", "rmtree", "remove_tree", "File::Path::rmtree",
                       "File::Path::remove_tree", "rmdir", "File::Remove::remove"})
 _ROT13 = ("A-Za-z", "N-ZA-Mn-za-m")
+#: What a ``s///e`` replacement calls when it decodes (``chr(hex($1))``, ``pack("H2", $1)``).
+_DECODING = re.compile(r"\b(?:chr|hex|oct|pack|decode\w*|ord)\s*\(?")
 
 
 class PerlReader(Reader):
@@ -290,7 +294,8 @@ class PerlReader(Reader):
         flags = "".join(text_of(c) for c in node.named_children
                         if c.type == "substitution_regexp_modifiers")
         replacement = self.children(node)
-        if "e" not in flags:
+        code = "".join(text_of(c) for c in node.named_children if c.type == "replacement")
+        if "e" not in flags or not _DECODING.search(code):
             result = unknown(value, replacement)
         else:
             result = Value(taint=value.taint | replacement.taint | {
@@ -394,7 +399,7 @@ class PerlReader(Reader):
         if function is not None and function.named_children:  # &{"name"}(…), &$code(…)
             inner = function.named_children[0]
             name_value = self.visit(inner.named_children[0] if inner.named_children else inner)
-            target = self.dynamic_name(name_value, node, "&{…}")
+            target = self.symbolic(name_value, node, "&{…}")
             if target is None:
                 return unknown(*args)
             return self.call(target.removeprefix("main::").removeprefix("CORE::"), args, node,
@@ -417,7 +422,7 @@ class PerlReader(Reader):
             name_value = self.visit(method.named_children[0])
             if name_value.inst == "code" and name_value.ref:
                 return self.call(name_value.ref, args, node, name_value.hidden, None)
-            target = self.dynamic_name(name_value, node, "->$method")
+            target = self.symbolic(name_value, node, "->$method")
             if target is None:
                 return unknown(receiver, *args)
             name, hidden = target, name_value.built or name_value.hidden
@@ -431,7 +436,7 @@ class PerlReader(Reader):
         inst = receiver.inst or ""
         cls = receiver.ref if receiver.known else None
         if name == "can" and first is not None:
-            target = self.dynamic_name(first, node, "->can(…)")
+            target = self.symbolic(first, node, "->can(…)")
             return Value(ref=target, inst="code", hidden=first.built or first.hidden) if (
                 target) else UNKNOWN
         if cls in _NET_CLASSES and name in ("new", "create"):
@@ -466,6 +471,17 @@ class PerlReader(Reader):
         if name in ("slurp", "slurp_utf8", "slurp_raw", "lines") and receiver.inst == "path":
             return self.read_file(receiver, node, f"path->{name}", hidden)
         return unknown(receiver, *args)
+
+    def symbolic(self, name: Value, node: Any, what: str) -> str | None:
+        """The sub a symbolic reference names (``&{"sy" . "stem"}``, ``$obj->$name``): the
+        folded text. One that does not fold is ``unresolved`` when it is a string built at run
+        time (``"main::$x"``) or decoded or fetched data; a variable holding a code reference
+        (``&$callback``, ``$self->$method``) is ordinary code."""
+        text = name.text() if name.known else None
+        if text is None and (name.partial is not None or any(
+                s.kind in (DECODED, FETCHED) for s in name.taint)):
+            return self.dynamic_name(name, node, what)
+        return text
 
     @staticmethod
     def option(args: list[Value], keys: tuple[str, ...]) -> Value | None:

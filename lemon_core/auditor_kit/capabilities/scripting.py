@@ -338,6 +338,8 @@ class Reader:
         """``eval`` of code in the file's own language (``detail`` ``eval``), or code run
         some other way (``exec``)."""
         shown = code.const if code.known and isinstance(code.const, str) else None
+        if shown is not None and not (code.hidden or code.built or code.taint or self.holes):
+            return UNKNOWN  # a literal: the code is in the file for the line rules to read
         self.fact(DYNAMIC_EXEC, node, shown, self.revealed(code, node), detail,
                   hidden or code.built and code.hidden, callee)
         return unknown(code)

@@ -20,7 +20,6 @@ from lemon_core.auditor_kit.capabilities import inline
 from lemon_core.auditor_kit.capabilities.model import (
     DECODED,
     DYNAMIC_EXEC,
-    FETCHED,
     FileFacts,
     Source,
 )
@@ -66,6 +65,10 @@ _DELETES = frozenset({"unlink", "rmtree", "remove_tree", "File::Path::rmtree",
 _ROT13 = ("A-Za-z", "N-ZA-Mn-za-m")
 #: What a ``s///e`` replacement calls when it decodes (``chr(hex($1))``, ``pack("H2", $1)``).
 _DECODING = re.compile(r"\b(?:chr|hex|oct|pack|decode\w*|ord)\s*\(?")
+
+
+#: Operators whose result is a truth value.
+_COMPARISONS = frozenset(('==', '!=', '===', '!==', '<', '>', '<=', '>=', '<=>', 'cmp', 'eq', 'ne', 'lt', 'gt', 'le', 'ge', '=~', '!~'))
 
 
 class PerlReader(Reader):
@@ -273,6 +276,8 @@ class PerlReader(Reader):
         b = self.visit(right)
         if operator == ".":
             return concat([a, b])
+        if operator in _COMPARISONS:
+            return UNKNOWN  # a truth value: no data flows through a comparison
         if isinstance(a.const, int) and isinstance(b.const, int) and operator in (
                 "-", "+", "^", "*") and abs(a.const) < 1 << 31 and abs(b.const) < 1 << 31:
             return Value(const={"-": a.const - b.const, "+": a.const + b.const,
@@ -477,11 +482,7 @@ class PerlReader(Reader):
         folded text. One that does not fold is ``unresolved`` when it is a string built at run
         time (``"main::$x"``) or decoded or fetched data; a variable holding a code reference
         (``&$callback``, ``$self->$method``) is ordinary code."""
-        text = name.text() if name.known else None
-        if text is None and (name.partial is not None or any(
-                s.kind in (DECODED, FETCHED) for s in name.taint)):
-            return self.dynamic_name(name, node, what)
-        return text
+        return self.dynamic_name(name, node, what)
 
     @staticmethod
     def option(args: list[Value], keys: tuple[str, ...]) -> Value | None:

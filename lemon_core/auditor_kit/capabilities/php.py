@@ -62,6 +62,10 @@ _NET_CLASSES = frozenset({"GuzzleHttp\\Client", "SoapClient", "HttpClient",
                           "Symfony\\Component\\HttpClient\\HttpClient"})
 
 
+#: Operators whose result is a truth value.
+_COMPARISONS = frozenset(('==', '!=', '===', '!==', '<', '>', '<=', '>=', '||', '&&', 'and', 'or', 'xor', 'instanceof', '<=>'))
+
+
 class PhpReader(Reader):
     language = "php"
     handlers: ClassVar[dict[str, str]] = {
@@ -210,6 +214,8 @@ class PhpReader(Reader):
         a, b = self.visit(left), self.visit(right)
         if operator == ".":
             return concat([a, b])
+        if operator in _COMPARISONS:
+            return UNKNOWN  # a truth value: no data flows through a comparison
         if isinstance(a.const, int) and isinstance(b.const, int) and operator in (
                 "-", "+", "^", "*") and abs(a.const) < 1 << 31 and abs(b.const) < 1 << 31:
             return Value(const={"-": a.const - b.const, "+": a.const + b.const,
@@ -263,7 +269,10 @@ class PhpReader(Reader):
         function = node.child_by_field_name("function")
         args = self.arguments(node)
         if function is not None and function.type in ("name", "qualified_name"):
-            return self.call(text_of(function).lstrip("\\").lower(), args, node, False)
+            name = text_of(function).lstrip("\\").lower()
+            if name == "assert" and _boolean(node):
+                return UNKNOWN  # an assertion of a condition, not of code in a string
+            return self.call(name, args, node, False)
         target_value = self.visit(function)
         if target_value.inst == "closure":
             return self.execute("eval", target_value, node, "create_function")
@@ -507,6 +516,32 @@ class PhpReader(Reader):
             found = self.lookup(name)
             self.bind(name, Value(inst=found.inst or "net:http", partial=url,
                                   taint=found.taint))
+
+
+#: Calls whose result is a truth value (an ``assert`` of one is a condition, not code).
+_PREDICATES = ("is_", "isset", "empty", "in_array", "array_key_exists", "count", "ctype_",
+               "str_starts_with", "str_ends_with", "str_contains", "method_exists",
+               "function_exists", "class_exists", "file_exists", "preg_match", "strlen",
+               "is_", "property_exists", "defined")
+
+
+def _boolean(node: Any) -> bool:
+    """Whether the first argument of the call ``node`` is a condition (a comparison, a
+    negation, a predicate call, a literal that is not a string)."""
+    arguments = node.child_by_field_name("arguments")
+    first = arguments.named_children[0] if arguments is not None and (
+        arguments.named_children) else None
+    expression = first.named_children[0] if first is not None and first.named_children else None
+    if expression is None:
+        return True
+    kind = expression.type
+    if kind == "binary_expression":
+        return text_of(expression.child_by_field_name("operator")) != "."
+    if kind in ("function_call_expression",):
+        callee = text_of(expression.child_by_field_name("function")).lstrip("\\").lower()
+        return callee.startswith(_PREDICATES)
+    return kind in ("unary_op_expression", "boolean", "null", "integer", "float",
+                    "cast_expression", "instanceof_expression")
 
 
 def _pairs(value: Value) -> list[tuple[str, str]]:

@@ -89,6 +89,10 @@ def _unescape(text: str) -> str:
     return simple.get(body, body)
 
 
+#: Operators whose result is a truth value.
+_COMPARISONS = frozenset(('==', '!=', '===', '!==', '<', '>', '<=', '>=', '<=>', '=~', '!~'))
+
+
 class RubyReader(Reader):
     language = "ruby"
     handlers: ClassVar[dict[str, str]] = {
@@ -229,6 +233,8 @@ class RubyReader(Reader):
         if operator == "<<" and a.inst == "writer" and a.partial:
             self.write(a.partial, b.taint, node)
             return a
+        if operator in _COMPARISONS:
+            return UNKNOWN  # a truth value: no data flows through a comparison
         if isinstance(a.const, int) and isinstance(b.const, int) and operator in (
                 "-", "+", "^", "*") and abs(a.const) < 1 << 31 and abs(b.const) < 1 << 31:
             return Value(const={"-": a.const - b.const, "+": a.const + b.const,
@@ -324,16 +330,16 @@ class RubyReader(Reader):
         kernel = receiver is None or ref in ("Kernel", "Object")
         # reflection: the target comes from a value
         if name in ("send", "public_send", "__send__") and first is not None:
-            target = self.dynamic_name(first, node, f"{qual}(…)")
+            target = self.dynamic_name(first, node, f"{qual}(…)", always=ref is not None)
             if target is None:
                 return unknown(*args)
             return self.dispatch(target, receiver, args[1:], node,
                                  hidden or first.built or first.hidden)
         if name == "const_get" and first is not None:
-            target = self.dynamic_name(first, node, f"{qual}(…)")
+            target = self.dynamic_name(first, node, f"{qual}(…)", always=True)
             return Value(ref=target, hidden=first.built or first.hidden) if target else UNKNOWN
         if name in ("method", "public_method", "instance_method") and first is not None:
-            target = self.dynamic_name(first, node, f"{qual}(…)")
+            target = self.dynamic_name(first, node, f"{qual}(…)", always=ref is not None)
             if target is None:
                 return UNKNOWN
             return Value(ref=f"{ref}.{target}" if ref else target,

@@ -33,7 +33,6 @@ from lemon_core.auditor_kit.capabilities.model import (
     FILE,
     HIGH,
     MAX_EVIDENCE,
-    MAX_FACTS,
     MAX_VALUE,
     NETWORK_EGRESS,
     PERSISTENCE,
@@ -462,21 +461,26 @@ class Reader:
             self.fact(UNRESOLVED, node, what, name.taint, "variable", True)
         return text
 
-    def dynamic_name(self, name: Value, node: Any, what: str) -> str | None:
-        """The name a call reaches through a value (``send(x)``, ``$f()``, ``&{"…"}``):
-        the folded text, or None after recording an ``unresolved`` fact."""
+    def dynamic_name(self, name: Value, node: Any, what: str, always: bool = False
+                     ) -> str | None:
+        """The name a call reaches through a value (``send(x)``, ``$f()``, ``&{"…"}``): the
+        folded text, or None. One that does not fold is an ``unresolved`` fact when it is a
+        string built at run time (``"sys#{x}"``), data from outside (decoded, fetched, the
+        arguments, the input), or with ``always`` (``Kernel.send(x)``: a module's methods
+        reached by a name nobody can read); a variable holding a callback or a method name
+        of the program's own (``obj.send(attr)``, ``$callback()``) is ordinary code."""
         text = name.text() if name.known else None
         if text is None:
-            self.fact(UNRESOLVED, node, what, name.taint | self.holes, "call", True)
+            if always or name.partial is not None or any(
+                    s.kind in _OUTSIDE for s in name.taint | self.holes):
+                self.fact(UNRESOLVED, node, what, name.taint | self.holes, "call", True)
             return None
         return text
 
 
-def sub_analysis(reader: Reader) -> tuple[tuple[Fact, ...], tuple[Write, ...], frozenset[Source]]:
-    """Run an inline program's reader; its facts, writes and what it prints."""
-    found = reader.run()
-    return found.facts[:MAX_FACTS], found.writes, found.stdout
+#: Sources whose data, used as a name to call, is chosen from outside the program.
+_OUTSIDE = frozenset({DECODED, FETCHED, "argv", "stdin"})
 
 
 __all__ = ["MAX_CHARS", "MAX_NODES", "MAX_STEPS", "Budget", "Frame", "Reader", "inflate_raw",
-           "language", "parse", "sub_analysis", "text_of"]
+           "language", "parse", "text_of"]

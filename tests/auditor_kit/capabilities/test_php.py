@@ -129,3 +129,14 @@ def test_a_post_through_a_stream_context_blocks() -> None:
 def test_a_decoder_called_through_a_variable_function() -> None:
     found = facts("<?php\n$f = 'base' . '64_decode';\neval($f($x));\n")
     assert DECODED in {s.kind for s in found[DYNAMIC_EXEC][0].carries}
+
+
+def test_an_assertion_of_a_condition_is_not_code() -> None:
+    src = ('<?php\n$u = file_get_contents("https://api.example/x");\nassert($u !== "");\n'
+           'assert(isset($u));\nassert(is_string($u));\n')
+    assert DYNAMIC_EXEC not in facts(src)
+
+
+def test_a_callback_variable_is_ordinary_code() -> None:
+    assert "unresolved" not in facts('<?php\nfunction each_item($items, $callback) {\n'
+                                     '  foreach ($items as $i) { $callback($i); }\n}\n')

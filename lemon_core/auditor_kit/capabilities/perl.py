@@ -235,7 +235,7 @@ class PerlReader(Reader):
             if len(targets) == 1 and targets[0].type != "list_expression":
                 self.assign(targets[0], value)
                 return
-            flat = []
+            flat: list[Any] = []
             for target in targets:
                 flat.extend(target.named_children if target.type == "list_expression"
                             else (target,))
@@ -553,9 +553,10 @@ class PerlReader(Reader):
         if name in ("glob", "bsd_glob", "File::Glob::bsd_glob") and first is not None:
             return first
         if name in ("File::Spec->catfile", "catfile", "catdir"):
-            pieces = [a.text() for a in args]
-            return const("/".join(p for p in pieces if p), *args) if all(
-                p is not None for p in pieces) else unknown(*args)
+            texts = [a.text() for a in args]
+            if any(t is None for t in texts):
+                return unknown(*args)
+            return const("/".join(t for t in texts if t), *args)
         if name in _DELETES or bare in ("rmtree", "remove_tree"):
             for arg in args:
                 self.delete(arg, node, name, hidden)

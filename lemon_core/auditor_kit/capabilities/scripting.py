@@ -17,6 +17,7 @@ runs once with unknown arguments. Everything is bounded (:data:`MAX_STEPS` nodes
 
 from __future__ import annotations
 
+import re
 import warnings
 import zlib
 from typing import Any, ClassVar
@@ -178,7 +179,7 @@ def inflate_raw(data: Any) -> bytes | None:
 _PASS_THROUGH = frozenset({"parenthesized_expression", "parenthesized_statements",
                            "expression_statement", "argument", "interpolation", "block_body",
                            "body_statement", "then", "else", "begin_block", "list_expression",
-                           "block"})
+                           "block", "splat_argument", "hash_splat_argument", "pair"})
 
 
 class Reader:
@@ -357,9 +358,9 @@ class Reader:
             shown = args[0].text() or HOLE
             result = shell.analyse(shown, self.path, line, holes=taint)
         else:
-            words = [a.text() if a.text() is not None else HOLE for a in args]
+            words = [a.text() or HOLE for a in args]
             shown = " ".join(words)
-            result = shell.analyse_words(words, self.path, line, holes=taint)  # type: ignore[arg-type]
+            result = shell.analyse_words(words, self.path, line, holes=taint)
         evidence = self.evidence(node)
         for found in result.facts:
             merge_fact(self.facts, attrs.evolve(found, evidence=evidence or found.evidence,
@@ -436,9 +437,9 @@ class Reader:
             text = item.text()
             if text is None:
                 continue
+            head = _GLOB_TAIL.sub("", text) if "*" in text else text
             found = vocab.destructive_target(text, children=True) or (
-                vocab.destructive_target(text.rstrip("*").rstrip("/") or "/")
-                if text.endswith(("/*", "/**/*", "/**")) else None)
+                vocab.destructive_target(head or "/") if head != text else None)
             if found:
                 self.fact(DESTRUCTION, node, found, frozenset(), callee, hidden, callee)
 
@@ -478,6 +479,8 @@ class Reader:
         return text
 
 
+#: The wildcard end of a glob (``/*``, ``/**/*``, ``/.*``): every entry under the folder.
+_GLOB_TAIL = re.compile(r"(?:/(?:\*+|\.\*|\{[^/]*\}))+/?$")
 #: Sources whose data, used as a name to call, is chosen from outside the program.
 _OUTSIDE = frozenset({DECODED, FETCHED, "argv", "stdin"})
 

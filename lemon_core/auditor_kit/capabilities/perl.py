@@ -89,6 +89,7 @@ class PerlReader(Reader):
         "comment": "nothing", "pod": "nothing", "autoquoted_bareword": "bareword",
         "bareword": "bareword", "require_expression": "require",
         "do_expression": "do_", "readline_expression": "readline",
+        "match_regexp": "regexp",
     }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -136,6 +137,11 @@ class PerlReader(Reader):
             parts.append(Value(const=raw[position - node.start_byte:].decode("utf-8",
                                                                               "replace")))
         return parts
+
+    def regexp(self, node: Any) -> Value:
+        """A pattern: ``//`` (empty) is what ``split`` cuts every character with."""
+        content = [c for c in node.named_children if c.type == "regexp_content"]
+        return Value(const="", inst="regexp") if not content else Value(inst="regexp")
 
     def readline(self, node: Any) -> Value:
         handle = node.named_children[0] if node.named_children else None
@@ -541,12 +547,19 @@ class PerlReader(Reader):
         if name == "reverse" and len(args) == 1 and first is not None and isinstance(
                 first.const, str):
             return const(first.const[::-1], first, hidden=True)
+        if name == "reverse" and args:
+            items = [i for a in args for i in (a.items if a.items is not None else (a,))]
+            return Value(items=tuple(reversed(items)), taint=taint_of(*items), hidden=True)
+        if name == "split" and len(args) >= 2 and first is not None and first.known and (
+                first.const == "") and isinstance(args[1].const, str) and len(
+                    args[1].const) <= MAX_UNROLL:
+            return Value(items=tuple(Value(const=c) for c in args[1].const), taint=args[1].taint)
         if name == "join" and first is not None:
             pieces = [i for a in args[1:] for i in (a.items if a.items is not None else (a,))]
             separator = first.text()
             if separator is not None and all(p.known and p.text() is not None for p in pieces):
                 return const(separator.join(p.text() or "" for p in pieces), *pieces,
-                             hidden=any(p.hidden for p in pieces))
+                             hidden=any(p.hidden for p in (*pieces, *args[1:])))
             return unknown(*pieces)
         if name in ("lc", "uc") and first is not None and isinstance(first.const, str):
             return const(first.const.lower() if name == "lc" else first.const.upper(), first)

@@ -137,8 +137,9 @@ class PhpReader(Reader):
 
     def variable(self, node: Any) -> Value:
         name = text_of(node).lstrip("$")
-        if name in ("_ENV",):
-            return self.env(None, node, "$_ENV")
+        if name in ("_ENV", "_SERVER") and node.parent is not None and (
+                node.parent.type != "subscript_expression"):
+            return self.env(None, node, f"${name}")
         if name in ("_GET", "_POST", "_REQUEST", "_COOKIE"):
             return Value(taint=frozenset({self.source("argv", f"${name}", node)}))
         if name == "argv":

@@ -106,6 +106,7 @@ class RubyReader(Reader):
         "instance_variable": "identifier", "global_variable": "identifier",
         "class_variable": "identifier", "heredoc_beginning": "nothing",
         "comment": "nothing", "parenthesized_statements": "children",
+        "hash": "hash", "pair": "hash",
     }
 
     # -- literals and names ---------------------------------------------------------------
@@ -161,6 +162,10 @@ class RubyReader(Reader):
             return Value(taint=frozenset({self.source("argv", "ARGV", node)}))
         found = self.frame.lookup(name)
         return found if found is not None else Value(ref=name)
+
+    def hash(self, node: Any) -> Value:
+        """A hash or a ``key: value`` argument: its data, marked as options."""
+        return Value(inst="hash", taint=self.children(node).taint)
 
     def array(self, node: Any) -> Value:
         if node.type == "string_array":
@@ -309,11 +314,13 @@ class RubyReader(Reader):
     def run_block(self, block: Any, result: Value, receiver: Value | None, name: str) -> None:
         params = block.child_by_field_name("parameters")
         item = result
-        if name in ("each", "map", "each_with_index", "select", "collect", "each_line") and (
+        if name in ("each", "map", "each_with_index", "select", "collect", "each_line",
+                    "each_pair", "filter_map", "each_key", "each_value") and (
                 receiver is not None):
-            # over a glob pattern (Dir.glob("~/.ssh/*").each): each item is a path it names
+            # over a glob pattern (Dir.glob("~/.ssh/*").each): each item is a path it names;
+            # over ENV: each item is a variable of the environment
             item = receiver if receiver.known and isinstance(receiver.const, str) else (
-                unknown(receiver))
+                unknown(receiver, result if receiver.ref == "ENV" else None))
         for param in params.named_children if params is not None else ():
             if param.type == "identifier":
                 self.bind(text_of(param), item)
@@ -357,10 +364,13 @@ class RubyReader(Reader):
         if kernel and name in self.functions:
             return self.invoke(name, args)
         # running code and programs
-        if name in _EVALS and args and (kernel or ref == "Binding" or name != "eval"):
+        if name in _EVALS and args and (kernel or ref in ("Binding", "TOPLEVEL_BINDING")
+                                        or name != "eval"):
             return self.execute("eval", first or UNKNOWN, node, qual, hidden)
         if name in _COMMANDS and (kernel or ref in ("Process", "Open3", "IO", "PTY")):
-            return self.command(args, node, qual, hidden)
+            # an environment hash first and options last are not words of the command
+            words = [a for a in args if a.inst != "hash"]
+            return self.command(words or args, node, qual, hidden)
         if name == "popen" and ref in ("IO", "Open3"):
             words = list(first.items) if first is not None and first.items is not None else (
                 args[:1])
@@ -509,7 +519,8 @@ class RubyReader(Reader):
             if all(i.known and isinstance(i.const, str) for i in receiver.items) and (
                     separator is not None):
                 return const(separator.join(i.const for i in receiver.items), receiver,
-                             *receiver.items, hidden=any(i.hidden for i in receiver.items))
+                             *receiver.items, hidden=receiver.hidden or any(
+                                 i.hidden for i in receiver.items))
             return unknown(receiver, *receiver.items)
         if name in ("to_s", "to_str", "strip", "chomp", "freeze", "dup", "itself", "to_sym",
                     "force_encoding", "b") and receiver.known:

@@ -139,3 +139,8 @@ def test_a_list_form_pipe_from_curl_then_eval_blocks() -> None:
 def test_a_code_reference_call_is_not_unresolved_but_a_built_name_is() -> None:
     assert "unresolved" not in facts('sub run { my ($cb, $m, $o) = @_; &$cb(1); $o->$m(); }\n')
     assert facts('sub run { my ($n) = @_; &{"main::do_$n"}(); }\n')["unresolved"]
+
+
+def test_a_name_reversed_through_split_is_folded_and_hidden() -> None:
+    run = facts('my $x = join "", reverse split //, "metsys";\n&{$x}("id");\n')[DYNAMIC_EXEC]
+    assert run[0].callee == "system" and run[0].hidden

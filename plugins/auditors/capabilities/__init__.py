@@ -6,7 +6,9 @@ character codes, rot13, hex, base64, zlib, ``getattr``/``__import__``) and follo
 from where it is read (a credential store, the environment, a decoder, the network) to where
 it goes (a network client, an interpreter, a shell, an agent's configuration). Markdown
 fences and shell lines that run the skill's scripts are read for the pipes and files that
-join them. The flow judge (:mod:`.judge`) combines the facts of every file: a secret reaching
+join them. JavaScript, TypeScript, Ruby, Perl and PHP are read the same way over tree-sitter
+grammars (files, fenced blocks, ``perl -e``/``ruby -e``/``php -r`` on shell lines, ``node -e``
+in npm install hooks). The flow judge (:mod:`.judge`) combines the facts of every file: a secret reaching
 the network, or decoded or fetched data reaching an interpreter, blocks wherever the pieces
 sit in the skill; a capability a legitimate skill may need alone warns. The rule table is
 :mod:`.rules`.
@@ -17,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from lemon_plugins.auditors.capabilities.judge import Judge
-from lemon_plugins.auditors.capabilities.rules import RULES, RULES_VERSION
+from lemon_plugins.auditors.capabilities.rules import POLICY, RULES, RULES_VERSION
 
 from lemon_core import hookimpl
 from lemon_core.auditor_kit.capabilities.bundle import file_facts
@@ -32,6 +34,7 @@ class CapabilitiesAuditor:
     name = "capabilities"
     rules_version = RULES_VERSION
     rules = RULES
+    policy = POLICY
 
     def audit(self, bundle: AuditBundle) -> Iterator[Finding]:
         files = file_facts(bundle)

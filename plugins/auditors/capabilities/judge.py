@@ -153,8 +153,11 @@ def _names_strictly(credential: str, host: str) -> bool:
     return registered in words or (registered == "azure" and "azure" in words)
 
 
-_LANGUAGE_NAMES = {"python": "Python 3", "javascript": "JavaScript or TypeScript"}
+_LANGUAGE_NAMES = {"python": "Python 3", "javascript": "JavaScript or TypeScript",
+                   "ruby": "Ruby", "perl": "Perl", "php": "PHP"}
 _JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
+#: Ruby, Perl and PHP scripts (their sends are judged as Python's and JavaScript's are).
+_OTHER_SUFFIXES = (".rb", ".pl", ".pm", ".php")
 
 
 def _is_script(path: str) -> bool:
@@ -364,7 +367,8 @@ class Judge:
             s: None for s in fact.carries if s.kind in (FILE, ARGFILE)
             and not (host is not None and names_host(s.label.rpartition("/")[2], host))
             and not self._own(s.label)}
-        if data and fact.path.endswith((".py", *_JS_SUFFIXES)) and kind in ("unknown", "collector"):
+        if data and fact.path.endswith((".py", *_JS_SUFFIXES, *_OTHER_SUFFIXES)) and kind in (
+                "unknown", "collector"):
             yield self._raw("capabilities.network-send", (
                 f"{where} {verb} {_words(data, fact)} to {destination}"), fact)
 

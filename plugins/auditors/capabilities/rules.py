@@ -7,9 +7,18 @@ from collections.abc import Mapping
 
 #: Bump on any change of the interpreter, a vocabulary, the judge or a severity (it keys the
 #: verdict cache).
-RULES_VERSION = "capabilities-3"
+RULES_VERSION = "capabilities-4"
 
 BLOCK, WARN = "block", "warn"
+
+#: Printed before the rule table in docs/audit-policy.md.
+POLICY = (
+    "Languages read (parsed, not matched by line): Python (`ast`); shell scripts and the shell "
+    "lines that run the skill's own files; JavaScript and TypeScript, Ruby, Perl and PHP "
+    "(tree-sitter grammars), in files, in their fenced markdown blocks, and as the program "
+    "text of `perl -e`, `ruby -e`, `php -r` or a here-document fed to one from a shell line; "
+    "`package.json` install hooks (with `node -e`). How they are read: "
+    "[audit.md](audit.md#capabilities-what-the-code-can-do-and-where-its-data-goes).")
 
 RULES: Mapping[str, tuple[str, str]] = {
     "capabilities.secret-exfiltration": (BLOCK, (
@@ -59,8 +68,8 @@ RULES: Mapping[str, tuple[str, str]] = {
         "that is not a well-known service")),
     "capabilities.unparsed": (WARN, (
         "a Python file that does not parse as Python 3 (Python 2, a syntax error, a template), "
-        "or a JavaScript or TypeScript file the tree-sitter grammar could not read (no grammar, "
-        "too large): only the line rules read it")),
+        "or a JavaScript, TypeScript, Ruby, Perl or PHP file the tree-sitter grammar could not "
+        "read (no grammar, too large): only the line rules read it")),
 }
 
-__all__ = ["BLOCK", "RULES", "RULES_VERSION", "WARN"]
+__all__ = ["BLOCK", "POLICY", "RULES", "RULES_VERSION", "WARN"]

@@ -167,7 +167,7 @@ def _automaton_word_lines(automaton: object, index: LineIndex,
                           lower: str) -> dict[str, set[int]]:
     """What :func:`_trie_word_lines` finds, from the automaton's matches (each reported at
     its last character, on the same line as its first: a word holds no newline)."""
-    line_of = index.line_of
+    line_of = functools.partial(bisect.bisect_right, index.starts)  # LineIndex.line_of, inlined
     found: dict[str, set[int]] = {}
     for end, word in automaton.iter(lower):  # type: ignore[attr-defined]
         lines = found.get(word)
@@ -185,19 +185,26 @@ def _word_lines_once(index: LineIndex, lower: str, words: frozenset[str]) -> dic
     return _automaton_word_lines(automaton, index, lower)
 
 
-#: A text whose distinct lines are under this share of its lines is searched line by distinct
-#: line (generated tables, repeated boilerplate, the blank lines of ordinary text aside).
+#: A text whose distinct lines hold under this share of its characters is searched line by
+#: distinct line (generated tables, repeated boilerplate). Counted in characters, not lines:
+#: the blank lines of ordinary text repeat too, but searching them costs nothing, and mapping
+#: every line back costs a step per line that only a repeat of some length pays for.
 _DISTINCT_SHARE = 0.75
+#: A shorter text is searched whole: finding its repeats costs about what they would.
+_DISTINCT_FROM = 16_384
 
 
 def _search_words(index: LineIndex, lower: str, words: frozenset[str]) -> dict[str, set[int]]:
     """For each of ``words`` found in ``lower`` (the text, lower-cased), the numbers of the
-    lines holding it. A text that repeats many of its lines is searched once per distinct
+    lines holding it. A text that repeats much of itself is searched once per distinct
     line (a word holds no newline, so it is in a line exactly when it is in that line's
     copy) and the lines found are mapped back to every place they stand."""
+    if len(lower) < _DISTINCT_FROM:
+        return _word_lines_once(index, lower, words)
     lines = lower.split("\n")
     distinct = dict.fromkeys(lines)
-    if len(distinct) >= _DISTINCT_SHARE * len(lines):
+    if len(distinct) == len(lines) or \
+            sum(map(len, distinct)) + len(distinct) >= _DISTINCT_SHARE * len(lower):
         return _word_lines_once(index, lower, words)
     joined = "\n".join(distinct)
     found_once = _word_lines_once(LineIndex(joined), joined, words)

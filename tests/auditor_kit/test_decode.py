@@ -66,3 +66,29 @@ def test_run_search_finds_what_finditer_finds() -> None:
         for pattern, encoding in ((decode._B64, "base64"), (decode._HEX_RUN, "hex")):
             assert [m.span() for m in decode._run_matches(pattern, text, encoding)] == \
                 [m.span() for m in pattern.finditer(text)], text
+
+
+def test_a_chain_is_searched_for_only_where_its_hint_stands() -> None:
+    """Every escape chain starts with an escape, and every char-code list holds a bracket, a
+    number and a ``)`` or ``,``: a text without the hint cannot hold a chain (strings
+    generated from each chain's own pattern)."""
+    from lemon_core.auditor_kit import decode
+
+    for chain, hint in ((decode._ESCAPES, decode._ESCAPE_HINT),
+                        (decode._CHARCODES, decode._CHARCODE_HINT)):
+        _holds_the_hint(chain.compiled(), hint.compiled())
+    assert [d.encoding for d in decode.decoded_payloads(
+        "exec(bytes([99, 117, 114, 108, 32, 104, 116, 116, 112]))")] == ["charcodes"]
+
+
+def _holds_the_hint(chain, hint) -> None:  # type: ignore[no-untyped-def]
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=150, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(st.from_regex(chain, fullmatch=True))
+    def check(text: str) -> None:
+        assert hint.search(text) is not None, text
+
+    check()

@@ -11,6 +11,7 @@ import re
 from collections.abc import Collection, Iterator
 
 from lemon_core.auditor_kit import host_class, urls
+from lemon_core.auditor_kit.gates import Gated
 from lemon_core.auditor_kit.lazy import lazy_compile
 
 Hit = tuple[str, str, str, int, int]
@@ -58,6 +59,22 @@ DOWNLOAD_THEN_RUN = lazy_compile(
     r"\s*(?:&&|;|\|\|)\s*(?:chmod\s+[+\w]+\s+\S+\s*(?:&&|;)\s*)?"
     r"(?:(?:sudo\s+)?(?:ba|z)?sh\s+|python[\d.]*\s+|node\s+|\./|/tmp/)\S*", I)
 
+#: What each remote-execution pattern needs besides its family's words (see
+#: :class:`~lemon_core.auditor_kit.gates.Gated`): a fetcher and a pipe, a ``$(``, both halves
+#: of PowerShell's download-and-run, an ``exec``/``eval`` and a download call, a separator
+#: after the download.
+FETCHER_WORDS = ("curl", "wget", "fetch", "aria2c", "http", "xh", "iwr", "irm",
+                 "invoke-webrequest", "invoke-restmethod", "lwp-download")
+PIPE_TO_SHELL_GATE = Gated(PIPE_TO_SHELL, FETCHER_WORDS, ("|",))
+SUBST_EXEC_GATE = Gated(SUBST_EXEC, ("$(", "<("), FETCHER_WORDS)
+PS_DOWNLOAD_EXEC_GATE = Gated(PS_DOWNLOAD_EXEC, ("iex", "invoke-expression"), (
+    "downloadstring", "downloaddata", "iwr", "irm", "invoke-webrequest", "invoke-restmethod",
+    "net.webclient"))
+LANG_DOWNLOAD_EXEC_GATE = Gated(LANG_DOWNLOAD_EXEC, ("exec", "eval", "function"), (
+    "requests.get", "urlopen", "httpx.get", "fetch", "open-uri", "net::http", "uri.open",
+    "file_get_contents"))
+DOWNLOAD_THEN_RUN_GATE = Gated(DOWNLOAD_THEN_RUN, FETCHER_WORDS, ("&&", ";", "||"))
+
 REVERSE_SHELL = lazy_compile(
     r"/dev/(?:tcp|udp)/[^\s/]+/\d+"
     r"|" + _then(r"\b(?:nc|ncat|netcat)\b", "|;") + r"\s-[a-z]*[ec]\s+\S*(?:sh|cmd|powershell)\b"
@@ -100,6 +117,18 @@ DECODE_EVAL = lazy_compile(
     r"check_output|Popen|getoutput|getstatusoutput)|pty\.spawn)\s*\(\s*\[?\s*(?:[\w.]*\.)?"
     r"(?:b64decode|a2b_base64|b32decode|b85decode|a85decode|decodebytes|unhexlify|fromhex|"
     r"decompress)\s*\(|\b(?:os\.system|subprocess\.\w+)\s*\(\s*codecs\.decode\s*\(", I)
+#: Every decode-and-run pattern holds something that runs (``eval``, ``exec``, ``$(``, ``|``
+#: into ``sh`` after ``printf``, ``iex``, ``powershell -enc``, ``os.system``…) and something
+#: that decodes or builds the payload (``base64``, ``decode``, ``fromhex``, ``chr``,
+#: ``.join``, ``atob``, a ``|``, ``-e``, ``system``…).
+_DECODE_WORDS = ("base64", "xxd", "rev", "uudecode", "gunzip", "gzip", "zcat", "b64decode")
+DECODE_PIPE_EXEC_GATE = Gated(DECODE_PIPE_EXEC, _DECODE_WORDS, ("|",))
+DECODE_EVAL_GATE = Gated(
+    DECODE_EVAL,
+    ("$(", "exec", "eval", "compile", "function", "printf", "iex", "invoke-expression",
+     "frombase64string", "powershell", "pwsh", "getattr", "os.", "subprocess", "pty.spawn"),
+    (*_DECODE_WORDS, "decode", "unhexlify", "fromhex", "decompress", "loads", "__import__",
+     ".join", "chr", "atob", "unescape", "fromcharcode", "buffer.from", "|", "-e", "system"))
 
 _HOME = r"(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|\$env:USERPROFILE|/home/\w+|/Users/\w+)"
 _ROOTS = (rf"(?:/|/\*|{_HOME}/?\*?|/home/?\*?|/Users/?\*?|/etc/?|/usr/?|/var/?|/boot/?|/bin/?|"
@@ -203,10 +232,12 @@ _OWN_CODE = lazy_compile(r"\|\s*(?:sudo\s+)?(?:python[\d.]*|perl|ruby|node|php|b
                        I)
 
 
-def remote_execution(text: str, names: frozenset[str] = frozenset()) -> Iterator[Hit]:
-    for pattern in (PIPE_TO_SHELL, SUBST_EXEC, PS_DOWNLOAD_EXEC):
-        for match in pattern.finditer(text):
-            if pattern is PIPE_TO_SHELL and _OWN_CODE.search(text, match.start()):
+def remote_execution(text: str, names: frozenset[str] = frozenset(),
+                     lower: str | None = None) -> Iterator[Hit]:
+    lower = text.lower() if lower is None else lower
+    for gate in (PIPE_TO_SHELL_GATE, SUBST_EXEC_GATE, PS_DOWNLOAD_EXEC_GATE):
+        for match in gate.finditer(text, lower):
+            if gate is PIPE_TO_SHELL_GATE and _OWN_CODE.search(text, match.start()):
                 continue
             kind, url = _hosts_verdict(text[: match.end() + 200], match.start())
             shown = url or "a host held in a variable or not written out"
@@ -224,8 +255,8 @@ def remote_execution(text: str, names: frozenset[str] = frozenset()) -> Iterator
                 yield ("code.pipe-to-shell", "block",
                        f"pipes a script from {shown} straight into an interpreter",
                        match.start(), match.end())
-    for pattern in (LANG_DOWNLOAD_EXEC, DOWNLOAD_THEN_RUN):
-        for match in pattern.finditer(text):
+    for gate in (LANG_DOWNLOAD_EXEC_GATE, DOWNLOAD_THEN_RUN_GATE):
+        for match in gate.finditer(text, lower):
             kind, url = _hosts_verdict(text, match.start())
             if kind in ("vendor", "loopback"):
                 continue
@@ -244,10 +275,6 @@ def _simple(pattern: re.Pattern[str], rule: str, severity: str, message: str):  
 
 reverse_shell = _simple(REVERSE_SHELL, "code.reverse-shell", "block",
                         "connects a shell to a network socket (reverse or bind shell)")
-obfuscated_exec = _simple(DECODE_EVAL, "code.obfuscated-exec", "block",
-                          "decodes a payload and executes it")
-_decode_pipe = _simple(DECODE_PIPE_EXEC, "code.obfuscated-exec", "block",
-                       "decodes a payload and pipes it into an interpreter")
 destructive = _simple(DESTRUCTIVE, "code.destructive", "block",
                       "deletes or overwrites a home folder, the root file system or a disk")
 privilege = _simple(PRIVILEGE, "code.privilege-escalation", "block",
@@ -285,9 +312,13 @@ def persistence(text: str) -> Iterator[Hit]:
                match.start(), match.end())
 
 
-def obfuscation(text: str) -> Iterator[Hit]:
-    yield from obfuscated_exec(text)
-    yield from _decode_pipe(text)
+def obfuscation(text: str, lower: str | None = None) -> Iterator[Hit]:
+    lower = text.lower() if lower is None else lower
+    for gate, message in ((DECODE_EVAL_GATE, "decodes a payload and executes it"),
+                          (DECODE_PIPE_EXEC_GATE,
+                           "decodes a payload and pipes it into an interpreter")):
+        for match in gate.finditer(text, lower):
+            yield "code.obfuscated-exec", "block", message, match.start(), match.end()
 
 
 #: The detectors a line goes through, with the lower-case words one of which must appear on
@@ -326,11 +357,15 @@ def detect_line(text: str, names: frozenset[str] = frozenset(), *, script: bool 
     """Every command hit on one line of text; ``names`` are the skill's own names (its
     project's installer is not an unknown host's), ``script`` says the line runs unattended,
     ``only`` the indexes of :data:`LINE_DETECTORS` whose words the caller already found."""
-    lower = text.lower() if only is None else ""
+    lower = text.lower()
     for position, (words, detector) in enumerate(LINE_DETECTORS):
         if position in only if only is not None else any(word in lower for word in words):
-            yield from (remote_execution(text, names) if detector is remote_execution
-                        else detector(text))
+            if detector is remote_execution:
+                yield from remote_execution(text, names, lower)
+            elif detector is obfuscation:
+                yield from obfuscation(text, lower)
+            else:
+                yield from detector(text)
     if script and "--" in text:
         for match in AUTONOMY_FLAGS.finditer(text):
             yield ("code.agent-autonomy", "warn", ("starts an agent with its permission prompts "

@@ -212,14 +212,14 @@ def _carries_data(url: str) -> bool:
     return False
 
 
-_DNS_WORDS = ("nslookup", "dig ", "host ", "drill", "ping", "getent", "resolvectl",
+DNS_WORDS = ("nslookup", "dig ", "host ", "drill", "ping", "getent", "resolvectl",
               "resolve-dnsname", "gethostbyname", "getaddrinfo", "resolver.", "dns.")
-_IMAGE_WORDS = ("![", "<img")
+IMAGE_WORDS = ("![", "<img")
 
 
 def dns_exfiltration(text: str) -> Iterator[Hit]:
     lower = text.lower()
-    if not any(word in lower for word in _DNS_WORDS):
+    if not any(word in lower for word in DNS_WORDS):
         return
     for match in DNS_LOOKUP.finditer(text):
         yield ("code.dns-exfiltration", "block",
@@ -228,7 +228,7 @@ def dns_exfiltration(text: str) -> Iterator[Hit]:
 
 
 def image_exfiltration(text: str) -> Iterator[Hit]:
-    if not any(word in text for word in _IMAGE_WORDS):
+    if not any(word in text for word in IMAGE_WORDS):
         return
     for match in IMAGE_URL.finditer(text):
         url = match.group(1) or match.group(2)

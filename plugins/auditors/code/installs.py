@@ -47,7 +47,7 @@ def _packages(args: str) -> Iterator[tuple[str, str]]:
             clean.startswith("@") else "@" + re.split(r"[@\[=<>~!;]", clean[1:], maxsplit=1)[0]
 
 
-_INSTALL_WORDS = ("pip", "uv ", "poetry", "conda", "mamba", "npm", "pnpm", "yarn", "bun",
+INSTALL_WORDS = ("pip", "uv ", "poetry", "conda", "mamba", "npm", "pnpm", "yarn", "bun",
                   "npx", "bunx", "pnpx")
 
 
@@ -65,7 +65,7 @@ def _known(url: str, script: bool) -> bool:
 
 def installs(text: str, *, script: bool) -> Iterator[Hit]:
     lower = text.lower()
-    if not any(word in lower for word in _INSTALL_WORDS):
+    if not any(word in lower for word in INSTALL_WORDS):
         return
     for match in _INSTALL.finditer(text):
         ecosystem = "pypi" if match.group("py") is not None else "npm"

@@ -306,25 +306,40 @@ def _flows(doc: Document, variables: dict[str, str], reported: set[int],
     for first, unit in _units(doc, interesting).items():
         if doc.lines[first - 1].warned:
             continue
+        # What each line reads and decodes first; what it sends only when something in the
+        # unit reads a secret, and what it runs only when something in it decodes (each rule
+        # needs both halves): the same lists as one pass over every line, in the same order.
         sources, sends, decodes, execs = [], [], [], []
-        decoded: dict[str, Line] = {}
+        texts: list[str] = []
+        intos: list[str | None] = []  # the variable a decoding line fills, if any
         for line in unit:
             text = normalise_shell(line.text, variables)
-            if decoded and _runs_decoded(text, decoded):
-                execs.append(line)
+            texts.append(text)
             match = None if _is_comment(line) else exfil.sources_in(text)
             if match is not None:  # a comment reads nothing
                 sources.append((line, match))
-            if exfil.sends(text):
-                sends.append((line, exfil.destinations(text) or _call_destinations(doc, line)))
             lower = text.lower()
-            if any(w in lower for w in _DECODE_WORDS) and _DECODE_CALL.search(text):
+            decodes_here = any(w in lower for w in _DECODE_WORDS) and \
+                _DECODE_CALL.search(text) is not None
+            into = _DECODED_INTO.match(text) if decodes_here else None
+            intos.append(into.group(1) if into is not None else None)
+            if decodes_here:
                 decodes.append(line)
-                into = _DECODED_INTO.match(text)
-                if into is not None and len(decoded) < 32:
-                    decoded.setdefault(into.group(1), line)
-            if any(w in lower for w in _EXEC_WORDS) and _DYNAMIC_EXEC.search(text):
-                execs.append(line)
+        if sources:
+            for line, text in zip(unit, texts):
+                if exfil.sends(text):
+                    sends.append((line, exfil.destinations(text)
+                                  or _call_destinations(doc, line)))
+        if decodes:
+            decoded: dict[str, Line] = {}
+            for line, text, into_name in zip(unit, texts, intos):
+                if decoded and _runs_decoded(text, decoded):
+                    execs.append(line)
+                if into_name is not None and len(decoded) < 32:
+                    decoded.setdefault(into_name, line)
+                lower = text.lower()
+                if any(w in lower for w in _EXEC_WORDS) and _DYNAMIC_EXEC.search(text):
+                    execs.append(line)
         if sources and sends and not reported & {line.number for line, _ in sources + sends}:
             dests = [d for _, found in sends for d in found]
             unresolved = any(not found for _, found in sends)

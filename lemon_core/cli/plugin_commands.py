@@ -87,12 +87,14 @@ def wanted(app: typer.Typer, argv: Sequence[str]) -> bool:
     return len(argv) > 1 and not argv[1].startswith("-") and argv[1] not in _names(group)
 
 
-def _added_earlier(target: typer.Typer, name: str) -> str | None:
-    """The path a plugin command of ``target`` named ``name`` was added as, or None."""
-    for info in target.registered_commands:
-        if command_name(info) == name:
-            return getattr(info.callback, "__lemon_plugin_command__", None)
-    return None
+#: The attribute marking a function lemon added as a plugin command: the paths it was added as.
+_MARK = "__lemon_plugin_commands__"
+
+
+def _added_earlier(target: typer.Typer, name: str, path: str) -> bool:
+    """Whether ``target``'s command ``name`` is a plugin command added as ``path`` before."""
+    return any(command_name(info) == name and path in getattr(info.callback, _MARK, ())
+               for info in target.registered_commands)
 
 
 def add_commands(app: typer.Typer, plugins: Plugins | None = None) -> list[str]:
@@ -120,13 +122,13 @@ def add_commands(app: typer.Typer, plugins: Plugins | None = None) -> list[str]:
                 f"plugin {owner} adds the command {command.path!r} to a group lemon does not "
                 f"have; use one of {', '.join(sorted(groups))} (or '' for 'lemon NAME')")
         if command.name in _names(target):
-            if _added_earlier(target, command.name) == command.path:
+            if _added_earlier(target, command.name, command.path):
                 continue  # added by an earlier run in this process
             raise PluginError(
                 f"plugin {owner} adds 'lemon {command.path}', which is one of lemon's own "
                 f"commands; rename it, or disable the plugin with LEMON_DISABLE_PLUGINS={owner}")
         target.command(command.name, short_help=command.short_help or None)(command.callback)
-        command.callback.__lemon_plugin_command__ = command.path  # type: ignore[attr-defined]
+        setattr(command.callback, _MARK, {*getattr(command.callback, _MARK, ()), command.path})
         added.append(command.path)
     return added
 

@@ -13,13 +13,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from lemon_core.context import LemonContext
 from lemon_core.errors import Option, UsageError
 
-if TYPE_CHECKING:
-    from lemon_core.skills.workspace import Workspace
+
+class Workspace(Protocol):
+    """What a write call needs of a :class:`~lemon_core.skills.workspace.Workspace`."""
+
+    @property
+    def ctx(self) -> LemonContext: ...
+
+    def invalidate(self) -> None: ...
 
 
 def call_context(ctx: LemonContext | None, cwd: str | Path | None) -> LemonContext:

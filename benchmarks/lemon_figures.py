@@ -61,14 +61,16 @@ def library_figures(ctx: Any, repeat: int) -> dict[str, Any]:
     """Cold scan, cold list, warm list and the identity check alone, in milliseconds."""
     from lemon_core.catalog.snapshot import Catalog
     from lemon_core.skills import api
+    from lemon_core.skills.workspace import Workspace
 
-    template = api.catalog_for(ctx)
+    workspace = Workspace(ctx)  # a long-lived process (a server, an embedder) holds one
+    template = workspace.catalog()
     roots, aux = template.roots, template.aux_files
     Catalog(roots, aux).snapshot()  # warm-up: imports and the OS cache, untimed
     cold_ms, snapshot = timed(lambda: Catalog(roots, aux).snapshot(), repeat)
     cold_list_ms, _ = timed(lambda: api.list_skills(ctx, refresh=True), repeat)
-    listing = api.list_skills(ctx)
-    catalog = api.catalog_for(ctx)
+    listing = api.list_skills(workspace=workspace)
+    catalog = workspace.catalog()
     built = catalog.snapshot()
     warm: list[float] = []
     checks_ran = True
@@ -76,7 +78,7 @@ def library_figures(ctx: Any, repeat: int) -> dict[str, Any]:
         checked_before = getattr(catalog, "_checked_at", None)
         time.sleep(COALESCE_SLEEP)
         started = time.perf_counter()
-        listing = api.list_skills(ctx)
+        listing = api.list_skills(workspace=workspace)
         warm.append((time.perf_counter() - started) * 1000)
         checks_ran &= getattr(catalog, "_checked_at", None) != checked_before
     rebuilt = catalog.snapshot() is not built

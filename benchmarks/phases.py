@@ -51,9 +51,9 @@ def cold_scan_phases(ctx: Any, repeat: int) -> None:
     from lemon_core.manifest.checks import Checker
     from lemon_core.manifest.frontmatter import read_frontmatter
     from lemon_core.manifest.load import load_frontmatter_data, load_manifest
-    from lemon_core.skills import api
+    from lemon_core.skills.workspace import Workspace
 
-    template = api.catalog_for(ctx)
+    template = Workspace(ctx).catalog()
     roots, aux = template.roots, template.aux_files
     print("(a) cold scan")
     _time("Catalog(...).snapshot()", lambda: Catalog(roots, aux).snapshot(), repeat)
@@ -111,18 +111,22 @@ def cold_scan_phases(ctx: Any, repeat: int) -> None:
 
 def warm_list_phases(ctx: Any, repeat: int) -> None:
     from lemon_core.skills import api
+    from lemon_core.skills.views import SnapshotViews
+    from lemon_core.skills.workspace import Workspace
 
     print("(b) list after identity check")
-    api.list_skills(ctx)
-    snapshot = api.catalog_for(ctx).snapshot()
+    workspace = Workspace(ctx)
+    api.list_skills(workspace=workspace)
+    catalog = workspace.catalog()
+    snapshot = catalog.snapshot()
     roots = [str(r.path) for r in snapshot.roots]
     targets = floors.stat_targets(roots, floors.walk_floor(roots))
     _time("floor: stat-walk", lambda: floors.stat_walk_floor(targets), repeat)
     _time("CatalogSnapshot.unchanged()", snapshot.unchanged, repeat)
     _time("CatalogSnapshot.racy", lambda: snapshot.racy, repeat)
     _time("CatalogSnapshot.diagnostics", lambda: snapshot.diagnostics, repeat)
-    _time("_listing (settings, lockfile, status of every entry)",
-          lambda: api._listing(ctx, snapshot), repeat)
+    _time("listing_of (settings, lockfile, status of every entry)",
+          lambda: api.listing_of(workspace, SnapshotViews(catalog, snapshot)), repeat)
 
 
 def cli_second_phases(ctx: Any, repeat: int) -> None:
@@ -130,9 +134,12 @@ def cli_second_phases(ctx: Any, repeat: int) -> None:
     from lemon_core.catalog.serialize import entry_view
     from lemon_core.cli.output import emit_json  # noqa: F401 - the import is part of the run
     from lemon_core.skills import api
+    from lemon_core.skills.views import SnapshotViews
+    from lemon_core.skills.workspace import Workspace
 
     print("(c) second `lemon skill list --json`, in process")
-    catalog = api.catalog_for(ctx, persistent=True)
+    workspace = Workspace(ctx)
+    catalog = workspace.catalog(persistent=True)
     catalog.snapshot()  # writes the persistent cache
     store = CacheStore(ctx.cache_dir)
     from lemon_core.catalog.cache import MAGIC
@@ -148,7 +155,8 @@ def cli_second_phases(ctx: Any, repeat: int) -> None:
                      lambda: store.load(catalog.roots, catalog.aux_files), repeat)
     _time("CacheStore.load, gc off", lambda: store.load(catalog.roots, catalog.aux_files),
           repeat, gc_off=True)
-    listing = _time("_listing (status)", lambda: api._listing(ctx, snapshot), repeat)
+    listing = _time("listing_of (status)",
+                    lambda: api.listing_of(workspace, SnapshotViews(catalog, snapshot)), repeat)
     views = _time("entry_view x all",
                   lambda: [entry_view(i.entry, i.status, i.scope) for i in listing.skills],
                   repeat)

@@ -2,7 +2,9 @@
 
 A plugin is a module (or object) with functions marked ``@hookimpl`` and named after the hooks
 below, registered through an entry point in one of the groups ``lemon.sources``,
-``lemon.mcp_importers`` or ``lemon.auditors``::
+``lemon.mcp_importers``, ``lemon.auditors``, ``lemon.commands`` (commands added to the CLI) or
+``lemon.observers`` (a plugin that only observes lemon's events: a usage recorder, a telemetry
+exporter)::
 
     # pyproject.toml of a third-party plugin
     [project.entry-points."lemon.sources"]
@@ -26,13 +28,14 @@ author guide, ``docs/plugins.md``, has a complete example and a reference of eve
 
 Rules of the contract:
 
-- There are three plugin families, one entry-point group and one *registration* hook each
+- There are four plugin families, one entry-point group and one *registration* hook each
   (:data:`REGISTRATION_HOOKS`). A plugin receives a ``register`` callable and registers objects
   satisfying a protocol of :mod:`lemon_core.protocols`. The host orders them by their ``order``
   attribute and rejects two objects of one family with the same ``name``, naming both plugins.
 - A plugin implements only the registration hook of its own group, plus any observer hook
   (:data:`OBSERVER_HOOKS`). Something that is both a source and an auditor ships two entry
-  points, so each can be listed and disabled on its own.
+  points, so each can be listed and disabled on its own. A plugin of the observer group
+  (:data:`OBSERVER_GROUP`) implements observer hooks only.
 - Hooks may gain arguments, never lose or rename them; an implementation may accept fewer
   arguments than its spec (pluggy's opt-in arguments), so adding one never breaks a plugin.
 - A hook implementation whose name matches no hook below is an error at load time, unless it
@@ -55,6 +58,8 @@ import pluggy
 if TYPE_CHECKING:
     from lemon_core.protocols import (
         Auditor,
+        CliCommand,
+        CommandKit,
         McpImporter,
         SkillLoadEvent,
         SkillSource,
@@ -124,6 +129,29 @@ def lemon_register_auditors(register: Callable[[Auditor], None]) -> None:
     """
 
 
+# -- CLI commands (group ``lemon.commands``) ---------------------------------------------------
+
+
+@hookspec
+def lemon_register_commands(register: Callable[[CliCommand], None], kit: CommandKit) -> None:
+    """Add commands to the ``lemon`` CLI (as the ``llm`` tool's ``register_commands`` does).
+
+    Called by the CLI when a run names a command that is not one of lemon's own (``lemon skill
+    hermes``), and by ``lemon plugins list``; never for ``lemon --help`` or for lemon's own
+    commands, so a plugin's imports cost them nothing.
+
+    :param register: call once per :class:`~lemon_core.protocols.CliCommand` (a name, the group
+        it joins, a Typer command function), during this hook only. A name that is one of
+        lemon's own commands of that group, or that another plugin registered, is an error
+        naming both.
+    :param kit: a :class:`~lemon_core.protocols.CommandKit`: the run's context, lemon's
+        ``--cwd`` and ``--json`` options, and escaped output, so a command behaves as lemon's
+        own without importing lemon's CLI (opt-in: an implementation may take ``register``
+        alone).
+    :returns: nothing; results are ignored.
+    """
+
+
 # -- observers (any group) ----------------------------------------------------------------------
 
 
@@ -160,19 +188,25 @@ REGISTRATION_HOOKS: dict[str, str] = {
     "lemon.sources": "lemon_register_sources",
     "lemon.mcp_importers": "lemon_register_mcp_importers",
     "lemon.auditors": "lemon_register_auditors",
+    "lemon.commands": "lemon_register_commands",
 }
+
+#: The entry-point group of plugins that only observe (observer hooks, no registration hook).
+OBSERVER_GROUP = "lemon.observers"
 
 #: Hooks any plugin may implement, whatever its group.
 OBSERVER_HOOKS: tuple[str, ...] = ("lemon_skill_loaded", "lemon_skill_written")
 
 
 __all__ = [
+    "OBSERVER_GROUP",
     "OBSERVER_HOOKS",
     "PROJECT_NAME",
     "REGISTRATION_HOOKS",
     "hookimpl",
     "hookspec",
     "lemon_register_auditors",
+    "lemon_register_commands",
     "lemon_register_mcp_importers",
     "lemon_register_sources",
     "lemon_skill_loaded",

@@ -23,7 +23,7 @@ from lemon_core import hookspecs
 from lemon_core.errors import NotFoundError, PluginError
 
 if TYPE_CHECKING:
-    from lemon_core.protocols import Auditor, McpImporter, SkillSource
+    from lemon_core.protocols import Auditor, CliCommand, McpImporter, SkillSource
 
 #: The group shown for plugins registered in-process (tests, embedders).
 INLINE_GROUP = "inline"
@@ -95,6 +95,8 @@ class _Family:
     label: str
     methods: tuple[str, ...]
     needs_order: bool
+    #: The attribute two objects of the family may not share (a command's is its path).
+    unique: str = "name"
 
 
 #: Plugin kind → what its registration hook registers and what each object must have.
@@ -109,6 +111,7 @@ _FAMILIES: dict[str, _Family] = {
         "lemon_register_mcp_importers", "MCP importer", ("import_scope",), True
     ),
     "auditors": _Family("lemon_register_auditors", "auditor", ("audit",), False),
+    "commands": _Family("lemon_register_commands", "command", ("callback",), False, "path"),
 }
 _DEFAULT_ORDER = 1000
 _HOOK_NAMES: tuple[str, ...] = tuple(
@@ -142,6 +145,8 @@ class Plugins:
     partial: frozenset[str] = attrs.field(default=frozenset())
     _infos: dict[str, PluginInfo] = attrs.field(factory=dict, init=False)
     _cache: dict[str, tuple[Any, ...]] = attrs.field(factory=dict, init=False)
+    #: Plugin -> the paths of the commands it registered (filled by :meth:`commands`).
+    _owners: dict[str, list[str]] = attrs.field(factory=dict, init=False)
 
     # -- membership -------------------------------------------------------------------------
 
@@ -194,6 +199,7 @@ class Plugins:
         info = PluginInfo(name, group, entry_point, distribution, version, hooks)
         self._infos[name] = info
         self._cache.clear()
+        self._owners.clear()
         return info
 
     def unregister(self, name: str) -> None:
@@ -203,6 +209,7 @@ class Plugins:
         self.manager.unregister(name=name)
         del self._infos[name]
         self._cache.clear()
+        self._owners.clear()
 
     def _check_unmarked(self, plugin: object, name: str) -> None:
         for hook in _HOOK_NAMES:
@@ -231,6 +238,12 @@ class Plugins:
                     f"plugin {name} implements {caller.name} as a wrapper; lemon hooks are "
                     "plain functions, drop wrapper=True / hookwrapper=True"
                 )
+            if group == hookspecs.OBSERVER_GROUP and caller.name in _REGISTRATION:
+                wanted = _REGISTRATION[caller.name]
+                raise PluginError(
+                    f"plugin {name} (group {group}) implements {caller.name}, but an observer "
+                    f"only observes; declare a separate entry point in {wanted} for it"
+                )
             if own_hook and caller.name in _REGISTRATION and caller.name != own_hook:
                 wanted = _REGISTRATION[caller.name]
                 raise PluginError(
@@ -253,6 +266,21 @@ class Plugins:
     def auditors(self) -> list[Auditor]:
         """Registered auditors, by ``order`` when they have one, then by name."""
         return self._collect("auditors")
+
+    def commands(self, kit: Any = None) -> list[CliCommand]:
+        """Commands plugins add to the CLI (``lemon_register_commands``), by name; ``kit`` is
+        the :class:`~lemon_core.protocols.CommandKit` handed to each implementation."""
+        return self._collect("commands", kit=kit)
+
+    def command_owners(self, kit: Any = None) -> dict[str, list[str]]:
+        """Plugin name -> the paths of the commands it adds (``["skill hermes"]``)."""
+        self.commands(kit)
+        return {owner: list(paths) for owner, paths in self._owners.items()}
+
+    def observers(self) -> list[PluginInfo]:
+        """The plugins that implement an observer hook (whatever their group)."""
+        return [info for info in self.infos
+                if any(hook in hookspecs.OBSERVER_HOOKS for hook in info.hooks)]
 
     def notify_skill_loaded(self, event: Any) -> list[HookFailure]:
         """Send a :class:`~lemon_core.protocols.SkillLoadEvent` to every observer.
@@ -287,7 +315,7 @@ class Plugins:
                 failures.append(failure)
         return failures
 
-    def _collect(self, kind: str) -> list[Any]:
+    def _collect(self, kind: str, **extra: Any) -> list[Any]:
         if kind in self.partial:
             raise PluginError(
                 f"these plugins were loaded without lemon's own {_FAMILIES[kind].label}s "
@@ -295,16 +323,16 @@ class Plugins:
                 f"lemon.{kind} among needs to use them"
             )
         if kind not in self._cache:
-            self._cache[kind] = tuple(self._run_registration(_FAMILIES[kind]))
+            self._cache[kind] = tuple(self._run_registration(_FAMILIES[kind], extra))
         return list(self._cache[kind])
 
-    def _run_registration(self, family: _Family) -> list[Any]:
+    def _run_registration(self, family: _Family, extra: dict[str, Any]) -> list[Any]:
         found: list[tuple[Any, str]] = []
         for impl in self._impls(family.hook):
             owner = impl.plugin_name
             register = _Register(found, owner, family.hook)
             try:
-                self._call(impl, {"register": register})
+                self._call(impl, {"register": register, **extra})
             except PluginError:
                 raise
             except Exception as exc:
@@ -316,7 +344,8 @@ class Plugins:
                 register.open = False
         by_name: dict[str, str] = {}
         for obj, owner in found:
-            name = _check_object(obj, owner, family)
+            _check_object(obj, owner, family)
+            name = getattr(obj, family.unique)
             if name in by_name:
                 raise PluginError(
                     f"two {family.label}s are named {name!r}: one from plugin {by_name[name]}, "
@@ -324,6 +353,8 @@ class Plugins:
                     f"{DISABLE_ENV}=<qualified name>"
                 )
             by_name[name] = owner
+            if family.unique == "path":
+                self._owners.setdefault(owner, []).append(name)
         found.sort(key=lambda pair: (getattr(pair[0], "order", _DEFAULT_ORDER), pair[0].name))
         return [obj for obj, _ in found]
 

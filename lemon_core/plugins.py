@@ -43,6 +43,8 @@ GROUPS: dict[str, str] = {
     "lemon.sources": "sources",
     "lemon.mcp_importers": "mcp_importers",
     "lemon.auditors": "auditors",
+    "lemon.commands": "commands",
+    "lemon.observers": "observers",
 }
 BUILTINS_ONLY_ENV = "LEMON_BUILTIN_PLUGINS_ONLY"
 

@@ -234,6 +234,64 @@ class Auditor(Protocol):
         """Findings for ``bundle`` (none means nothing to report)."""
 
 
+# -- commands plugins add to the CLI ------------------------------------------------------------
+
+
+@attrs.frozen
+class CliCommand:
+    """A command a plugin adds to the ``lemon`` CLI (``lemon_register_commands``).
+
+    ``group`` is the command group it joins (``skill``, ``mcp``, ``plugins``) or ``""`` for a
+    top-level ``lemon NAME``; ``callback`` is a Typer command function (its parameters'
+    defaults are ``typer.Argument`` / ``typer.Option``, its docstring the long help), called
+    with the parsed arguments. ``short_help`` is its line in the group's help.
+    """
+
+    name: str
+    callback: Callable[..., Any]
+    group: str = "skill"
+    short_help: str = ""
+
+    @property
+    def path(self) -> str:
+        """How it is called after ``lemon``: ``"skill hermes"``."""
+        return f"{self.group} {self.name}".strip()
+
+
+class CommandKit(Protocol):
+    """What lemon hands a command plugin (``lemon_register_commands(register, kit)``), so its
+    commands behave as lemon's own without importing lemon's CLI: the context, the shared
+    options, and output that escapes every name for the terminal."""
+
+    def context(self, cwd: Path | None = None) -> LemonContext:
+        """The context of this run (``cwd``: the ``--cwd`` option's value)."""
+        ...
+
+    def cwd_option(self) -> Any:
+        """lemon's ``--cwd DIR`` option, as a parameter default."""
+        ...
+
+    def json_option(self) -> Any:
+        """lemon's ``--json`` option, as a parameter default."""
+        ...
+
+    def say(self, *lines: object) -> None:
+        """Print lines for a person (escaped)."""
+        ...
+
+    def emit_json(self, data: Any) -> None:
+        """Print ``data`` as lemon's JSON output."""
+        ...
+
+    def table(self, rows: Sequence[Sequence[object]], headers: Sequence[str]) -> object:
+        """A table of ``rows`` under ``headers`` (escaped), to :meth:`say`."""
+        ...
+
+    def one_line(self, text: str, limit: int = 80) -> str:
+        """``text`` on one line, at most ``limit`` characters."""
+        ...
+
+
 # -- observer events --------------------------------------------------------------------------
 
 
@@ -269,6 +327,8 @@ __all__ = [
     "AuditFile",
     "AuditSeverity",
     "Auditor",
+    "CliCommand",
+    "CommandKit",
     "FetchResult",
     "Finding",
     "McpImporter",

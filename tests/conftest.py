@@ -27,13 +27,6 @@ def _isolated_process_env(tmp_path_factory: pytest.TempPathFactory,
     monkeypatch.setenv("LEMON_BUILTIN_SKILLS", "0")
 
 
-@pytest.fixture(autouse=True)
-def _fresh_catalogs() -> None:
-    from lemon_core.skills import api
-
-    api._catalogs.clear()
-
-
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     path = tmp_path / "home"

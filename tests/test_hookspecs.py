@@ -135,6 +135,30 @@ def test_hook_lemon_register_auditors():
     assert findings == ["secrets.aws", "size.big"]
 
 
+def test_hook_lemon_register_commands():
+    from lemon_core.cli.plugin_commands import Kit
+    from lemon_core.protocols import CliCommand
+
+    def greet() -> None:
+        """Say hello."""
+
+    class Greeter:
+        @hookimpl
+        def lemon_register_commands(self, register, kit):
+            assert kit.one_line("a\n  b") == "a b"  # the kit lemon hands the hook
+            register(CliCommand("greet", greet, group="skill", short_help="Say hello."))
+
+    class Top:
+        @hookimpl
+        def lemon_register_commands(self, register):  # the kit is opt-in
+            register(CliCommand("wave", greet, group=""))
+
+    plugins = inline_plugins(Greeter(), Top())
+    commands = plugins.commands(Kit())
+    assert sorted(c.path for c in commands) == ["skill greet", "wave"]
+    assert sorted(plugins.command_owners(Kit()).values()) == [["skill greet"], ["wave"]]
+
+
 def test_hook_lemon_skill_loaded():
     class Broken:
         @hookimpl
@@ -196,12 +220,16 @@ def test_every_hook_docstring_documents_params_and_returns(name):
 
 
 def test_hooks_are_registration_hooks_or_observers():
-    assert set(hookspecs.REGISTRATION_HOOKS) == set(GROUPS)
+    # every group has its registration hook, but the observers' group: it only observes
+    assert set(hookspecs.REGISTRATION_HOOKS) == set(GROUPS) - {hookspecs.OBSERVER_GROUP}
     assert set(hookspecs.REGISTRATION_HOOKS.values()) | set(hookspecs.OBSERVER_HOOKS) == set(
         all_hooks()
     )
     for name in hookspecs.REGISTRATION_HOOKS.values():
-        assert list(inspect.signature(all_hooks()[name]).parameters) == ["register"]
+        params = list(inspect.signature(all_hooks()[name]).parameters)
+        assert params[0] == "register"
+        assert params == (["register", "kit"] if name == "lemon_register_commands"
+                          else ["register"])
 
 
 def test_the_manager_knows_every_hook_and_lemon_core_exports_hookimpl():

@@ -617,11 +617,13 @@ def test_the_docs_example_plugin_is_the_tested_fixture():
         assert text in docs, f"docs/plugins.md does not show {path.relative_to(FIXTURE)} verbatim"
 
 
-def test_groups_are_the_three_families():
+def test_groups_are_the_four_families_and_the_observers():
     assert GROUPS == {
         "lemon.sources": "sources",
         "lemon.mcp_importers": "mcp_importers",
         "lemon.auditors": "auditors",
+        "lemon.commands": "commands",
+        "lemon.observers": "observers",
     }
 
 
@@ -633,7 +635,7 @@ def test_no_builtin_plugin_observes_events():
     from lemon_core.hookspecs import OBSERVER_HOOKS
 
     infos = load_plugins(ctx(), builtins_only=True).infos
-    assert {info.group for info in infos} == set(GROUPS)
+    assert {info.group for info in infos} == set(GROUPS) - {"lemon.observers"}
     assert [(i.name, h) for i in infos for h in i.hooks if h in OBSERVER_HOOKS] == []
 
 

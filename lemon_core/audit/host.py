@@ -209,12 +209,15 @@ def audit_folder(folder: Path, ctx: LemonContext | None = None, *, key: str | No
     if cached is not None:
         from_auditors = list(cached)
     else:
+        from lemon_core.auditor_kit.texts import audited
+
         from_auditors = []
         failed = False
-        for auditor in auditors:
-            found, _ = _run(auditor, read.bundle)
-            failed = failed or any(f.rule == "host.auditor-failed" for f in found)
-            from_auditors.extend(found)
+        with audited(read.bundle):  # one text index for the bundle, shared by its auditors
+            for auditor in auditors:
+                found, _ = _run(auditor, read.bundle)
+                failed = failed or any(f.rule == "host.auditor-failed" for f in found)
+                from_auditors.extend(found)
         if store is not None and cache_key is not None and not failed:
             store.save(cache_key, from_auditors)
     if not auditors:

@@ -8,6 +8,8 @@ import functools
 import itertools
 import re
 from collections.abc import Iterator
+from contextvars import ContextVar
+from typing import Any
 
 from lemon_core.text import escape
 
@@ -220,13 +222,13 @@ def _search_words(index: LineIndex, lower: str, words: frozenset[str]) -> dict[s
 
 
 class _Searched:
-    """Every word any caller has asked about, and which lines of the last texts hold them:
-    the auditors of one bundle ask about the same texts for different words, and one search
-    for all their words costs about what one search for some of them does."""
+    """Every word any caller has asked about: the auditors of one bundle ask about the same
+    texts for different words, and one search for all their words costs about what one
+    search for some of them does. Which lines of a text hold them is kept by the bundle's
+    :class:`~lemon_core.auditor_kit.texts.TextIndex`, not here."""
 
     def __init__(self) -> None:
         self.words: frozenset[str] = frozenset()
-        self.texts: dict[str, dict[str, frozenset[int]]] = {}
         #: The word sets already added (a set of a few: each caller asks with its own, again
         #: for every file; found here by its cached hash, not tested word by word).
         self._added: set[frozenset[str]] = set()
@@ -237,24 +239,21 @@ class _Searched:
         _check_words(words)
         if not words <= self.words:
             self.words |= words
-            self.texts.clear()
         if len(self._added) < 64:
             self._added.add(words)
 
-    def table(self, index: LineIndex, lower: str,
-              words: frozenset[str]) -> dict[str, frozenset[int]]:
-        self.add(words)
-        found = self.texts.get(lower)
-        if found is None:
-            found = {word: frozenset(lines)
-                     for word, lines in _search_words(index, lower, self.words).items()}
-            if len(self.texts) >= 64:
-                self.texts.pop(next(iter(self.texts)))
-            self.texts[lower] = found
-        return found
-
 
 _SEARCHED = _Searched()
+
+#: The text index of the bundle being audited (:mod:`lemon_core.auditor_kit.texts`: the audit
+#: host sets it while the auditors run), or None.
+CURRENT: ContextVar[Any] = ContextVar("lemon_bundle_texts", default=None)
+
+
+def search_table(index: LineIndex, lower: str,
+                 words: frozenset[str]) -> dict[str, frozenset[int]]:
+    """For each of ``words`` found in ``lower``, the lines holding it (one search)."""
+    return {word: frozenset(lines) for word, lines in _search_words(index, lower, words).items()}
 
 
 def register_words(words: frozenset[str]) -> None:
@@ -269,23 +268,29 @@ def word_lines(index: LineIndex, lower: str,
     """For each of ``words`` found in ``lower`` (the text, lower-cased, all of it: padding a
     file past any size does not hide a word), the numbers of the lines holding it: what
     :meth:`LineIndex.lines_containing` finds word by word. The words of every caller are
-    searched together, once per text (:class:`_Searched`)."""
-    found = _SEARCHED.table(index, lower, words)
+    searched together, once per text of the bundle being audited (its
+    :class:`~lemon_core.auditor_kit.texts.TextIndex`; outside an audit, once per call)."""
+    _SEARCHED.add(words)
+    texts = CURRENT.get()
+    if texts is not None:
+        found = texts.table(index, lower, _SEARCHED.words)
+    else:
+        found = search_table(index, lower, _SEARCHED.words)
     return {word: lines for word, lines in found.items() if word in words}
 
 
-@functools.lru_cache(maxsize=64)
 def indexed(text: str) -> tuple[LineIndex, str]:
-    """The :class:`LineIndex` of ``text`` and ``text`` lower-cased (:func:`lower_same_length`),
-    cached for the last texts seen, so every auditor of one bundle shares them."""
+    """The :class:`LineIndex` of ``text`` and ``text`` lower-cased (:func:`lower_same_length`):
+    made once per bundle being audited (its text index), so every auditor shares them."""
+    texts = CURRENT.get()
+    if texts is not None:
+        return texts.indexed(text)  # type: ignore[no-any-return]
     return LineIndex(text), lower_same_length(text)
 
 
 def forget() -> None:
-    """Drop what this module remembers of the texts seen (the line indexes, the words each
-    holds); compiled patterns stay. For benchmarks that measure a first audit."""
-    indexed.cache_clear()
-    _SEARCHED.texts.clear()
+    """Nothing of the texts seen outlives the audit of their bundle (its text index); kept for
+    callers that measure a first audit (compiled patterns stay either way)."""
 
 
 def excerpt(text: str, start: int = 0, end: int | None = None, *,
@@ -300,5 +305,5 @@ def excerpt(text: str, start: int = 0, end: int | None = None, *,
     return escape(piece)
 
 
-__all__ = ["EXCERPT_CHARS", "LineIndex", "excerpt", "forget", "indexed",
-           "lower_same_length", "register_words", "word_lines"]
+__all__ = ["CURRENT", "EXCERPT_CHARS", "LineIndex", "excerpt", "forget", "indexed",
+           "lower_same_length", "register_words", "search_table", "word_lines"]

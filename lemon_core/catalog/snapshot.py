@@ -17,6 +17,7 @@ twice, so never pays for a watch; without inotify the stat check runs as before.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import os
 import threading
@@ -96,7 +97,20 @@ class CatalogSnapshot:
         return all(file_signature(path) == sig for path, sig in self.aux_files)
 
     def by_key(self) -> Mapping[str, SkillEntry]:
+        """Key -> entry (made once per snapshot: :attr:`keyed`)."""
+        return self.keyed
+
+    @functools.cached_property
+    def keyed(self) -> Mapping[str, SkillEntry]:
+        """Key -> entry, made the first time it is asked for and kept with the snapshot."""
         return {entry.key: entry for entry in self.entries}
+
+    @functools.cached_property
+    def programs(self) -> tuple[str, ...]:
+        """Every program some entry requires (bins and tools), each once, sorted."""
+        names = {p for e in self.entries for p in (*e.manifest.requires_bins,
+                                                   *e.manifest.requires_tools)}
+        return tuple(sorted(names))
 
 
 def same_folder(a: str, b: str) -> bool:
@@ -216,8 +230,6 @@ class Catalog:
         self._store = store
         self._loader = loader
         self._snapshot: CatalogSnapshot | None = None
-        #: Views computed from the current snapshot by callers (emptied when it changes).
-        self.derived: dict[str, Any] = {}
         self._checked_at = float("-inf")
         self._stale = False
         self._lock = threading.Lock()
@@ -247,15 +259,12 @@ class Catalog:
                         self._rewatch(current)  # asked again: a long-lived process
                     return current
                 if not current.racy and current.unchanged():
-                    if self._snapshot is not current:
-                        self.derived = {}
                     self._snapshot, self._checked_at = current, now
                     self._rewatch(current)
                     return current
             previous = None if refresh else current
             fresh = scan(self.roots, self.aux_files, previous=previous, loader=self._loader)
             self._snapshot, self._checked_at, self._stale = fresh, time.monotonic(), False
-            self.derived = {}
             if self._store is not None:
                 self._store.save(fresh)
             self._rewatch(fresh)

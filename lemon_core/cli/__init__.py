@@ -27,6 +27,7 @@ from lemon_core.cli import mcp_runtime  # noqa: F401  (``lemon mcp tools/status/
 from lemon_core.cli import mcp_serve  # noqa: F401  (``lemon mcp serve``)
 from lemon_core.cli import mcp_test  # noqa: F401  (registers ``lemon mcp test``)
 from lemon_core.cli import mcp_trust  # noqa: F401  (``lemon mcp trust/untrust``)
+from lemon_core.cli import plugin_commands
 from lemon_core.cli import plugins as plugins_cli
 from lemon_core.cli import skill_app
 from lemon_core.cli import (  # noqa: F401  (each registers its ``lemon skill`` commands)
@@ -36,7 +37,6 @@ from lemon_core.cli import (  # noqa: F401  (each registers its ``lemon skill`` 
     skill_new,
     skill_search,
     skill_serve,
-    skill_sources,
     skill_update,
 )
 from lemon_core.cli.dispatch import app_for
@@ -125,6 +125,8 @@ def main(argv: list[str] | None = None) -> None:
     _tolerant_stdout()
     args = list(sys.argv[1:] if argv is None else argv)
     try:
+        if plugin_commands.wanted(app, args):  # a plugin's command (``lemon skill hermes``)
+            plugin_commands.add_commands(app)
         code = app_for(app, args)(args=args, prog_name="lemon", standalone_mode=False)
     except no_args_error as exc:
         exc.show()  # the group's help, as Click prints it

@@ -85,9 +85,11 @@ def list_command(
 def _find(key: str, cwd: Optional[Path]) -> tuple[Any, ListedSkill]:
     from lemon_core.errors import NotFoundError
     from lemon_core.skills.api import invalid_skill_error, list_skills
+    from lemon_core.skills.workspace import Workspace
 
-    ctx = _ctx(cwd)
-    listing = list_skills(ctx, persistent=True)
+    workspace = Workspace(_ctx(cwd))  # one for the command: its later calls reuse the catalog
+    ctx = workspace.ctx
+    listing = list_skills(persistent=True, workspace=workspace)
     item = listing.get(key)
     if item is None:
         failed = listing.get_invalid(key)
@@ -95,7 +97,7 @@ def _find(key: str, cwd: Optional[Path]) -> tuple[Any, ListedSkill]:
             raise invalid_skill_error(failed)
         raise NotFoundError(f"no skill with key {key!r} is discovered from {ctx.cwd}; run "
                             f"'lemon skill list' to see the keys")
-    return ctx, item
+    return workspace, item
 
 
 def _skill_files(directory: Path) -> list[str]:
@@ -113,8 +115,8 @@ def inspect_command(key: str = KEY, cwd: Optional[Path] = CWD, as_json: bool = J
     from lemon_core.cli.output import emit_json, say_lines
     from lemon_core.skills.api import lock_record
 
-    ctx, item = _find(key, cwd)
-    record = lock_record(key, ctx, persistent=True)
+    workspace, item = _find(key, cwd)
+    record = lock_record(key, persistent=True, workspace=workspace)
     view = entry_view(item.entry, item.status, item.scope)
     view["manifest"] = manifest_view(item.entry.manifest)
     view["provenance"] = record.to_json() if record is not None else None
@@ -170,10 +172,11 @@ def check_command(
     from lemon_core.cli.skill_update import install_lines
     from lemon_core.skills.api import skill_status
     from lemon_core.skills.updating import install_state
+    from lemon_core.skills.workspace import Workspace
 
-    ctx = _ctx(cwd)
-    view = status_view(skill_status(key, ctx, verify=verify, persistent=True))
-    installed = install_state(key, ctx, upstream=not offline)
+    workspace = Workspace(_ctx(cwd))  # one for the command
+    view = status_view(skill_status(key, verify=verify, persistent=True, workspace=workspace))
+    installed = install_state(key, upstream=not offline, workspace=workspace)
     if installed is not None and installed.problem is not None:
         view = {**view, "ready": False}  # one verdict: the folder is no safe bundle now
     if as_json:
@@ -183,7 +186,7 @@ def check_command(
     if view["state"] == "disabled":
         from lemon_core.skills.api import disabled_hint
 
-        hint = disabled_hint(key, ctx)
+        hint = disabled_hint(key, workspace=workspace)
         if hint:
             lines.append(f"  {key} {hint}")
     if not view["platform_ok"]:

@@ -1,7 +1,8 @@
 """The relevance index of a catalog snapshot: built once per snapshot, cached with it.
 
-In a process, the index is kept in the catalog's ``derived`` views (dropped when the snapshot
-changes). Between processes, it is stored beside the persistent catalog cache, sealed the
+In a process, the index is kept by its owner (a workspace's views of the snapshot, dropped
+when the snapshot changes), with the analyses of the SKILL.md files it read
+(:class:`Analyses`), so a rebuild after a change re-reads only what changed. Between processes, it is stored beside the persistent catalog cache, sealed the
 same way and bound to the very scan it was built from, so a warm ``lemon skill search`` reads
 no SKILL.md body. Building reads each skill's bounded body excerpt through the safe reader; no
 lock is held while building or scoring.
@@ -28,31 +29,32 @@ def search_doc(entry: SkillEntry, body: str) -> SearchDoc:
                      manifest.tags, body)
 
 
-#: (SKILL.md path, file signature) -> its analysis, for SKILL.md files unchanged since an
-#: earlier build in this process (a long-running server re-reads only what changed).
-_analyses: dict[tuple[str, tuple[int, int, int]], Any] = {}
+#: (SKILL.md path, file signature) -> its analysis.
+Analyses = dict[tuple[str, tuple[int, int, int]], Any]
 MAX_KEPT_ANALYSES = 50_000
 
 
 def build_index(entries: Iterable[SkillEntry],
-                signatures: Mapping[str, tuple[int, int, int]] | None = None) -> SearchIndex:
+                signatures: Mapping[str, tuple[int, int, int]] | None = None,
+                analyses: Analyses | None = None) -> SearchIndex:
     """The index of ``entries``, reading each one's body excerpt; ``signatures`` (SKILL.md
-    path -> a signature that is safe to trust) lets an unchanged file's earlier analysis be
-    reused instead."""
+    path -> a signature that is safe to trust) lets an unchanged file's analysis from an
+    earlier build (in ``analyses``, which then holds this build's) be reused instead."""
     signatures = signatures or {}
+    known: Analyses = {} if analyses is None else analyses
     docs = []
     kept: dict[tuple[str, tuple[int, int, int]], Any] = {}
     for entry in entries:
         signature = signatures.get(entry.path)
-        analysis = None if signature is None else _analyses.get((entry.path, signature))
+        analysis = None if signature is None else known.get((entry.path, signature))
         if analysis is None:
             analysis = search_doc(entry, body_excerpt(entry.path)).analyse()
         if signature is not None:
             kept[(entry.path, signature)] = analysis
         docs.append(attrs.evolve(search_doc(entry, ""), analysis=analysis))
     if len(kept) <= MAX_KEPT_ANALYSES:
-        _analyses.clear()  # only the current snapshot's files are worth keeping
-        _analyses.update(kept)
+        known.clear()  # only the current snapshot's files are worth keeping
+        known.update(kept)
     return SearchIndex.build(docs)
 
 
@@ -64,12 +66,10 @@ def trusted_signatures(snapshot: CatalogSnapshot) -> dict[str, tuple[int, int, i
             if p.found.signature[0] < limit}
 
 
-def index_for(catalog: Catalog, snapshot: CatalogSnapshot) -> SearchIndex:
-    """The index of ``snapshot`` (a snapshot of ``catalog``): kept, loaded or built."""
-    derived = catalog.derived
-    kept = derived.get(DERIVED_NAME)
-    if kept is not None and kept[0] is snapshot:
-        return kept[1]
+def index_for(catalog: Catalog, snapshot: CatalogSnapshot,
+              analyses: Analyses | None = None) -> SearchIndex:
+    """The index of ``snapshot`` (a snapshot of ``catalog``): loaded from beside the persistent
+    cache, or built (reusing ``analyses``, see :func:`build_index`). The caller keeps it."""
     keys = tuple(entry.key for entry in snapshot.entries)
     store: Any = catalog.store
     index = None
@@ -78,11 +78,10 @@ def index_for(catalog: Catalog, snapshot: CatalogSnapshot) -> SearchIndex:
         if index is not None and index.keys != keys:
             index = None
     if index is None:
-        index = build_index(snapshot.entries, trusted_signatures(snapshot))
+        index = build_index(snapshot.entries, trusted_signatures(snapshot), analyses)
         if store is not None:
             store.save_derived(snapshot, DERIVED_NAME, index.to_data())
-    derived[DERIVED_NAME] = (snapshot, index)
     return index
 
 
-__all__ = ["build_index", "index_for", "search_doc"]
+__all__ = ["Analyses", "build_index", "index_for", "search_doc"]

@@ -1,6 +1,6 @@
 """Skills: discovery, manifests, catalog, status and settings.
 
-The library API, under the spec's names::
+The library API, under the spec's names (one name per function)::
 
     from lemon_core import skills
     listing = skills.list(cwd="/path/to/project")
@@ -10,55 +10,83 @@ The library API, under the spec's names::
     skills.enable("noisy-skill", local=True)
     skills.refresh()
 
-The same functions live in :mod:`lemon_core.skills.api` as ``list_skills``, ``get_skill``, …
-(both spellings are importable from here, and ``dir(lemon_core.skills)`` lists them).
+Each call builds a :class:`Workspace` for itself; a program making many calls (a server, an
+agent harness) opens one and passes it, so the catalog, its views and the plugins are kept
+between calls::
+
+    workspace = skills.Workspace.open(cwd="/path/to/project")
+    hits = skills.find_relevant("read a PDF", workspace=workspace)
+
+The functions are defined in the modules of this package (:mod:`.api`, :mod:`.agent`,
+:mod:`.installing`, :mod:`.updating`, :mod:`.scaffold`) and imported from here on first use,
+so importing one submodule (the manifest parser, the install path) does not import the rest.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-_ALIASES = {
-    "list": "list_skills",
-    "get": "get_skill",
-    "status": "skill_status",
-    "enable": "enable_skill",
-    "disable": "disable_skill",
-    "refresh": "refresh",
-    "lock_record": "lock_record",
-    "install": "installing:install",
-    "remove": "installing:remove",
-    "preview": "installing:preview",
-    "uninstall": "installing:remove",
-    "list_skills": "list_skills",
-    "get_skill": "get_skill",
-    "skill_status": "skill_status",
-    "enable_skill": "enable_skill",
-    "disable_skill": "disable_skill",
-    # "<module>:<name>": a function of another module of this package
-    "find_relevant": "agent:find_relevant",
-    "prompt_listing": "agent:prompt_listing",
-    "read_skill": "agent:read_skill",
-    "resolve_skill_uri": "agent:resolve_skill_uri",
-    "update": "updating:update",
-    "outdated": "updating:outdated",
-    "sync": "updating:sync",
-    "new": "scaffold:new_skill",
-    "new_skill": "scaffold:new_skill",
-    "check_upstream": "updating:check_upstream",
+if TYPE_CHECKING:
+    from lemon_core.skills.agent import (
+        find_relevant,
+        prompt_listing,
+        read_skill,
+        resolve_skill_uri,
+    )
+    from lemon_core.skills.api import disable_skill as disable
+    from lemon_core.skills.api import enable_skill as enable
+    from lemon_core.skills.api import get_skill as get
+    from lemon_core.skills.api import list_skills as list
+    from lemon_core.skills.api import lock_record, refresh
+    from lemon_core.skills.api import skill_status as status
+    from lemon_core.skills.installing import install, preview
+    from lemon_core.skills.installing import remove as uninstall
+    from lemon_core.skills.scaffold import new_skill
+    from lemon_core.skills.updating import check_upstream, outdated, sync, update
+    from lemon_core.skills.workspace import Workspace
+
+#: Public name -> (module of this package, its name there): each function has one public name.
+_PUBLIC: dict[str, tuple[str, str]] = {
+    "list": ("api", "list_skills"),
+    "get": ("api", "get_skill"),
+    "status": ("api", "skill_status"),
+    "enable": ("api", "enable_skill"),
+    "disable": ("api", "disable_skill"),
+    "refresh": ("api", "refresh"),
+    "lock_record": ("api", "lock_record"),
+    "install": ("installing", "install"),
+    "uninstall": ("installing", "remove"),
+    "preview": ("installing", "preview"),
+    "update": ("updating", "update"),
+    "outdated": ("updating", "outdated"),
+    "sync": ("updating", "sync"),
+    "check_upstream": ("updating", "check_upstream"),
+    "new_skill": ("scaffold", "new_skill"),
+    "find_relevant": ("agent", "find_relevant"),
+    "prompt_listing": ("agent", "prompt_listing"),
+    "read_skill": ("agent", "read_skill"),
+    "resolve_skill_uri": ("agent", "resolve_skill_uri"),
+    "Workspace": ("workspace", "Workspace"),
 }
 
 
 def __getattr__(name: str) -> Any:
     # Deferred: importing a submodule (e.g. the manifest parser) must not pull in the API.
-    if name in _ALIASES:
+    if name in _PUBLIC:
         import importlib
 
-        module, _, attr = _ALIASES[name].rpartition(":")
-        return getattr(importlib.import_module(f"lemon_core.skills.{module or 'api'}"), attr)
+        module, attr = _PUBLIC[name]
+        return getattr(importlib.import_module(f"lemon_core.skills.{module}"), attr)
     raise AttributeError(f"module 'lemon_core.skills' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
     # The API is resolved lazily by ``__getattr__``; show it to ``dir()`` and completion too.
-    return sorted(set(globals()) | set(_ALIASES))
+    return sorted(set(globals()) | set(_PUBLIC))
+
+
+__all__ = [
+    "Workspace", "check_upstream", "disable", "enable", "find_relevant", "get", "install",
+    "list", "lock_record", "new_skill", "outdated", "preview", "prompt_listing", "read_skill",
+    "refresh", "resolve_skill_uri", "status", "sync", "uninstall", "update",
+]

@@ -19,9 +19,6 @@ character is shown as an escape, and a text that had any ends with a one-line no
 from __future__ import annotations
 
 import difflib
-import logging
-import threading
-import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -34,9 +31,9 @@ from lemon_core.fsio.inside import read_inside_text
 from lemon_core.fsio.read import FileProblem
 from lemon_core.models import SkillEntry
 from lemon_core.skills import api
+from lemon_core.skills.views import Kept, SnapshotViews
+from lemon_core.skills.workspace import Workspace, workspace_for
 from lemon_core.text import defang
-
-_log = logging.getLogger(__name__)
 
 #: The largest SKILL.md or supporting file read_skill returns.
 MAX_READ_BYTES = 4 * 1024 * 1024
@@ -110,46 +107,24 @@ class SkillRead:
 
 
 def find_relevant(query: str, ctx: LemonContext | None = None, *, max_results: int = 10,
-                  cwd: str | Path | None = None, persistent: bool = False
-                  ) -> list[RelevantSkill]:
+                  cwd: str | Path | None = None, persistent: bool = False,
+                  workspace: Workspace | None = None) -> list[RelevantSkill]:
     """The skills that best answer ``query``, best first (equal scores by key), at most
     ``max_results``; disabled, platform-incompatible, blocked and hidden skills never
     appear."""
-    from lemon_core.search.snapshot_index import index_for
-
     if max_results < 0:
         raise UsageError("max_results must be 0 or more")
-    ctx = api._context(ctx, cwd)
-    catalog = _catalog(ctx, persistent)
-    snapshot = catalog.snapshot()  # one identity check (coalesced: at most one per 50 ms)
-    index = index_for(catalog, snapshot)
-    suggestable = _suggestable(ctx, snapshot, catalog.derived)
-    hits = index.search(query, max_results, suggestable.__contains__)
+    ws = workspace_for(ctx, cwd, workspace)
+    # one identity check (coalesced: at most one per 50 ms)
+    views = ws.current(persistent=persistent)
+    suggestable = _suggestable(ws, views)
+    hits = views.search.search(query, max_results, suggestable.__contains__)
     return [RelevantSkill(key, suggestable[key].name,
                           defang(suggestable[key].description, note=True), round(score, 4))
             for key, score in hits]
 
 
-_recent: dict[bool, tuple[LemonContext, float, Any]] = {}
-
-
-def _catalog(ctx: LemonContext, persistent: bool) -> Any:
-    """``api.catalog_for(ctx)``, its roots worked out at most once per
-    :data:`~lemon_core.catalog.snapshot.CHECK_INTERVAL` for one context object (the same
-    coalescing as the catalog's own identity check: a server's queries in a burst share it)."""
-    from lemon_core.catalog.snapshot import CHECK_INTERVAL
-
-    now = time.monotonic()
-    kept = _recent.get(persistent)
-    if kept is not None and kept[0] is ctx and now - kept[1] < CHECK_INTERVAL:
-        return kept[2]
-    catalog = api.catalog_for(ctx, persistent=persistent)
-    _recent[persistent] = (ctx, now, catalog)
-    return catalog
-
-
-def _suggestable(ctx: LemonContext, snapshot: Any, derived: dict[str, Any]
-                 ) -> dict[str, SkillEntry]:
+def _suggestable(workspace: Workspace, views: SnapshotViews) -> dict[str, SkillEntry]:
     """Key -> entry of every skill that may be suggested now: not hidden, disabled, blocked
     or for another platform (readiness does not matter, so no PATH lookup). Settings and
     lock files are read afresh; the set is recomputed only when they or the snapshot
@@ -157,13 +132,14 @@ def _suggestable(ctx: LemonContext, snapshot: Any, derived: dict[str, Any]
     from lemon_core.state.readiness import platform_ok
     from lemon_core.state.settings import is_disabled
 
-    state = api._State.read(ctx)
+    ctx = workspace.ctx
+    state = workspace.state()
     inputs = (state.project_settings, state.global_settings, state.locks, ctx.platform)
-    kept = derived.get("suggestable")
-    if kept is not None and kept[0] is snapshot and kept[1] == inputs:
-        return kept[2]
+    kept = views.suggestable
+    if kept is not None and kept.inputs == inputs:
+        return kept.value
     result = {}
-    for entry in snapshot.entries:
+    for entry in views.snapshot.entries:
         if entry.hidden or is_disabled(entry.key, state.project_settings,
                                        state.global_settings):
             continue
@@ -171,7 +147,7 @@ def _suggestable(ctx: LemonContext, snapshot: Any, derived: dict[str, Any]
         if _field(record, "audit_status") == "block" or not platform_ok(entry, ctx):
             continue
         result[entry.key] = entry
-    derived["suggestable"] = (snapshot, inputs, result)
+    views.suggestable = Kept(inputs, result)
     return result
 
 
@@ -180,7 +156,7 @@ def _suggestable(ctx: LemonContext, snapshot: Any, derived: dict[str, Any]
 
 def prompt_view(ctx: LemonContext | None = None, *, max_chars: int | None = None,
                 cwd: str | Path | None = None, persistent: bool = False,
-                tools: Any = None) -> Any:
+                tools: Any = None, workspace: Workspace | None = None) -> Any:
     """:func:`prompt_listing` with its counts (a
     :class:`~lemon_core.search.prompt.PromptListing`: ``text``, ``shown``, ``omitted`` and
     ``needed``, the smallest budget that lists something when ``max_chars`` left it
@@ -189,7 +165,8 @@ def prompt_view(ctx: LemonContext | None = None, *, max_chars: int | None = None
 
     if max_chars is not None and max_chars < 0:
         raise UsageError("max_chars must be 0 or more")
-    listing = api.list_skills(api._context(ctx, cwd), persistent=persistent)
+    listing = api.list_skills(persistent=persistent,
+                              workspace=workspace_for(ctx, cwd, workspace))
     items = [PromptItem(item.entry.key, item.entry.description,
                         item.status.state == "active")
              for item in listing.skills
@@ -198,7 +175,8 @@ def prompt_view(ctx: LemonContext | None = None, *, max_chars: int | None = None
 
 
 def prompt_listing(ctx: LemonContext | None = None, *, max_chars: int | None = None,
-                   cwd: str | Path | None = None, tools: Any = None) -> str:
+                   cwd: str | Path | None = None, tools: Any = None,
+                   workspace: Workspace | None = None) -> str:
     """The ``<available_skills>`` block for a system prompt: every active or not-ready skill
     that is not hidden, by key, as its key and a one-line description (not-ready ones marked
     ``unavailable="true"``); the empty string when there is none. ``max_chars`` bounds its
@@ -207,37 +185,17 @@ def prompt_listing(ctx: LemonContext | None = None, *, max_chars: int | None = N
     ``PRESETS["library"]`` for a harness calling this API) are the tool names the block tells
     the model to call; by default those ``lemon skill serve`` offers (find_skills, load_skill,
     read_skill)."""
-    return prompt_view(ctx, max_chars=max_chars, cwd=cwd, tools=tools).text
+    return prompt_view(ctx, max_chars=max_chars, cwd=cwd, tools=tools,
+                       workspace=workspace).text
 
 
 # -- read_skill ---------------------------------------------------------------------------------
 
-_plugins_lock = threading.Lock()
-_plugins_cache: dict[tuple[str | None, str | None], Any] = {}
-
-
-def _observers(ctx: LemonContext) -> Any:
-    """This process's loaded plugins for ``ctx``'s plugin switches (loaded once), or None when
-    they cannot be loaded (the load is still served; the failure is logged)."""
-    from lemon_core.errors import PluginError
-    from lemon_core.plugins import BUILTINS_ONLY_ENV, DISABLE_ENV, load_plugins
-
-    switches = (ctx.getenv(DISABLE_ENV), ctx.getenv(BUILTINS_ONLY_ENV))
-    with _plugins_lock:
-        if switches not in _plugins_cache:
-            try:
-                _plugins_cache[switches] = load_plugins(ctx)
-            except PluginError as exc:
-                _log.warning("skill load events are not sent: %s", exc)
-                _plugins_cache[switches] = None
-        return _plugins_cache[switches]
-
-
-def _emit(ctx: LemonContext, plugins: Any, key: str, found: bool, view: str,
+def _emit(workspace: Workspace, plugins: Any, key: str, found: bool, view: str,
           entry: SkillEntry | None, tool_call_id: str | None, file: str | None) -> None:
     from lemon_core.protocols import SkillLoadEvent
 
-    plugins = _observers(ctx) if plugins is None else plugins
+    plugins = workspace.observers() if plugins is None else plugins
     if plugins is None:
         return
     metadata = {"file": file} if file is not None else {}
@@ -314,7 +272,8 @@ def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
                include_status: bool = False, include_manifest: bool = False,
                max_chars: int | None = None, tool_call_id: str | None = None,
                cwd: str | Path | None = None, persistent: bool = False,
-               plugins: Any = None, check: Any = None, defanged: bool = True) -> SkillRead:
+               plugins: Any = None, check: Any = None, defanged: bool = True,
+               workspace: Workspace | None = None) -> SkillRead:
     """Load skill ``key`` in one view:
 
     - ``full`` (default): the whole SKILL.md;
@@ -325,7 +284,7 @@ def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
 
     ``max_chars`` cuts the content (saying so); ``include_status`` / ``include_manifest`` add
     the readiness and the parsed manifest. ``plugins`` receives the ``lemon_skill_loaded``
-    event (default: this process's plugins). ``check``, when given, is called with the entry
+    event (default: the workspace's plugins). ``check``, when given, is called with the entry
     and its lockfile record (None when lemon did not install it) before anything is read, and
     may raise to withhold the skill (``lemon skill serve``'s first-load audit:
     :class:`lemon_core.skills.load_audit.FirstLoadAudit`). The content is defanged for a model
@@ -338,20 +297,20 @@ def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
     view = _pick_view(view, section, file)
     if max_chars is not None and max_chars < 0:
         raise UsageError("max_chars must be 0 or more")
-    ctx = api._context(ctx, cwd)
-    catalog = api.catalog_for(ctx, persistent=persistent)
-    snapshot = catalog.snapshot()
-    entry = _by_key(snapshot, catalog.derived).get(key)
-    state = api._State.read(ctx)
+    ws = workspace_for(ctx, cwd, workspace)
+    ctx = ws.ctx
+    views = ws.current(persistent=persistent)
+    snapshot = views.snapshot
+    entry = snapshot.by_key().get(key)
+    state = ws.state()
     status = None if entry is None else state.status(entry, ctx)  # this skill's alone
     if entry is None or status is None or status.state in _REFUSED_STATES:
-        _emit(ctx, plugins, key, False, view, None, tool_call_id, file)
+        _emit(ws, plugins, key, False, view, None, tool_call_id, file)
         if status is not None:
             what = (state.disabled_hint(key) if status.state == "disabled" else
                     "is blocked by its audit; see 'lemon skill inspect " + key + "'")
             raise SkillUnavailableError(f"skill {key!r} {what}", key=key, state=status.state)
-        failed = next((i for i in api._failed(snapshot, catalog.derived)[0] if i.key == key),
-                      None)
+        failed = views.failed_copy(key)
         if failed is not None:
             raise api.invalid_skill_error(failed)
         raise _unknown(key, ctx, snapshot, state)
@@ -361,18 +320,10 @@ def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
         read = _load(entry, status, state, view, section, file, include_status,
                      include_manifest, max_chars, defanged)
     except LemonError:
-        _emit(ctx, plugins, key, False, view, entry, tool_call_id, file)
+        _emit(ws, plugins, key, False, view, entry, tool_call_id, file)
         raise
-    _emit(ctx, plugins, key, True, view, entry, tool_call_id, file)
+    _emit(ws, plugins, key, True, view, entry, tool_call_id, file)
     return read
-
-
-def _by_key(snapshot: Any, derived: dict[str, Any]) -> Mapping[str, SkillEntry]:
-    """``snapshot.by_key()``, made once per snapshot."""
-    kept = derived.get("by_key")
-    if kept is None or kept[0] is not snapshot:
-        kept = derived["by_key"] = (snapshot, snapshot.by_key())
-    return kept[1]
 
 
 def _load(entry: SkillEntry, status: Any, state: Any, view: str, section: str | None,
@@ -412,7 +363,7 @@ def _load(entry: SkillEntry, status: Any, state: Any, view: str, section: str | 
 def resolve_skill_uri(uri: str, ctx: LemonContext | None = None, *,
                       cwd: str | Path | None = None, max_chars: int | None = None,
                       tool_call_id: str | None = None, persistent: bool = False,
-                      plugins: Any = None) -> SkillRead:
+                      plugins: Any = None, workspace: Workspace | None = None) -> SkillRead:
     """Read ``skill://<key>`` (the SKILL.md) or ``skill://<key>/<relative path>`` (a file of
     the skill), read-only, as :func:`read_skill` does."""
     from lemon_core.search.uri import parse_skill_uri
@@ -420,7 +371,7 @@ def resolve_skill_uri(uri: str, ctx: LemonContext | None = None, *,
     key, path = parse_skill_uri(uri)
     return read_skill(key, ctx, view="file" if path else "full", file=path,
                       max_chars=max_chars, tool_call_id=tool_call_id, cwd=cwd,
-                      persistent=persistent, plugins=plugins)
+                      persistent=persistent, plugins=plugins, workspace=workspace)
 
 
 __all__ = ["RelevantSkill", "SkillFileError", "SkillRead", "SkillUnavailableError",

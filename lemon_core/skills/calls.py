@@ -1,24 +1,31 @@
 """What every library call of :mod:`lemon_core.skills` does first and last, without the catalog.
 
 :func:`call_context` makes the context of one call (``ctx``, or the process's environment, with
-``cwd`` applied and checked). :func:`catalogs_changed` is the catalog refresh after a call
-changed a skills folder on disk (install, update, remove, sync): every in-process catalog that
-shares a root with the call's context re-reads on its next use. A process that has built no
-catalog (a ``lemon skill install`` command) has none to refresh, so neither function imports
-the catalog: the install path stays free of it, and no folder is rescanned only to be thrown
-away when the process ends.
+``cwd`` applied and checked). :func:`changed` is what a call that changed a skills folder on
+disk (install, update, remove, sync) runs once the change is there: the caller's
+:class:`~lemon_core.skills.workspace.Workspace`, if it passed one, re-reads its catalogs on
+their next use. A call without a workspace has no catalog to tell (a ``lemon skill install``
+command), so neither function imports the catalog: the install path stays free of it, and no
+folder is rescanned only to be thrown away when the process ends.
 """
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from lemon_core.context import LemonContext
 from lemon_core.errors import Option, UsageError
 
-#: The module holding the in-process catalogs (imported by whoever builds one).
-CATALOGS_MODULE = "lemon_core.skills.api"
+
+class Workspace(Protocol):
+    """What a write call needs of a :class:`~lemon_core.skills.workspace.Workspace`."""
+
+    @property
+    def ctx(self) -> LemonContext: ...
+
+    def invalidate(self) -> None: ...
 
 
 def call_context(ctx: LemonContext | None, cwd: str | Path | None) -> LemonContext:
@@ -37,11 +44,27 @@ def call_context(ctx: LemonContext | None, cwd: str | Path | None) -> LemonConte
     return ctx
 
 
-def catalogs_changed(ctx: LemonContext) -> None:
-    """Tell the in-process catalogs listing ``ctx``'s roots that their folders changed."""
-    catalogs = sys.modules.get(CATALOGS_MODULE)
-    if catalogs is not None:  # not imported: no catalog exists in this process
-        catalogs.invalidate(ctx)
+def changed(workspace: Workspace | None) -> Callable[[], None]:
+    """The refresh a write runs once a skills folder changed: ``workspace``'s catalogs re-read
+    on their next use (:meth:`~lemon_core.skills.workspace.Workspace.invalidate`); without a
+    workspace, nothing (no catalog outlives the call)."""
+    return workspace.invalidate if workspace is not None else _nothing
 
 
-__all__ = ["CATALOGS_MODULE", "call_context", "catalogs_changed"]
+def _nothing() -> None:
+    return None
+
+
+def call_workspace(ctx: LemonContext | None, cwd: str | Path | None,
+                   workspace: Workspace | None) -> LemonContext:
+    """The context of a write call: ``workspace``'s (then ``ctx`` and ``cwd`` must not be
+    given), else :func:`call_context`."""
+    if workspace is None:
+        return call_context(ctx, cwd)
+    if cwd is not None or (ctx is not None and ctx is not workspace.ctx):
+        raise UsageError("pass a workspace or a context and directory, not both (a workspace "
+                         "has its context: Workspace.open(ctx, cwd=...))")
+    return workspace.ctx
+
+
+__all__ = ["call_context", "call_workspace", "changed"]

@@ -3,9 +3,9 @@
 
 Both take the approval callback of :mod:`lemon_core.install.approval` (``approve=True``
 approves in advance; the default approves nothing, so a call without one is refused with a
-message saying so) and, once the change is on disk, make the in-process catalogs re-read on
-their next use (:func:`lemon_core.skills.calls.catalogs_changed`: a command that lists nothing
-afterwards rescans nothing).
+message saying so) and, once the change is on disk, make the catalogs of the ``workspace``
+passed, if any, re-read on their next use (:func:`lemon_core.skills.calls.changed`: a command
+that lists nothing afterwards rescans nothing).
 """
 
 from __future__ import annotations
@@ -23,20 +23,27 @@ from lemon_core.install.pipeline import InstallResult
 from lemon_core.install.preview import Preview
 from lemon_core.install.remove import RemoveResult
 from lemon_core.install.select import Selector
-from lemon_core.skills.calls import call_context, catalogs_changed
+from lemon_core.skills.calls import call_workspace, changed
 
 if TYPE_CHECKING:
     from lemon_core.plugin_registry import Plugins
     from lemon_core.protocols import ProgressCallback
+    from lemon_core.skills.workspace import Workspace
 
 
-def _plugins(ctx: LemonContext, plugins: Plugins | None) -> Plugins:
+#: The plugin groups installing, updating and removing use (MCP importers are not).
+NEEDS = ("lemon.sources", "lemon.auditors")
+
+
+def _plugins(ctx: LemonContext, plugins: Plugins | None,
+             workspace: Workspace | None = None) -> Plugins:
     if plugins is not None:
         return plugins
+    if workspace is not None:
+        return workspace.plugins(needs=NEEDS)
     from lemon_core.plugins import load_plugins
 
-    # installing, updating and removing route to sources and audit; MCP importers are unused
-    return load_plugins(ctx, needs=("lemon.sources", "lemon.auditors"))
+    return load_plugins(ctx, needs=NEEDS)
 
 
 def install(identifier: str, ctx: LemonContext | None = None, *, local: bool = False,
@@ -46,7 +53,8 @@ def install(identifier: str, ctx: LemonContext | None = None, *, local: bool = F
             override: bool = False, revision: str | None = None,
             expected_bundle_hash: str | Mapping[str, str] | None = None,
             plugins: Plugins | None = None, discard_edits: bool = False,
-            agents: Sequence[str] = (), copy: bool = False) -> InstallResult:
+            agents: Sequence[str] = (), copy: bool = False,
+            workspace: Workspace | None = None) -> InstallResult:
     """Install the skill ``identifier`` names (a path, a git URL, ``gh:``, ``hermes:``, a
     registry ref, the GitHub shorthand ``owner/repo``…) globally, or into the project with ``local``.
 
@@ -67,31 +75,32 @@ def install(identifier: str, ctx: LemonContext | None = None, *, local: bool = F
     ``result.target_failures`` where it was not (a folder lemon did not place is never
     replaced); the skill is installed in lemon's root either way.
     """
-    ctx = call_context(ctx, cwd)
+    ctx = call_workspace(ctx, cwd, workspace)
     identifier = router.shorthand(identifier, ctx)  # owner/repo: gh:owner/repo, recorded so
     return pipeline.install(
-        identifier, ctx, plugins=_plugins(ctx, plugins), local=local, force=force,
+        identifier, ctx, plugins=_plugins(ctx, plugins, workspace), local=local, force=force,
         approve=approve, skills=tuple(skills), all_skills=all_skills, progress=progress,
         choose=select, revision=revision, expected_bundle_hash=expected_bundle_hash,
-        override=override, refresh=lambda: catalogs_changed(ctx), discard_edits=discard_edits,
+        override=override, refresh=changed(workspace), discard_edits=discard_edits,
         each=True, agents=tuple(agents), copy=copy)
 
 
 def preview(identifier: str, ctx: LemonContext | None = None, *, approve: Approver = None,
             progress: ProgressCallback | None = None, cwd: str | Path | None = None,
-            plugins: Plugins | None = None) -> Preview:
+            plugins: Plugins | None = None, workspace: Workspace | None = None) -> Preview:
     """The skills of the tree ``identifier`` names (folder, description, validity under
     lemon's manifest rules, audit verdict), fetched into a private staging folder after the
     ``fetch`` approval an install asks for, and removed again: nothing is installed, no
     skills folder or lockfile is written (``lemon skill install ID --list``)."""
-    ctx = call_context(ctx, cwd)
-    return previewing.preview(identifier, ctx, plugins=_plugins(ctx, plugins),
+    ctx = call_workspace(ctx, cwd, workspace)
+    return previewing.preview(identifier, ctx, plugins=_plugins(ctx, plugins, workspace),
                               approve=approve, progress=progress)
 
 
 def remove(key: str, ctx: LemonContext | None = None, *, local: bool | None = None,
            approve: Approver = None, cwd: str | Path | None = None,
-           plugins: Plugins | None = None, discard_edits: bool = False) -> RemoveResult:
+           plugins: Plugins | None = None, discard_edits: bool = False,
+           workspace: Workspace | None = None) -> RemoveResult:
     """Remove the installed skill ``key`` (folder and lockfile record) after approval;
     ``local`` True/False picks the project or global copy, None the project's if any.
 
@@ -99,9 +108,9 @@ def remove(key: str, ctx: LemonContext | None = None, *, local: bool | None = No
     skill whose files changed since the install is removed only when discarding the named
     edits is approved when asked (stage ``discard``) or with ``discard_edits``, never on
     ``approve=True`` alone."""
-    ctx = call_context(ctx, cwd)
-    return removing.remove(key, ctx, plugins=_plugins(ctx, plugins), local=local,
-                           approve=approve, refresh=lambda: catalogs_changed(ctx),
+    ctx = call_workspace(ctx, cwd, workspace)
+    return removing.remove(key, ctx, plugins=_plugins(ctx, plugins, workspace), local=local,
+                           approve=approve, refresh=changed(workspace),
                            discard_edits=discard_edits)
 
 

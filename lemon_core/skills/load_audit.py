@@ -137,9 +137,9 @@ def load_audit_states(ctx: LemonContext, items: Sequence[Any], locks: Any = None
     the folder's stat signature still matches (a stat walk of that folder only)."""
     from lemon_core.audit.loaded import LoadedVerdicts, signature
     from lemon_core.fsio.tree import scan_tree
-    from lemon_core.skills.api import _State
+    from lemon_core.skills.skill_state import SkillState
 
-    state = _State.read(ctx) if locks is None else locks
+    state = SkillState.read(ctx) if locks is None else locks
     wanted = [item for item in items if applies(item.entry, state.lock_record(item.entry))]
     if not wanted:
         return {}

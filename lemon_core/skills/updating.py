@@ -14,12 +14,13 @@ from lemon_core.install import outdated as outdating
 from lemon_core.install import sync as syncing
 from lemon_core.install import update as updating
 from lemon_core.install.approval import Approver
-from lemon_core.skills.calls import call_context, catalogs_changed
+from lemon_core.skills.calls import call_workspace, changed
 from lemon_core.skills.installing import _plugins
 
 if TYPE_CHECKING:
     from lemon_core.plugin_registry import Plugins
     from lemon_core.protocols import ProgressCallback
+    from lemon_core.skills.workspace import Workspace
 
 
 def update(keys: Sequence[str] = (), ctx: LemonContext | None = None, *,
@@ -28,24 +29,26 @@ def update(keys: Sequence[str] = (), ctx: LemonContext | None = None, *,
            cwd: str | Path | None = None, plugins: Plugins | None = None,
            discard_edits: bool = False,
            on_result: Callable[[updating.UpdateResult], None] | None = None,
-           ) -> list[updating.UpdateResult]:
+           workspace: Workspace | None = None) -> list[updating.UpdateResult]:
     """Update the installed skills ``keys`` (all recorded ones when empty); see
     :mod:`lemon_core.install.update` (``discard_edits``: may discard local edits unasked)."""
-    ctx = call_context(ctx, cwd)
-    return updating.update(tuple(keys), ctx, plugins=_plugins(ctx, plugins), approve=approve,
+    ctx = call_workspace(ctx, cwd, workspace)
+    return updating.update(tuple(keys), ctx, plugins=_plugins(ctx, plugins, workspace),
+                           approve=approve,
                            force=force, local=local, allow_trust_change=allow_trust_change,
-                           progress=progress, refresh=lambda: catalogs_changed(ctx),
+                           progress=progress, refresh=changed(workspace),
                            discard_edits=discard_edits, on_result=on_result)
 
 
 def outdated(ctx: LemonContext | None = None, *, keys: Sequence[str] = (),
              local: bool | None = None, upstream: bool = True, cwd: str | Path | None = None,
-             plugins: Plugins | None = None) -> outdating.Outdated:
+             plugins: Plugins | None = None,
+             workspace: Workspace | None = None) -> outdating.Outdated:
     """Drift and upstream state of every recorded skill (or ``keys``), each upstream asked
     once."""
-    ctx = call_context(ctx, cwd)
+    ctx = call_workspace(ctx, cwd, workspace)
     items = outdating.installed(ctx, tuple(keys), local)
-    return outdating.states(ctx, _plugins(ctx, plugins), items, upstream=upstream)
+    return outdating.states(ctx, _plugins(ctx, plugins, workspace), items, upstream=upstream)
 
 
 def check_upstream(key: str, ctx: LemonContext | None = None, *, upstream: bool = True,
@@ -57,29 +60,32 @@ def check_upstream(key: str, ctx: LemonContext | None = None, *, upstream: bool 
 
 def install_state(key: str, ctx: LemonContext | None = None, *, upstream: bool = True,
                   cwd: str | Path | None = None,
-                  plugins: Plugins | None = None) -> outdating.SkillState | None:
+                  plugins: Plugins | None = None,
+                  workspace: Workspace | None = None) -> outdating.SkillState | None:
     """:func:`check_upstream`, or None when ``key`` has no lockfile record (not installed by
     lemon: there is no drift or upstream to report)."""
-    ctx = call_context(ctx, cwd)
+    ctx = call_workspace(ctx, cwd, workspace)
     items = outdating.installed(ctx, strict=False)
     mine = [i for i in items if i.record.key == key][:1]
     if not mine:
         return None
-    return outdating.states(ctx, _plugins(ctx, plugins), mine, upstream=upstream).states[0]
+    plugins = _plugins(ctx, plugins, workspace)
+    return outdating.states(ctx, plugins, mine, upstream=upstream).states[0]
 
 
 def sync(ctx: LemonContext | None = None, *, frozen: bool = False, local: bool | None = None,
          approve: Approver = None, progress: ProgressCallback | None = None,
          cwd: str | Path | None = None, plugins: Plugins | None = None,
          discard_edits: bool = False, agents: Sequence[str] = (),
-         copy: bool = False) -> syncing.SyncResult:
+         copy: bool = False, workspace: Workspace | None = None) -> syncing.SyncResult:
     """Install exactly what the lockfile records; ``frozen`` only checks and fails on any
     difference (:class:`lemon_core.install.sync.OutOfSync`). The agent roots the records name
     are kept in step (a missing link or copy is placed again); ``agents`` (with ``copy``) adds
     those roots to every recorded skill of the scope(s)."""
-    ctx = call_context(ctx, cwd)
-    return syncing.sync(ctx, plugins=_plugins(ctx, plugins), frozen=frozen, local=local,
-                        approve=approve, progress=progress, refresh=lambda: catalogs_changed(ctx),
+    ctx = call_workspace(ctx, cwd, workspace)
+    return syncing.sync(ctx, plugins=_plugins(ctx, plugins, workspace), frozen=frozen,
+                        local=local,
+                        approve=approve, progress=progress, refresh=changed(workspace),
                         discard_edits=discard_edits, agents=tuple(agents), copy=copy)
 
 

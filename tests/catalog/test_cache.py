@@ -73,7 +73,6 @@ class Runner:
         self._fresh = 0
 
     def run(self, argv: tuple[str, ...], cache: Path | None = None) -> tuple[int, str, str]:
-        api._catalogs.clear()
         with pytest.MonkeyPatch.context() as mp:
             mp.setenv("HOME", str(self.tree["home"]))
             mp.setenv("LEMON_CACHE_DIR", str(cache or self.cache))
@@ -317,7 +316,6 @@ def test_a_cache_folder_of_another_user_is_not_used(tree, runner: Runner) -> Non
 
 
 def _list_with(capsys, cwd: Path, env: dict[str, str]) -> tuple[int, str, str]:
-    api._catalogs.clear()
     with pytest.MonkeyPatch.context() as mp:
         mp.delenv("LEMON_CACHE_DIR", raising=False)
         mp.delenv("XDG_CACHE_HOME", raising=False)

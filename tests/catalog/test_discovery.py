@@ -179,7 +179,6 @@ def test_the_persistent_cache_notices_a_new_root(home: Path, project: Path) -> N
     ctx = _ctx(home, project, LEMON_CACHE_DIR=str(home.parent / "cache"))
     write_skill(project / ".agents" / "skills", "first")
     assert [i.entry.key for i in skills.list(ctx, persistent=True).skills] == ["first"]
-    api._catalogs.clear()
     write_skill(project / ".omp" / "skills", "second")
     listed = skills.list(ctx, persistent=True)
     assert [i.entry.key for i in listed.skills] == ["first", "second"]

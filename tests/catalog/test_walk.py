@@ -327,7 +327,6 @@ def test_a_linked_out_root_keeps_the_persistent_cache_usable_and_fresh(
     (project / ".lemon").mkdir()
     (project / ".lemon" / "skill").symlink_to(mine, target_is_directory=True)
     first = api.list_skills(make_ctx(), persistent=True)
-    api._catalogs.clear()  # a new process
     loaded = []
     real_load = CacheStore.load
 
@@ -343,7 +342,6 @@ def test_a_linked_out_root_keeps_the_persistent_cache_usable_and_fresh(
     assert {d.code for d in second.diagnostics} == {d.code for d in first.diagnostics}
     (project / ".lemon" / "skill").unlink()
     _skill_at(project / ".lemon" / "skill", "ours")
-    api._catalogs.clear()
     third = api.list_skills(make_ctx(), persistent=True)
     assert ("ours", "project") in {(s.entry.key, s.scope) for s in third.skills}
     assert "root_outside_project" not in {d.code for d in third.diagnostics}

@@ -14,7 +14,6 @@ from lemon_core.catalog import snapshot as snapshot_module
 from lemon_core.catalog import watch as watch_module
 from lemon_core.catalog.roots import SkillRoot
 from lemon_core.catalog.snapshot import Catalog
-from lemon_core.skills import api
 from tests.helpers import write_skill
 
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
@@ -30,12 +29,12 @@ def _backdate(*tops: Path) -> None:
             os.utime(folder, (old, old))
 
 
-def _listed(ctx) -> list[str]:
-    return [item.entry.key for item in skills.list(ctx).skills]
+def _listed(ws) -> list[str]:
+    return [item.entry.key for item in skills.list(workspace=ws).skills]
 
 
-def _found(query: str, ctx) -> list[str]:
-    return [hit.key for hit in skills.find_relevant(query, ctx, max_results=5)]
+def _found(query: str, ws) -> list[str]:
+    return [hit.key for hit in skills.find_relevant(query, max_results=5, workspace=ws)]
 
 
 @pytest.fixture
@@ -44,18 +43,15 @@ def settled(make_ctx, project: Path, home: Path):
     write_skill(root, "alpha", description="Use when brewing coffee.")
     write_skill(root, "beta", description="Use when baking bread.")
     _backdate(project, home)
-    ctx = make_ctx()
-    api._catalogs.clear()
-    yield ctx, root
-    for catalog in api._catalogs.values():
-        catalog.close()
-    api._catalogs.clear()
+    workspace = skills.Workspace(make_ctx())  # a long-lived process holds one
+    yield workspace, root
+    workspace.close()
 
 
 def _exercise(ctx, root: Path, project: Path, *, watched: bool, monkeypatch) -> None:
     assert _listed(ctx) == ["alpha", "beta"]
     assert _listed(ctx) == ["alpha", "beta"]
-    catalog = api.catalog_for(ctx)
+    catalog = ctx.catalog()
     assert catalog.watching is watched
     checks: list[int] = []
     original = snapshot_module.CatalogSnapshot.unchanged
@@ -73,7 +69,7 @@ def _exercise(ctx, root: Path, project: Path, *, watched: bool, monkeypatch) -> 
         time.sleep(snapshot_module.CHECK_INTERVAL * 2)
     write_skill(root, "alpha", description="Use when juggling torches.")
     assert _found("juggling torches", ctx)[:1] == ["alpha"]
-    assert skills.list(ctx).get("alpha").entry.description == "Use when juggling torches."
+    assert skills.list(workspace=ctx).get("alpha").entry.description == "Use when juggling torches."
     if not watched:
         time.sleep(snapshot_module.CHECK_INTERVAL * 2)
     (root / "beta" / "SKILL.md").unlink()

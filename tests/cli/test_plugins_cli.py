@@ -25,8 +25,11 @@ KINDS = {
     "lemon.sources": "sources",
     "lemon.mcp_importers": "mcp_importers",
     "lemon.auditors": "auditors",
+    "lemon.commands": "commands",
+    "lemon.observers": "observers",
 }
-KEYS = ["name", "group", "entry_point", "distribution", "version", "builtin", "hooks"]
+KEYS = ["name", "group", "entry_point", "distribution", "version", "builtin", "hooks",
+        "commands", "observer"]
 
 SOURCE = """
 from lemon_core import hookimpl
@@ -91,6 +94,8 @@ def test_json_lists_third_party_and_builtin_plugins(site, capsys):
         "version": "2.5",
         "builtin": False,
         "hooks": ["lemon_register_sources", "lemon_skill_loaded"],
+        "commands": [],
+        "observer": True,
     }
     assert plugins["auditors.clifake"]["hooks"] == ["lemon_register_auditors"]
     assert all(list(p) == KEYS for p in plugins.values())
@@ -102,7 +107,7 @@ def test_json_lists_third_party_and_builtin_plugins(site, capsys):
 def test_human_output_is_an_aligned_table(site, capsys):
     code, out, err = run_cli(capsys, "plugins", "list")
     assert (code, err) == (0, "")
-    header, *rows = out.rstrip("\n").split("\n")
+    header, *rows = out.split("\n\n")[0].rstrip("\n").split("\n")
     columns = ["NAME", "GROUP", "ENTRY POINT", "DISTRIBUTION", "VERSION", "HOOKS"]
     starts = [header.index(column) for column in columns]
     assert starts == sorted(starts) and starts[0] == 0

@@ -115,6 +115,8 @@ def test_the_installed_plugin_is_listed_with_distribution_and_version(venv):
         "version": VERSION,
         "builtin": False,
         "hooks": ["lemon_register_sources", "lemon_skill_loaded"],
+        "commands": [],
+        "observer": True,
     }
     # The same short name in another group is a second plugin, not a silent clash.
     assert plugins["auditors.example"]["entry_point"] == "lemon_example_plugin.auditor"
@@ -171,3 +173,53 @@ def test_the_guides_example_tests_pass_against_the_installed_plugin(venv, tmp_pa
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "4 passed" in result.stdout
+
+
+# -- a command and an observer, each its own entry point ------------------------------------
+
+
+def test_its_command_runs_as_lemons_own(venv):
+    said = lemon(venv, "skill", "hello", "world")
+    assert (said.returncode, said.stdout, said.stderr) == (0, "hello, world\n", "")
+    as_json = lemon(venv, "skill", "hello", "world", "--json")
+    assert json.loads(as_json.stdout) == {"greeting": "hello, world"}
+    helped = lemon(venv, "skill", "hello", "--help")
+    assert helped.returncode == 0 and "Greet NAME" in helped.stdout
+
+
+def test_plugins_list_shows_the_command_and_the_observer(venv):
+    plugins = listed(venv)
+    assert plugins["commands.example"]["group"] == "lemon.commands"
+    assert plugins["commands.example"]["commands"] == ["skill hello"]
+    assert plugins["commands.hermes"]["commands"] == ["skill hermes"]  # lemon's own, alike
+    assert plugins["observers.example"]["hooks"] == ["lemon_skill_loaded"]
+    assert plugins["observers.example"]["observer"] is True
+    assert plugins["commands.example"]["observer"] is False
+    text = lemon(venv, "plugins", "list").stdout
+    assert "lemon skill hello (commands.example)" in text
+    assert "observers.example" in text.split("observing lemon's events:")[1]
+
+
+def test_a_disabled_command_plugin_adds_no_command(venv):
+    result = lemon(venv, "skill", "hello", "world", LEMON_DISABLE_PLUGINS="commands.example")
+    assert result.returncode == 2 and "No such command 'hello'" in result.stderr
+
+
+def test_the_observer_records_every_load_and_never_the_body(venv, tmp_path):
+    home, project = tmp_path / "home", tmp_path / "project"
+    skill = project / ".agents" / "skills" / "greet"
+    skill.mkdir(parents=True)
+    (project / ".git").mkdir()
+    (skill / "SKILL.md").write_text("---\nname: greet\ndescription: Say hi.\n---\n\nSECRET "
+                                    "BODY\n", encoding="utf-8")
+    record = tmp_path / "loads.jsonl"
+    env = {"HOME": str(home), "LEMON_EXAMPLE_RECORD": str(record),
+           "LEMON_CACHE_DIR": str(tmp_path / "cache")}
+    read = lemon(venv, "skill", "read", "greet", "--cwd", str(project), **env)
+    assert read.returncode == 0, read.stderr
+    missing = lemon(venv, "skill", "read", "nope", "--cwd", str(project), **env)
+    assert missing.returncode != 0
+    lines = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
+    assert lines == [{"key": "greet", "found": True, "view": "full"},
+                     {"key": "nope", "found": False, "view": "full"}]
+    assert "SECRET" not in record.read_text(encoding="utf-8")

@@ -131,7 +131,6 @@ def test_find_relevant_index_is_cached_with_the_catalog(make_ctx, agents, monkey
         os.utime(path, (past, past))
     ctx = make_ctx(LEMON_BUILTIN_SKILLS="0")
     assert keys(skills.find_relevant("yaml", ctx, persistent=True)) == ["first"]
-    api._catalogs.clear()  # as a new process: only the persistent cache is left
     built = []
     monkeypatch.setattr(snapshot_index, "build_index",
                         lambda entries: built.append(1) or pytest.fail("rebuilt"))

@@ -97,19 +97,22 @@ def test_statuses_follow_path_env_settings_and_lock_on_every_call(tree, project:
     import os
     import stat
 
-    first = skills.list(tree)
-    assert skills.list(tree).get("needs-tool").status is first.get("needs-tool").status
+    workspace = skills.Workspace(tree)  # statuses are kept by a workspace between calls
+    first = skills.list(workspace=workspace)
+    assert skills.list(workspace=workspace).get("needs-tool").status is \
+        first.get("needs-tool").status
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     program = bin_dir / "definitely-not-installed"
     program.write_text("#!/bin/sh\n")
     program.chmod(program.stat().st_mode | stat.S_IXUSR)
     with_path = tree.evolve(env={**tree.env, "PATH": f"{bin_dir}{os.pathsep}{tree.env['PATH']}"})
-    assert skills.list(with_path).get("needs-tool").status.state == "active"
+    on_path = skills.Workspace(with_path)
+    assert skills.list(workspace=on_path).get("needs-tool").status.state == "active"
     program.unlink()
-    assert skills.list(with_path).get("needs-tool").status.state == "not_ready"
-    skills.disable("shared", tree, local=True)
-    assert skills.list(tree).get("shared").status.state == "disabled"
+    assert skills.list(workspace=on_path).get("needs-tool").status.state == "not_ready"
+    skills.disable("shared", workspace=workspace, local=True)
+    assert skills.list(workspace=workspace).get("shared").status.state == "disabled"
     assert skills.list(tree.evolve(platform="win32")).get("shared").status.state == "disabled"
 
 
@@ -117,15 +120,19 @@ def test_refresh_forces_every_catalog_of_those_roots(tree, home: Path, monkeypat
     """After refresh(), the global-scope and the persistent listings re-read too, even inside
     the coalescing window."""
     from lemon_core.catalog import snapshot as catalog_module
+    from lemon_core.skills import workspace as workspace_module
 
     monkeypatch.setattr(catalog_module, "CHECK_INTERVAL", 3600.0)
-    skills.list(tree, scope="global")
-    skills.list(tree, persistent=True)
+    monkeypatch.setattr(workspace_module, "CHECK_INTERVAL", 3600.0)
+    ws = skills.Workspace(tree)
+    skills.list(workspace=ws, scope="global")
+    skills.list(workspace=ws, persistent=True)
     write_skill(home / ".codex" / "skills", "written-just-now")
-    skills.refresh(tree)
-    assert skills.get("written-just-now", tree) is not None
-    assert skills.list(tree, scope="global").get("written-just-now") is not None
-    assert skills.list(tree, persistent=True).get("written-just-now") is not None
+    assert skills.list(workspace=ws, scope="global").get("written-just-now") is None  # kept
+    skills.refresh(workspace=ws)
+    assert skills.get("written-just-now", workspace=ws) is not None
+    assert skills.list(workspace=ws, scope="global").get("written-just-now") is not None
+    assert skills.list(workspace=ws, persistent=True).get("written-just-now") is not None
 
 
 def test_a_failed_skill_is_listed_as_invalid_with_its_key(tree, project: Path) -> None:
@@ -142,9 +149,6 @@ def test_a_failed_skill_is_listed_as_invalid_with_its_key(tree, project: Path) -
 
 def test_a_failed_skill_survives_the_persistent_cache(tree) -> None:
     first = skills.list(tree, persistent=True)
-    from lemon_core.skills import api
-
-    api._catalogs.clear()  # a new process: the listing comes from the cache file
     second = skills.list(tree, persistent=True)
     assert second.invalid == first.invalid and [i.key for i in second.invalid] == ["broken"]
 

@@ -12,16 +12,29 @@ from lemon_core import skills
 from lemon_core.context import LemonContext
 from lemon_core.errors import LemonError
 
-SPEC_NAMES = ["list", "get", "status", "enable", "disable", "refresh", "lock_record"]
-LONG_NAMES = ["list_skills", "get_skill", "skill_status", "enable_skill", "disable_skill"]
+SPEC_NAMES = ["list", "get", "status", "enable", "disable", "refresh", "lock_record",
+              "install", "uninstall", "update", "find_relevant", "read_skill", "Workspace"]
+#: The functions' names in their modules: one public spelling each in lemon_core.skills.
+LONG_NAMES = ["list_skills", "get_skill", "skill_status", "enable_skill", "disable_skill",
+              "remove", "new"]
 
 
 def test_dir_shows_the_api() -> None:
     names = dir(lemon_core.skills)
-    assert set(SPEC_NAMES + LONG_NAMES) <= set(names)
+    assert set(SPEC_NAMES) <= set(names)
     assert names == sorted(names)
-    for name in SPEC_NAMES + LONG_NAMES:
+    for name in SPEC_NAMES:
         assert callable(getattr(skills, name))
+
+
+def test_each_function_has_one_public_name() -> None:
+    for name in LONG_NAMES:
+        assert name not in dir(lemon_core.skills)
+        with pytest.raises(AttributeError):
+            getattr(skills, name)
+    assert set(SPEC_NAMES) <= set(lemon_core.skills.__all__)
+    for name in lemon_core.skills.__all__:
+        assert getattr(skills, name) is not None
 
 
 CALLS = {

@@ -35,14 +35,17 @@ VOUCH_SECONDS = 2.0
 
 class LemonBackend:
     def __init__(self, ctx: LemonContext, *, watch: bool = True,
-                 load_audit: Any = None) -> None:
+                 load_audit: Any = None, workspace: Any = None) -> None:
         from lemon_core.skills import api
         from lemon_core.skills.load_audit import FirstLoadAudit
+        from lemon_core.skills.workspace import Workspace
 
-        self.ctx = ctx
-        self.load_audit = load_audit if load_audit is not None else FirstLoadAudit(ctx)
+        #: The server's one workspace: its catalog, views, plugins, for every call.
+        self.workspace = workspace if workspace is not None else Workspace(ctx)
+        self.ctx = self.workspace.ctx
+        self.load_audit = load_audit if load_audit is not None else FirstLoadAudit(self.ctx)
         self._api = api
-        self._catalog = api.catalog_for(ctx, persistent=True)
+        self._catalog = self.workspace.catalog(persistent=True)
         self._watch = watch
         if watch:  # this backend holds the watch (``_fresh``): the catalog's own would double it
             self._catalog.watch = False
@@ -58,7 +61,7 @@ class LemonBackend:
         from lemon_core.skills.agent import find_relevant
 
         self._listed()
-        find_relevant("", self.ctx, max_results=1, persistent=True)
+        find_relevant("", max_results=1, persistent=True, workspace=self.workspace)
 
     @property
     def watching(self) -> bool:
@@ -96,7 +99,7 @@ class LemonBackend:
                     self._watched = None
 
     def _listed(self) -> list[Found]:
-        listing = self._api.list_skills(self.ctx, persistent=True)
+        listing = self._api.list_skills(persistent=True, workspace=self.workspace)
         withheld = self.load_audit.blocked
         return [Found(item.entry.key, item.entry.description) for item in listing.skills
                 if item.status.state in _LISTED_STATES and not item.entry.hidden
@@ -118,8 +121,9 @@ class LemonBackend:
             return self._listed()
         withheld = self.load_audit.blocked
         return [Found(hit.key, hit.description)
-                for hit in find_relevant(query or "", self.ctx, max_results=10 + len(withheld),
-                                         persistent=True) if hit.key not in withheld][:10]
+                for hit in find_relevant(query or "", max_results=10 + len(withheld),
+                                         persistent=True, workspace=self.workspace)
+                if hit.key not in withheld][:10]
 
     def _read(self, name: str, **view: Any) -> object:
         from lemon_core.skills.agent import (
@@ -130,8 +134,8 @@ class LemonBackend:
 
         self._fresh()
         try:
-            return read_skill(name, self.ctx, persistent=True, check=self.load_audit.check,
-                              **view)
+            return read_skill(name, persistent=True, check=self.load_audit.check,
+                              workspace=self.workspace, **view)
         except SkillUnavailableError:
             raise
         except UnknownSkillError as exc:
@@ -157,6 +161,7 @@ class LemonBackend:
         if self._watcher is not None:
             self._watcher.close()
             self._watcher = None
+        self.workspace.close()
 
 
 __all__ = ["LemonBackend", "snapshot_folders"]

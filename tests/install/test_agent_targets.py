@@ -14,17 +14,18 @@ import pytest
 
 from lemon_core.errors import PlantedLinkError, UsageError
 from lemon_core.install import agent_targets, pipeline
+from lemon_core.install.pipeline import InstallRequest
 from lemon_core.install.remove import remove
 from lemon_core.install.sync import OutOfSync, sync
 from lemon_core.install.update import update
 from lemon_core.skills.api import list_skills
 from lemon_core.state.lockfile import read_lock_records
 from lemon_core.state.records import AgentTarget
-from tests.install.support import skill_folder, snapshot
+from tests.install.support import Faults, skill_folder, snapshot
 
 
 def _install(ctx, plugins, folder: Path, **options):
-    return pipeline.install(str(folder), ctx, plugins=plugins, approve=True, **options)
+    return pipeline.install(InstallRequest(str(folder), approve=True, **options), ctx, plugins)
 
 
 def _records(lockfile: Path):
@@ -284,14 +285,11 @@ def test_sync_in_a_fresh_home_with_only_the_lockfile_puts_the_links_back(
     assert not (home / ".codex" / "skills" / "other").is_symlink()
 
 
-def test_a_failed_record_undoes_the_placed_targets(ctx, plugins, agent, home, src,
-                                                   monkeypatch) -> None:
-    def broken(*args, **kwargs):
-        raise OSError(errno.ENOSPC, "No space left on device")
-
-    monkeypatch.setattr(pipeline, "record", broken)
+def test_a_failed_record_undoes_the_placed_targets(ctx, plugins, agent, home, src) -> None:
+    faults = Faults("record", OSError(errno.ENOSPC, "No space left on device"))
     with pytest.raises(OSError):
-        _install(ctx, plugins, skill_folder(src, "demo"), agents=["claude"])
+        pipeline.install(InstallRequest(str(skill_folder(src, "demo")), approve=True,
+                                        agents=("claude",)), ctx, plugins, faults.steps())
     assert not os.path.lexists(home / ".claude" / "skills" / "demo")
     assert not (agent / "skill" / "demo").exists()
     assert _hidden(home / ".claude" / "skills") == []
@@ -328,8 +326,7 @@ def test_a_repository_installed_with_all_links_every_skill_and_a_fresh_home_gets
     with GitServer() as server:
         repo, _ = build_repo(tmp_path / "repo", files)
         url = server.add("o/skills.git", repo)
-        result = pipeline.install(f"git+{url}", ctx, plugins=git_plugins, approve=True,
-                                  all_skills=True, agents=["agents"])
+        result = pipeline.install(InstallRequest(f"git+{url}", approve=True, all_skills=True, agents=["agents"]), ctx, git_plugins)
         assert sorted((r.key, r.targets[0].action) for r in result.all) == [
             (n, "linked") for n in names]
         lockfile = (agent / "skills.lock.json").read_bytes()
@@ -349,8 +346,7 @@ def test_a_repository_installed_with_all_links_every_skill_and_a_fresh_home_gets
 def test_global_roots_follow_their_override(make_ctx, plugins, tmp_path, src) -> None:
     claude = tmp_path / "claude-skills"
     ctx = make_ctx(LEMON_CLAUDE_SKILLS_DIR=str(claude))
-    result = pipeline.install(str(skill_folder(src, "demo")), ctx, plugins=plugins,
-                              approve=True, agents=["claude"])
+    result = pipeline.install(InstallRequest(str(skill_folder(src, "demo")), approve=True, agents=["claude"]), ctx, plugins)
     assert result.targets[0].path == str(claude / "demo") and (claude / "demo").is_symlink()
 
 
@@ -371,8 +367,7 @@ def test_asking_for_another_mode_switches_a_target_lemon_placed(ctx, plugins, ag
 def test_an_agent_root_that_is_lemons_own_root_is_left_as_it_is(make_ctx, plugins, home,
                                                                 src) -> None:
     ctx = make_ctx(LEMON_AGENT_SKILLS_DIR=str(home / ".claude" / "skills"))
-    result = pipeline.install(str(skill_folder(src, "demo")), ctx, plugins=plugins,
-                              approve=True, agents=["claude"])
+    result = pipeline.install(InstallRequest(str(skill_folder(src, "demo")), approve=True, agents=["claude"]), ctx, plugins)
     assert [(t.agent, t.action) for t in result.targets] == [("claude", "kept")]
     assert result.target_failures == ()
     assert (home / ".claude" / "skills" / "demo").is_dir()
@@ -381,9 +376,7 @@ def test_an_agent_root_that_is_lemons_own_root_is_left_as_it_is(make_ctx, plugin
 
 def test_the_install_question_names_the_agent_roots(ctx, plugins, home, src) -> None:
     asked = []
-    pipeline.install(str(skill_folder(src, "demo")), ctx, plugins=plugins,
-                     approve=lambda request: asked.append(request) or True,
-                     agents=["claude", "agents"], copy=True)
+    pipeline.install(InstallRequest(str(skill_folder(src, "demo")), approve=lambda request: asked.append(request) or True, agents=["claude", "agents"], copy=True), ctx, plugins)
     (install,) = [r for r in asked if r.stage == "install"]
     assert f"also copied into {home / '.claude' / 'skills'} (claude)" in install.notes
     assert f"also copied into {home / '.agents' / 'skills'} (agents)" in install.notes

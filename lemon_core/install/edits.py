@@ -16,10 +16,10 @@ from pathlib import Path
 
 import attrs
 
+from lemon_core.approval import ApprovalRefused, Consent, WriteApproval
 from lemon_core.errors import LemonError, Option, Voiced
 from lemon_core.fsio.read import FileProblem
 from lemon_core.fsio.tree import bundle_hash, scan_tree
-from lemon_core.approval import ApprovalRefused, Consent, WriteApproval
 from lemon_core.state.records import LockRecord
 
 MAX_NAMED = 20

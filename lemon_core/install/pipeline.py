@@ -29,7 +29,14 @@ import attrs
 
 from lemon_core.approval import Approve, Consent, WriteApproval
 from lemon_core.errors import UsageError
-from lemon_core.install import agent_targets, occupied, router, select, targets, transaction
+from lemon_core.install import (
+    agent_targets,
+    occupied,
+    router,
+    select,
+    targets,
+    transaction,
+)
 from lemon_core.install.agent_targets import Placed, TargetFailure
 from lemon_core.install.failures import Blocked, Failure, NoneInstalled
 from lemon_core.install.transaction import (
@@ -44,7 +51,6 @@ from lemon_core.install.transaction.models import Bundle
 from lemon_core.protocols import FetchResult, Finding, SkillWriteEvent
 from lemon_core.source_kit.location import public_url
 from lemon_core.state.lockfile import editable_records
-from lemon_core.state.records import AgentTarget
 
 if TYPE_CHECKING:
     from lemon_core.context import LemonContext
@@ -141,26 +147,6 @@ def pick_skills(tree: Path, skills: Sequence[str], all_skills: bool,
     return select.choose(candidates, skills=skills, all_skills=all_skills,
                          select=None if choose is None else describing(choose, tree),
                          names=names, nested=nested)
-
-
-def describing(choose: select.Selector, tree: Path) -> select.Selector:
-    """``choose``, given each candidate's description too when it takes a ``descriptions``
-    argument (``choose(candidates, descriptions={folder: text or None})``); a selector
-    without one is called as before."""
-    try:
-        takes = "descriptions" in inspect.signature(choose).parameters
-    except (TypeError, ValueError):  # a builtin or C callable: no signature to read
-        takes = False
-    if not takes:
-        return choose
-
-    def pick(candidates: Sequence[str]) -> Sequence[str]:
-        from lemon_core.install.describe import descriptions
-
-        return choose(candidates, descriptions=descriptions(tree, candidates))  # type: ignore[call-arg]
-
-    return pick
-
 
 
 def describing(choose: select.Selector, tree: Path) -> select.Selector:

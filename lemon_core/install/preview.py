@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from lemon_core.errors import LemonError
 from lemon_core.approval import Approve, Consent, WriteApproval
+from lemon_core.errors import LemonError
 from lemon_core.install import checks, gate, pipeline, router, select, staging
 from lemon_core.manifest.lenient import load_for_install, relaxed_warning
 from lemon_core.protocols import Finding

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from lemon_core.errors import LemonError, UsageError
 from lemon_core.approval import Approve
+from lemon_core.errors import LemonError, UsageError
 from lemon_core.install import agent_targets, outdated, pipeline, router
 from lemon_core.state.lockfile import editable_records
 from lemon_core.state.records import AgentTarget

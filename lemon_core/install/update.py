@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from lemon_core.approval import Approve, ApprovalRefused, Consent, WriteApproval
+from lemon_core.approval import ApprovalRefused, Approve, Consent, WriteApproval
 from lemon_core.errors import Option
 from lemon_core.install import edits, outdated, pipeline, router
 from lemon_core.state.lockfile import editable_records, write_records

@@ -8,8 +8,8 @@ import anyio
 import mcp_types as types
 import pytest
 
-from lemon_core.mcp.gateway import elicit
 from lemon_core.approval import CallApproval
+from lemon_core.mcp.gateway import elicit
 from lemon_core.mcp.runtime.inventory import HostedTool
 from lemon_core.models import ServerSource
 

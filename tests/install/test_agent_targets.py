@@ -398,3 +398,53 @@ def test_sync_with_agent_places_every_recorded_skill_and_records_it(ctx, plugins
         sync(ctx, plugins=plugins, frozen=True, agents=["claude"])
     with pytest.raises(UsageError, match="--local"):
         sync(ctx, plugins=plugins, approve=True, agents=["github"])
+
+
+def _killed_placement(root: Path, key: str, lemons: Path) -> tuple[Path, Path]:
+    """What a write killed while placing ``key`` leaves in an agent root (the names
+    :class:`~lemon_core.install.agent_targets.Placement` uses): a link made under its hidden
+    temporary name, never renamed into place, and a copy made the same way."""
+    root.mkdir(parents=True, exist_ok=True)
+    link = root / f".{key}.lemon-new-0badc0de"
+    link.symlink_to(os.path.relpath(lemons, root))
+    copy = root / f".{key}.lemon-new-5ca1ab1e"
+    shutil.copytree(lemons, copy)
+    return link, copy
+
+
+def test_a_killed_placement_leaves_nothing_after_the_next_install(ctx, plugins, agent, home,
+                                                                  src) -> None:
+    folder = skill_folder(src, "demo")
+    _install(ctx, plugins, folder, agents=["claude"])
+    claude = home / ".claude" / "skills"
+    _killed_placement(claude, "demo", agent / "skill" / "demo")
+    (claude / ".other.lemon-new-00000000").mkdir()  # another skill's: not this write's to settle
+    result = _install(ctx, plugins, folder, agents=["claude"], force=True)
+    assert _hidden(claude) == [".other.lemon-new-00000000"]
+    assert sum("interrupted install" in n for n in result.notes) == 2
+    assert os.path.realpath(claude / "demo") == os.path.realpath(agent / "skill" / "demo")
+
+
+def test_a_killed_placement_is_settled_by_sync_and_by_remove(ctx, plugins, agent, home,
+                                                            src) -> None:
+    _install(ctx, plugins, skill_folder(src, "demo"), agents=["claude"])
+    claude = home / ".claude" / "skills"
+    (claude / "demo").unlink()  # the link is missing: sync places it again
+    _killed_placement(claude, "demo", agent / "skill" / "demo")
+    sync(ctx, plugins=plugins, approve=True)
+    assert _hidden(claude) == [] and (claude / "demo").is_symlink()
+    _killed_placement(claude, "demo", agent / "skill" / "demo")
+    result = remove("demo", ctx, plugins=plugins, approve=True)
+    assert _hidden(claude) == [] and not os.path.lexists(claude / "demo")
+    assert any("interrupted install" in n for n in result.notes)
+
+
+def test_a_target_set_aside_by_a_killed_placement_is_put_back(ctx, plugins, agent, home,
+                                                             src) -> None:
+    folder = skill_folder(src, "demo")
+    _install(ctx, plugins, folder, agents=["claude"], copy=True)
+    claude = home / ".claude" / "skills"
+    (claude / "demo").rename(claude / ".demo.lemon-old-feedface")  # killed between renames
+    result = _install(ctx, plugins, folder, agents=["claude"], copy=True, force=True)
+    assert _hidden(claude) == [] and (claude / "demo" / "SKILL.md").is_file()
+    assert any(f"put back {claude / 'demo'}" in n for n in result.notes)

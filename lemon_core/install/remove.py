@@ -22,17 +22,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import attrs
 
 from lemon_core.approval import Approve
 from lemon_core.catalog.roots import is_project_dir
-from lemon_core.errors import LemonError, NotFoundError
-from lemon_core.install import edits, targets, transaction
+from lemon_core.errors import NotFoundError
+from lemon_core.install import targets, transaction
 from lemon_core.install.agent_targets import Placed, TargetFailure
-from lemon_core.install.occupied import NotLemons, what_is_there
+from lemon_core.install.transaction.removal import check_target, not_lemons
 from lemon_core.install.transaction.steps import STEPS, Steps
 from lemon_core.protocols import SkillWriteEvent
 from lemon_core.state.lockfile import editable_records
@@ -80,40 +79,6 @@ def find_installed(ctx: LemonContext, key: str,
                         f"what is in its own skills folders); run 'lemon skill list'")
 
 
-def not_lemons(scope: targets.Scope, key: str, target: Path,
-               record: LockRecord | None) -> NotLemons | None:
-    """The refusal when ``target`` holds something lemon did not install (None: it holds
-    the folder ``record`` names, or nothing)."""
-    if not os.path.lexists(target):
-        return None
-    if record is not None and not os.path.islink(target) and os.path.isdir(target):
-        return None
-    what = what_is_there(target)
-    local = " --local" if scope.name == "project" else ""
-    if record is not None:
-        return NotLemons(
-            f"{target} holds {what} where lemon installed the folder of {key!r}; lemon "
-            f"deletes only what it installed, so nothing was changed. It is yours: move or "
-            f"delete it by hand, then run 'lemon skill remove {key}{local}' again to drop the "
-            f"record")
-    return NotLemons(
-        f"{target} holds {what}; lemon removes only skills it installed (recorded in "
-        f"{scope.lockfile}), so nothing was deleted. It is yours: delete it by hand if you "
-        f"mean to, or run 'lemon skill disable {key}{local}' to switch it off")
-
-
-def check_target(scope: targets.Scope, key: str, target: Path,
-                 record: LockRecord | None) -> edits.LocalEdits | None:
-    """What removing ``key`` would delete: its local edits (falsy: none), None when nothing
-    is there. :raises NotLemons: the target holds something lemon did not install."""
-    refused = not_lemons(scope, key, target, record)
-    if refused is not None:
-        raise refused
-    if record is None or not os.path.lexists(target):
-        return None
-    return edits.local_edits(target, record)
-
-
 def remove(key: str, ctx: LemonContext, *, plugins: Plugins, local: bool | None = None,
            approve: Approve = None,
            refresh: Callable[[], None] | None = None,
@@ -143,20 +108,4 @@ def remove(key: str, ctx: LemonContext, *, plugins: Plugins, local: bool | None 
                         done.target_failures)
 
 
-def unchanged(scope: targets.Scope, key: str, target: Path, record: LockRecord | None,
-              checked: edits.LocalEdits | None) -> None:
-    """Under the lock: refuse when the record, or what is at the target, changed while lemon
-    was asking (what was approved is no longer what would be deleted)."""
-    if editable_records(scope.lockfile).get(key) != record:
-        raise LemonError(f"the record of {key!r} in {scope.lockfile} changed while lemon was "
-                         f"asking; nothing was changed, run the command again")
-    now = check_target(scope, key, target, record)
-    if (now is None) != (checked is None):
-        raise LemonError(f"{target} changed while lemon was asking; nothing was changed, run "
-                         f"the command again")
-    if checked is not None:
-        edits.unchanged_since(checked, target)
-
-
-__all__ = ["RemoveResult", "check_target", "find_installed", "not_lemons", "remove",
-           "unchanged"]
+__all__ = ["RemoveResult", "check_target", "find_installed", "not_lemons", "remove"]

@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lemon_core.approval import WriteApproval
 from lemon_core.errors import LemonError, UsageError
 from lemon_core.install import checks, edits, staging
 from lemon_core.install.failures import NoneInstalled
@@ -53,6 +54,7 @@ from lemon_core.install.transaction.models import (
     WriteResult,
     Written,
 )
+from lemon_core.install.transaction.removal import check_target
 from lemon_core.install.transaction.steps import STEPS, Steps
 from lemon_core.manifest.lenient import relaxed_warning
 from lemon_core.protocols import SkillWriteEvent
@@ -167,9 +169,6 @@ def _put(request: WriteRequest, content: Content, ctx: LemonContext, plugins: Pl
 
 def _drop(request: WriteRequest, ctx: LemonContext, plugins: Plugins,
           steps: Steps) -> WriteResult:
-    from lemon_core.approval import WriteApproval
-    from lemon_core.install.remove import check_target
-
     scope = request.scope
     swept = steps.sweep(scope, editable_records(scope.lockfile))
     records = editable_records(scope.lockfile)  # as the sweep left them

@@ -26,6 +26,7 @@ from lemon_core.install.owner import this_process
 from lemon_core.install.staging import fsync_dir
 from lemon_core.install.transaction.judge import now
 from lemon_core.install.transaction.models import Bundle, Origin, WriteRequest
+from lemon_core.install.transaction.removal import unchanged
 from lemon_core.install.transaction.steps import Steps, each_lock
 from lemon_core.state.lockfile import editable_records
 from lemon_core.state.records import AgentTarget, LockRecord
@@ -144,8 +145,6 @@ def drop_all(request: WriteRequest, ctx: LemonContext, steps: Steps,
     """Remove each key of ``before`` (its record and its checked edits when asked): set the
     folder aside, delete the record, refresh, then delete the folder and take the skill out
     of its agent roots; a failure before the delete puts every folder and record back."""
-    from lemon_core.install.remove import unchanged
-
     scope = request.scope
     keys = list(before)
     with contextlib.ExitStack() as locks:

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lemon_core.approval import WriteApproval
-from lemon_core.errors import LemonError, UsageError
+from lemon_core.errors import UsageError
 from lemon_core.install import checks, edits, staging
 from lemon_core.install.failures import NoneInstalled
 from lemon_core.install.transaction.apply import activate_all, drop_all
@@ -82,21 +82,23 @@ def commit(request: WriteRequest, ctx: LemonContext, plugins: Plugins,
         for failure in exc.failed:
             steps.notify(plugins, SkillWriteEvent(failure.key, request.action, False,
                                                   scope=request.scope.name,
-                                                  reason=failure.reason))
+                                                  reason=failure.reason,
+                                                  tool_call_id=request.call_id))
         raise
     except Exception as exc:
         refused(request, plugins, steps, exc)
         raise
     for item in result.written:
-        metadata = ({"source": result.origin.source, "verdict": item.verdict}
-                    if result.origin is not None else {})
+        metadata = {"source": item.source, "verdict": item.verdict} if item.source else {}
         steps.notify(plugins, SkillWriteEvent(item.key, request.action, True,
                                               scope=request.scope.name, path=item.path,
+                                              tool_call_id=request.call_id,
                                               metadata=metadata))
     for failure in result.failed:
         steps.notify(plugins, SkillWriteEvent(failure.key, request.action, False,
                                               scope=request.scope.name,
-                                              reason=failure.reason))
+                                              reason=failure.reason,
+                                              tool_call_id=request.call_id))
     return result
 
 
@@ -104,7 +106,8 @@ def refused(request: WriteRequest, plugins: Plugins, steps: Steps, exc: Exceptio
     """Tell observers the write was refused, once per name it was asked for."""
     for key in request.names or request.removals:
         steps.notify(plugins, SkillWriteEvent(key, request.action, False,
-                                              scope=request.scope.name, reason=str(exc)))
+                                              scope=request.scope.name, reason=str(exc),
+                                              tool_call_id=request.call_id))
 
 
 @contextlib.contextmanager
@@ -161,6 +164,7 @@ def _put(request: WriteRequest, content: Content, ctx: LemonContext, plugins: Pl
     notes = (*swept, *settled, *origin.notes)
     written = tuple(Written(
         key=b.key, path=str(b.target), bundle_hash=b.bundle_hash, verdict=b.report.verdict,
+        source=(b.origin or origin).source,
         findings=b.report.findings, notes=(*notes, *b.report.notes), warnings=_warnings(b),
         replaced=was, placed=outcomes[b.key].placed,
         target_failures=outcomes[b.key].failed) for b, was in zip(bundles, replaced))
@@ -197,6 +201,6 @@ def _drop(request: WriteRequest, ctx: LemonContext, plugins: Plugins,
     return WriteResult(scope, written, None, (), tuple(swept))
 
 
-__all__ = ["STEPS", "Bundle", "Content", "LemonError", "Origin", "StagedBundle", "Staging",
+__all__ = ["STEPS", "Bundle", "Content", "Origin", "StagedBundle", "Staging",
            "Steps", "WriteRequest", "WriteResult", "Written", "commit", "refused",
            "staging_area"]

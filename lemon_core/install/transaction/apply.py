@@ -37,7 +37,9 @@ if TYPE_CHECKING:
 
 def record_of(origin: Origin, item: Bundle, previous: LockRecord | None,
               hashes: Mapping[str, str] | None, targets: tuple[AgentTarget, ...]) -> LockRecord:
-    """The lockfile record of ``item`` (its ``installed_at`` and extra fields kept)."""
+    """The lockfile record of ``item`` (its ``installed_at`` and extra fields kept), from its
+    own origin when it has one."""
+    origin = item.origin or origin
     when = now()
     subdirectory = "/".join(p for p in (origin.subpath, item.subdir) if p) or None
     record = LockRecord(

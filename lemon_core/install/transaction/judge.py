@@ -90,7 +90,8 @@ def judge_one(asking: Asking, staged: StagedBundle, existing: Mapping[str, LockR
     previous = existing.get(key)
     kept = previous.audit_override if previous is not None else None
     return Bundle(key, folder, subdir, target, scan, digest, checks.content_hash(folder),
-                  report, kept, judged.relaxed, subdir if judged.renamed else None)
+                  report, kept, judged.relaxed, subdir if judged.renamed else None,
+                  staged.origin)
 
 
 def judge_all(asking: Asking, staged: Sequence[StagedBundle],

@@ -55,11 +55,13 @@ class Origin:
 class StagedBundle:
     """One skill folder written into the staging area (fetched, or made by lemon itself):
     ``folder``; ``subdir`` its folder in the staged tree (``""``: the tree itself); ``name``
-    the name to fall back on when its SKILL.md names none."""
+    the name to fall back on when its SKILL.md names none; ``origin`` its own origin when one
+    write stages skills of several sources (a blueprint), else the staging's."""
 
     folder: Path
     subdir: str = ""
     name: str = ""
+    origin: Origin | None = None
 
 
 @attrs.frozen
@@ -97,7 +99,8 @@ class WriteRequest:
     ``expected``: the bundle hash each skill must have (one for all, or per key: ``sync``);
     ``agents``: the agent roots each skill is placed in too; ``names``: the names a refused
     write's events carry (default: the keys); ``refresh``: called once the change is on disk
-    (the catalog re-reads); ``progress``: told as each of several skills is checked."""
+    (the catalog re-reads); ``progress``: told as each of several skills is checked;
+    ``call_id``: the tool call that asked for the write (``skill_manage``), in every event."""
 
     scope: Scope
     action: str
@@ -113,6 +116,7 @@ class WriteRequest:
     names: tuple[str, ...] = ()
     refresh: Callable[[], None] | None = None
     progress: ProgressCallback | None = None
+    call_id: str | None = None
 
 
 @attrs.frozen
@@ -132,6 +136,8 @@ class Bundle:
     relaxed: tuple[Diagnostic, ...] = ()
     #: Its folder in the staged tree when that folder is named unlike the skill.
     renamed_from: str | None = None
+    #: Its own origin (a write of several sources); None: the staging's.
+    origin: Origin | None = None
 
 
 @attrs.frozen
@@ -143,6 +149,8 @@ class Written:
     path: str
     bundle_hash: str = ""
     verdict: str = ""
+    #: The source it came from (its origin's name; "" for a removal).
+    source: str = ""
     findings: tuple[Finding, ...] = ()
     notes: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()

@@ -143,3 +143,43 @@ def test_a_request_is_content_or_removals(ctx, plugins) -> None:
     with pytest.raises(UsageError):
         commit(WriteRequest(scope=scope, action="create", content=_skill("a"),
                             removals=("a",)), ctx, plugins)
+
+
+@attrs.frozen
+class Plan:
+    """A blueprint's shape: several skills of several sources, written all or nothing."""
+
+    skills: tuple[Authored, ...]
+
+    @property
+    def name(self) -> str:
+        return "plan"
+
+    def stage(self, tree: Path) -> Staging:
+        bundles = []
+        for skill in self.skills:
+            staged = skill.stage(tree / skill.key)
+            origin = attrs.evolve(staged.origin, identifier=f"./skills/{skill.key}",
+                                  source="local", source_kind="local")
+            bundles.append(StagedBundle(tree / skill.key, skill.key, skill.key, origin))
+        return Staging(tuple(bundles), Origin(identifier="blueprint:team", source="blueprint",
+                                              trust="local"))
+
+
+def test_several_sources_write_all_or_nothing_each_with_its_own_origin(ctx, plugins, agent,
+                                                                        recorder) -> None:
+    scope = targets.scope_for(ctx, local=False)
+    plan = Plan((_skill("alpha"), _skill("beta")))
+    request = WriteRequest(scope=scope, action="apply", consent=True, content=plan,
+                           call_id="call-7")
+    commit(request, ctx, plugins)
+    records = read_lock_records(agent / "skills.lock.json")[0]
+    assert {k: (r.identifier, r.source_kind) for k, r in records.items()} == {
+        "alpha": ("./skills/alpha", "local"), "beta": ("./skills/beta", "local")}
+    assert {(e.key, e.tool_call_id, e.metadata["source"]) for e in recorder.written} == {
+        ("alpha", "call-7", "local"), ("beta", "call-7", "local")}
+    before = snapshot(agent)
+    blocked = Plan((_skill("alpha", "new\n"), _skill("beta", "BLOCKME\n")))
+    with pytest.raises(Blocked):
+        commit(attrs.evolve(request, content=blocked, replace=True), ctx, plugins)
+    assert snapshot(agent) == before  # alpha is not written without beta

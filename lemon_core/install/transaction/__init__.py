@@ -103,8 +103,10 @@ def commit(request: WriteRequest, ctx: LemonContext, plugins: Plugins,
 
 
 def refused(request: WriteRequest, plugins: Plugins, steps: Steps, exc: Exception) -> None:
-    """Tell observers the write was refused, once per name it was asked for."""
-    for key in request.names or request.removals:
+    """Tell observers the write was refused, once per name it was asked for (the request's
+    ``names``, else its removals, else its content's name)."""
+    content = (request.content.name,) if request.content is not None else ()
+    for key in request.names or request.removals or content:
         steps.notify(plugins, SkillWriteEvent(key, request.action, False,
                                               scope=request.scope.name, reason=str(exc),
                                               tool_call_id=request.call_id))

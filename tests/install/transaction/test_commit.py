@@ -136,6 +136,16 @@ def test_a_removal_goes_through_the_same_commit(ctx, plugins, agent, recorder) -
     assert [(e.action, e.accepted) for e in recorder.written][-1] == ("remove", True)
 
 
+def test_a_refusal_without_names_is_observed_under_the_contents_name(ctx, plugins,
+                                                                      recorder) -> None:
+    scope = targets.scope_for(ctx, local=False)
+    with pytest.raises(ApprovalRefused):
+        commit(WriteRequest(scope=scope, action="create", content=_skill("note"),
+                            call_id="c1"), ctx, plugins)
+    assert [(e.key, e.accepted, e.tool_call_id) for e in recorder.written] == [
+        ("note", False, "c1")]
+
+
 def test_a_request_is_content_or_removals(ctx, plugins) -> None:
     scope = targets.scope_for(ctx, local=False)
     with pytest.raises(UsageError):

@@ -1,8 +1,9 @@
 """Run ``lemon skill install ARGS`` in this process and print, on stderr as one JSON line, the
 CPU seconds of each phase (``bench_install.py --phases`` runs it in a new process per run).
 
-The phases are the pipeline's own module-level steps (``lemon_core.install.pipeline``), timed
-by wrapping them, plus the imports that come first:
+The phases are the install's own steps (the methods of
+``lemon_core.install.pipeline.InstallSteps``, which every install takes), timed by wrapping
+them, plus the imports that come first:
 
 - ``import typer + lemon_core.cli``: the CLI, before any command runs;
 - ``import the install library``: ``lemon_core.skills.installing`` and what it imports
@@ -73,10 +74,10 @@ def main(argv: list[str]) -> None:
 
     plugins._import = timed_import  # type: ignore[assignment]
     _wrap(plugins.Plugins, "register", "plugins: register")
-    for attribute, phase in (("fetch", "fetch"), ("audit_skill", "audit"),
+    for attribute, phase in (("fetch", "fetch"), ("audit", "audit"),
                              ("activate", "activate"), ("record", "lockfile record"),
-                             ("refresh_catalog", "catalog refresh"), ("notify", "notify")):
-        _wrap(pipeline, attribute, phase)
+                             ("refresh", "catalog refresh"), ("notify", "notify")):
+        _wrap(pipeline.InstallSteps, attribute, phase)  # the steps every install takes
     for attribute in ("check_tree", "check_manifest", "hash_bundle", "content_hash", "rehash"):
         _wrap(checks, attribute, "checks")
     _wrap(staging, "sweep_stale", "sweep")

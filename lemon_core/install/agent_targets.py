@@ -148,6 +148,42 @@ def _temporary(path: Path, what: str) -> Path:
     return path.parent / f".{path.name}.lemon-{what}-{os.urandom(4).hex()}"
 
 
+def settle(ctx: LemonContext, scope: Scope, key: str,
+           targets: Sequence[AgentTarget]) -> list[str]:
+    """Settle what a write killed while placing ``key`` left in the agent roots of
+    ``targets``; call it holding the skill's lock (no live write of ``key`` can own them).
+
+    A hidden ``.<key>.lemon-new-…`` (a link or copy made, never renamed into place) is
+    deleted. A ``.<key>.lemon-old-…`` (what lemon had placed there, set aside) is renamed back
+    when nothing is at the target and it is the only one; otherwise it is left, with a note.
+    Returns one note for each entry settled or left."""
+    notes: list[str] = []
+    for target in targets:
+        try:
+            path = target_path(ctx, scope, target.agent, key)
+            if scope.root is not None:
+                beneath.check(scope.root, path.parent)
+            names = sorted(os.listdir(path.parent))
+        except (OSError, LemonError):
+            continue
+        fresh = [n for n in names if n.startswith(f".{key}.lemon-new-")]
+        old = [n for n in names if n.startswith(f".{key}.lemon-old-")]
+        for name in fresh:
+            with contextlib.suppress(OSError, LemonError):
+                delete(path.parent / name, scope.root)
+                notes.append(f"removed {path.parent / name}, left in {target.agent}'s skills "
+                             f"folder by an interrupted install")
+        if len(old) == 1 and not exists(path, scope.root):
+            with contextlib.suppress(OSError, LemonError):
+                move(path.parent / old[0], path, scope.root)
+                notes.append(f"put back {path}, set aside by an interrupted install")
+                continue
+        for name in old:
+            notes.append(f"{path.parent / name} was set aside by an interrupted install and "
+                         f"{path} is there too: keep the one you want and delete the other")
+    return notes
+
+
 class Placement(Activation):
     """The targets placed so far in one install; undone (:meth:`rollback`) or kept
     (:meth:`commit`) as :class:`~lemon_core.install.activate.Activation` does for lemon's own
@@ -316,4 +352,4 @@ def take_out(ctx: LemonContext, scope: Scope, record: LockRecord
 
 
 __all__ = ["Outcome", "Placed", "Placement", "TargetFailure", "guard", "make_link", "missing",
-           "ours", "place", "requested", "take_out", "target_path", "wanted"]
+           "ours", "place", "requested", "settle", "take_out", "target_path", "wanted"]

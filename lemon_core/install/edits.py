@@ -16,16 +16,16 @@ from pathlib import Path
 
 import attrs
 
+from lemon_core.approval import ApprovalRefused, Consent, WriteApproval
 from lemon_core.errors import LemonError, Option, Voiced
 from lemon_core.fsio.read import FileProblem
 from lemon_core.fsio.tree import bundle_hash, scan_tree
-from lemon_core.install import approval
 from lemon_core.state.records import LockRecord
 
 MAX_NAMED = 20
 
 
-class EditsWouldBeLost(approval.ApprovalRefused):
+class EditsWouldBeLost(ApprovalRefused):
     """Replacing the skill would discard local edits and that was not approved explicitly."""
 
 
@@ -102,8 +102,8 @@ def unchanged_since(edits: LocalEdits, target: Path) -> None:
                          f"asking; nothing was changed, run the command again")
 
 
-def guard(edits: list[LocalEdits], request: approval.ApprovalRequest,
-          approve: approval.Approver, discard_edits: bool, verb: str = "replacing") -> None:
+def guard(edits: list[LocalEdits], request: WriteApproval, consent: Consent,
+          discard_edits: bool, verb: str = "replacing") -> None:
     """Return when discarding ``edits`` is allowed; else raise saying which files (``verb``:
     what would discard them, "replacing" or "removing")."""
     found = [e for e in edits if e]
@@ -111,12 +111,12 @@ def guard(edits: list[LocalEdits], request: approval.ApprovalRequest,
         return
     lines = tuple(e.summary() for e in found)
     keys = ", ".join(e.key for e in found)
-    if callable(approve):
+    if consent.ask is not None:
         asked = attrs.evolve(request, stage="discard", keys=tuple(e.key for e in found),
                              targets=tuple(e.target for e in found),
                              files=tuple(p for e in found for p in e.paths),
                              notes=(*lines, *request.notes))
-        if approve(asked):
+        if consent.ask(asked):
             return
         raise EditsWouldBeLost(f"{'; '.join(lines)}; discarding them was not approved, so "
                                f"nothing was changed")

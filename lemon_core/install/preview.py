@@ -1,9 +1,8 @@
 """What a source's tree holds, without installing anything: ``lemon skill install SOURCE --list``.
 
 The identifier is routed, asked about (stage ``fetch``, as an install asks) and fetched with
-the install pipeline's own steps (:func:`~lemon_core.install.pipeline.resolve_source`,
-:func:`~lemon_core.install.pipeline.ask`, :func:`~lemon_core.install.pipeline.fetch`: the
-same sources, the same bounded fetch), into a private (0700) staging folder of the system's
+the install's own steps (:class:`~lemon_core.install.pipeline.InstallSteps`: ``resolve``,
+``ask``, ``fetch``; the same sources, the same bounded fetch), into a private (0700) staging folder of the system's
 temporary folder, never a skills folder. Every skill of the tree
 (:func:`~lemon_core.install.select.find_skills`) is then checked as an install checks it (safe
 tree, SKILL.md under lemon's manifest rules, the folder's name) and audited by the audit host;
@@ -20,8 +19,9 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from lemon_core.approval import Approve, Consent, WriteApproval
 from lemon_core.errors import LemonError
-from lemon_core.install import approval, checks, gate, pipeline, router, select, staging
+from lemon_core.install import checks, gate, pipeline, router, select, staging
 from lemon_core.manifest.lenient import load_for_install, relaxed_warning
 from lemon_core.protocols import Finding
 from lemon_core.source_kit.location import public_url
@@ -112,25 +112,25 @@ def _clashes(rows: list[PreviewRow]) -> list[PreviewRow]:
 
 
 def preview(identifier: str, ctx: LemonContext, *, plugins: Plugins,
-            approve: approval.Approver = None,
-            progress: ProgressCallback | None = None) -> Preview:
+            approve: Approve = None, progress: ProgressCallback | None = None,
+            steps: pipeline.InstallSteps = pipeline.STEPS) -> Preview:
     """The skills of the tree ``identifier`` names (see the module docstring).
 
     :raises ApprovalRefused: fetching was not approved (nothing was fetched).
     :raises UsageError: the identifier is not understood (or names a folder and GitHub both).
     """
-    source, ref = pipeline.resolve_source(router.shorthand(identifier, ctx), ctx, plugins)
+    source, ref = steps.resolve(router.shorthand(identifier, ctx), ctx, plugins)
     trust = source.trust_level(ref)
     shown = public_url(identifier.strip())
     if trust != "builtin":
-        pipeline.ask(approve, approval.ApprovalRequest(
+        steps.ask(Consent.of(approve), WriteApproval(
             stage="fetch", identifier=shown, source=source.name, trust=trust, scope=SCOPE,
             canonical_id=ref.canonical_id, revision=ref.revision))
     folder = Path(tempfile.mkdtemp(prefix="lemon-preview-"))
     try:
         tree = folder / staging.TREE
         os.mkdir(tree, 0o700)
-        fetched = pipeline.fetch(source, ref, tree, ctx, progress)
+        fetched = steps.fetch(source, ref, tree, ctx, progress)
         found = select.find_skills(tree)
         nested = select.find_nested(tree, found)
         rows = _clashes(sorted(

@@ -20,25 +20,21 @@ a target the user replaced is left and reported (:mod:`~lemon_core.install.agent
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import attrs
 
+from lemon_core.approval import Approve
 from lemon_core.catalog.roots import is_project_dir
-from lemon_core.errors import LemonError, NotFoundError
-from lemon_core.fsio.write import file_lock
-from lemon_core.install import agent_targets, approval, backups, edits, targets
+from lemon_core.errors import NotFoundError
+from lemon_core.install import targets, transaction
 from lemon_core.install.agent_targets import Placed, TargetFailure
-from lemon_core.install.moves import delete, exists, move
-from lemon_core.install.occupied import NotLemons, what_is_there
-from lemon_core.install.owner import this_process
-from lemon_core.install.staging import fsync_dir
+from lemon_core.install.transaction.removal import check_target, not_lemons
+from lemon_core.install.transaction.steps import STEPS, Steps
 from lemon_core.protocols import SkillWriteEvent
-from lemon_core.state.lockfile import editable_records, write_records
+from lemon_core.state.lockfile import editable_records
 from lemon_core.state.records import LockRecord
 
 if TYPE_CHECKING:
@@ -83,124 +79,33 @@ def find_installed(ctx: LemonContext, key: str,
                         f"what is in its own skills folders); run 'lemon skill list'")
 
 
-def not_lemons(scope: targets.Scope, key: str, target: Path,
-               record: LockRecord | None) -> NotLemons | None:
-    """The refusal when ``target`` holds something lemon did not install (None: it holds
-    the folder ``record`` names, or nothing)."""
-    if not os.path.lexists(target):
-        return None
-    if record is not None and not os.path.islink(target) and os.path.isdir(target):
-        return None
-    what = what_is_there(target)
-    local = " --local" if scope.name == "project" else ""
-    if record is not None:
-        return NotLemons(
-            f"{target} holds {what} where lemon installed the folder of {key!r}; lemon "
-            f"deletes only what it installed, so nothing was changed. It is yours: move or "
-            f"delete it by hand, then run 'lemon skill remove {key}{local}' again to drop the "
-            f"record")
-    return NotLemons(
-        f"{target} holds {what}; lemon removes only skills it installed (recorded in "
-        f"{scope.lockfile}), so nothing was deleted. It is yours: delete it by hand if you "
-        f"mean to, or run 'lemon skill disable {key}{local}' to switch it off")
-
-
-def check_target(scope: targets.Scope, key: str, target: Path,
-                 record: LockRecord | None) -> edits.LocalEdits | None:
-    """What removing ``key`` would delete: its local edits (falsy: none), None when nothing
-    is there. :raises NotLemons: the target holds something lemon did not install."""
-    refused = not_lemons(scope, key, target, record)
-    if refused is not None:
-        raise refused
-    if record is None or not os.path.lexists(target):
-        return None
-    return edits.local_edits(target, record)
-
-
 def remove(key: str, ctx: LemonContext, *, plugins: Plugins, local: bool | None = None,
-           approve: approval.Approver = None,
+           approve: Approve = None,
            refresh: Callable[[], None] | None = None,
-           discard_edits: bool = False) -> RemoveResult:
-    """Remove ``key``'s folder and record after approval (skipped for built-ins).
+           discard_edits: bool = False, steps: Steps = STEPS) -> RemoveResult:
+    """Remove ``key``'s folder and record after approval (skipped for built-ins), through the
+    audited-write transaction (:func:`lemon_core.install.transaction.commit`).
 
     Refused (:class:`~lemon_core.install.occupied.NotLemons`) when the folder is not one lemon
     installed; a skill with local edits is removed only when discarding them is approved by
     name (``approve`` called with stage ``discard``) or ``discard_edits``, never on
-    ``approve=True`` alone (:class:`~lemon_core.install.edits.EditsWouldBeLost`)."""
+    ``approve=True`` alone (:class:`~lemon_core.install.edits.EditsWouldBeLost`).
+    ``steps``: the transaction's steps (a test passes its own)."""
     scope_name = "project" if local else "global"
     try:
-        scope, record = find_installed(ctx, key, local)
+        scope, _ = find_installed(ctx, key, local)
         scope_name = scope.name
         scope.guard()  # .lemon/skill -> ~/.claude/skills: refused, never deleted through
-        target = scope.target(key)
-        notes = tuple(backups.sweep(scope.skills_dir, editable_records(scope.lockfile),
-                                    scope.root))
-        record = editable_records(scope.lockfile).get(key)  # as the sweep left it
-        checked = check_target(scope, key, target, record)
-        builtin = record is not None and record.trust_level == "builtin"
-        request = approval.ApprovalRequest(
-            "remove", identifier=key, source=record.source_kind if record else "unknown",
-            trust=(record.trust_level or "unknown") if record else "unknown",
-            scope=scope.name, keys=(key,), targets=(str(target),),
-            canonical_id=record.source_id if record else None)
-        if checked and not discard_edits:
-            if not builtin and approve is not True and not callable(approve):
-                approval.require(approve, request)  # no approval at all: say that first
-            edits.guard([checked], request, approve, discard_edits, verb="removing")
-        elif not builtin:
-            approval.require(approve, request)
-        with file_lock(scope.skills_dir / f".{key}", root=scope.root):
-            _unchanged(scope, key, target, record, checked)
-            _remove(scope, key, target, record, refresh)
-            taken, left = (agent_targets.take_out(ctx, scope, record) if record is not None
-                           else ((), ()))
     except Exception as exc:
-        plugins.notify_skill_written(SkillWriteEvent(key, "remove", False, scope=scope_name,
-                                                     reason=str(exc)))
+        steps.notify(plugins, SkillWriteEvent(key, "remove", False, scope=scope_name,
+                                              reason=str(exc)))
         raise
-    plugins.notify_skill_written(SkillWriteEvent(key, "remove", True, scope=scope.name,
-                                                 path=str(target)))
-    return RemoveResult(key, str(target), scope.name, record, notes, taken, left)
-
-
-def _unchanged(scope: targets.Scope, key: str, target: Path, record: LockRecord | None,
-               checked: edits.LocalEdits | None) -> None:
-    """Under the lock: refuse when the record, or what is at the target, changed while lemon
-    was asking (what was approved is no longer what would be deleted)."""
-    if editable_records(scope.lockfile).get(key) != record:
-        raise LemonError(f"the record of {key!r} in {scope.lockfile} changed while lemon was "
-                         f"asking; nothing was changed, run the command again")
-    now = check_target(scope, key, target, record)
-    if (now is None) != (checked is None):
-        raise LemonError(f"{target} changed while lemon was asking; nothing was changed, run "
-                         f"the command again")
-    if checked is not None:
-        edits.unchanged_since(checked, target)
-
-
-def _remove(scope: targets.Scope, key: str, target: Path, record: LockRecord | None,
-            refresh: Callable[[], None] | None) -> None:
-    root = scope.root  # a project: every step beneath it, never through a link
-    moved = (backups.backup_path(target, this_process(), backups.REMOVING)
-             if exists(target, root) else None)
-    if moved is not None:
-        move(target, moved, root)
-    previous: dict[str, Any] = {}
-    try:
-        if record is not None:
-            previous = write_records(scope.lockfile, {key: None}, root=root)
-        if refresh is not None:
-            refresh()
-    except BaseException:
-        with contextlib.suppress(Exception):
-            if previous:
-                write_records(scope.lockfile, previous, root=root)
-        if moved is not None:
-            move(moved, target, root)
-        raise
-    if moved is not None:
-        delete(moved, root)
-        fsync_dir(target.parent)
+    written = transaction.commit(transaction.WriteRequest(
+        scope=scope, action="remove", consent=approve, removals=(key,),
+        discard_edits=discard_edits, refresh=refresh), ctx, plugins, steps)
+    done = written.written[0]
+    return RemoveResult(key, done.path, scope.name, done.record, done.notes, done.placed,
+                        done.target_failures)
 
 
 __all__ = ["RemoveResult", "check_target", "find_installed", "not_lemons", "remove"]

@@ -22,10 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from lemon_core.approval import Approve
 from lemon_core.errors import LemonError, UsageError
-from lemon_core.fsio.write import file_lock
-from lemon_core.install import agent_targets, approval, outdated, pipeline, router
-from lemon_core.state.lockfile import editable_records, write_records
+from lemon_core.install import agent_targets, outdated, pipeline, router
+from lemon_core.state.lockfile import editable_records
+from lemon_core.state.records import AgentTarget
 
 if TYPE_CHECKING:
     from lemon_core.context import LemonContext
@@ -154,14 +155,16 @@ def _batches(items: list[outdated.Installed], ctx: LemonContext, plugins: Plugin
 
 
 def sync(ctx: LemonContext, *, plugins: Plugins, frozen: bool = False,
-         local: bool | None = None, approve: approval.Approver = None, progress: Any = None,
+         local: bool | None = None, approve: Approve = None, progress: Any = None,
          refresh: Callable[[], None] | None = None, discard_edits: bool = False,
-         agents: Sequence[str] = (), copy: bool = False) -> SyncResult:
+         agents: Sequence[str] = (), copy: bool = False,
+         steps: pipeline.InstallSteps = pipeline.STEPS) -> SyncResult:
     """Install what the lockfile records and is not installed exactly (see the module). A
     skill with local edits is put back only when discarding them is approved by name or
     ``discard_edits`` (:mod:`lemon_core.install.edits`). ``agents`` (with ``copy``) adds those
     agent roots to every recorded skill of the scope(s) and places it there, as
-    ``install --agent`` would (``github`` needs ``local=True``)."""
+    ``install --agent`` would (``github`` needs ``local=True``). ``steps``: the install's
+    steps (a test passes its own)."""
     if agents and frozen:
         raise UsageError("--frozen changes nothing, so it places nothing: leave out --agent")
     if copy and not agents:
@@ -190,12 +193,12 @@ def sync(ctx: LemonContext, *, plugins: Plugins, frozen: bool = False,
         for identifier, subpath, batch in _batches(items, ctx, plugins):
             commit = batch[0].record.resolved_commit
             expected = {i.record.key: i.record.bundle_hash or "" for i in batch}
-            result = pipeline.install(
-                identifier, ctx, plugins=plugins, local=batch[0].scope.local, force=True,
+            result = pipeline.install(pipeline.InstallRequest(
+                identifier, local=batch[0].scope.local, force=True,
                 approve=approve, skills=tuple(sub for _, sub in subpath[1] if sub),
                 progress=progress, revision=commit, expected_bundle_hash=expected,
                 subpath=subpath[0], keep_identity=True, refresh=refresh,
-                discard_edits=discard_edits)
+                discard_edits=discard_edits), ctx, plugins, steps)
             fetches += 1
             done.extend(r.key for r in result.all)
             for item in result.all:
@@ -208,7 +211,7 @@ def sync(ctx: LemonContext, *, plugins: Plugins, frozen: bool = False,
         wanted = agent_targets.wanted(agent_targets.missing(ctx, item.scope, item.record),
                                       [t for t in asked if (t.agent, t.mode) not in recorded])
         if wanted:
-            outcome = _place(ctx, item, wanted)
+            outcome = _place(ctx, item, wanted, steps)
             placed.extend(t for t in outcome.placed if t.action != "kept")
             failed.extend(outcome.failed)
     if placed and refresh is not None:
@@ -216,20 +219,21 @@ def sync(ctx: LemonContext, *, plugins: Plugins, frozen: bool = False,
     return SyncResult(tuple(found), tuple(done), fetches, tuple(placed), tuple(failed))
 
 
-def _place(ctx: LemonContext, item: outdated.Installed,
-           wanted: tuple[Any, ...]) -> agent_targets.Outcome:
-    """Place an installed skill in the recorded agent roots it is missing from."""
+def _place(ctx: LemonContext, item: outdated.Installed, wanted: tuple[AgentTarget, ...],
+           steps: pipeline.InstallSteps) -> agent_targets.Outcome:
+    """Place an installed skill in the recorded agent roots it is missing from (under its
+    lock, after settling what a killed placement left there)."""
     scope = item.scope
     key = item.record.key
-    with file_lock(scope.skills_dir / f".{key}", root=scope.root):
+    with steps.lock(scope, key):
         record = editable_records(scope.lockfile).get(key) or item.record
+        agent_targets.settle(ctx, scope, key, wanted)
         placement = agent_targets.Placement(scope.root)
         try:
-            outcome = agent_targets.place(ctx, scope, key, wanted, record, placement)
+            outcome = steps.place(ctx, scope, key, wanted, record, placement)
             targets = agent_targets.wanted(record.targets, outcome.recorded)
             if targets != record.targets:
-                write_records(scope.lockfile, {key: attrs.evolve(record, targets=targets)},
-                              root=scope.root)
+                steps.record(scope, {key: attrs.evolve(record, targets=targets)})
         except BaseException:
             placement.rollback()
             raise

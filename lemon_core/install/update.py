@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from lemon_core.approval import ApprovalRefused, Approve, Consent, WriteApproval
 from lemon_core.errors import Option
-from lemon_core.install import approval, edits, outdated, pipeline, router
+from lemon_core.install import edits, outdated, pipeline, router
 from lemon_core.state.lockfile import editable_records, write_records
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ class UpdateResult:
     target_failures: tuple[Any, ...] = ()
 
 
-class TrustChangeRefused(approval.ApprovalRefused):
+class TrustChangeRefused(ApprovalRefused):
     """An update would change the skill's trust level and that was not approved explicitly."""
 
 
@@ -93,16 +94,17 @@ def diff(old: Path, new: Path) -> Changes:
                    tuple(sorted(p for p in after.keys() & before.keys() if after[p] != before[p])))
 
 
-def _approver(batch: Sequence[outdated.Installed], approve: approval.Approver,
-              allow_trust_change: bool, seen: dict[str, Changes]) -> approval.Approver:
-    """``approve`` with what the update changes, per skill of ``batch``, added to the install
-    and warn questions (``seen`` collects each key's changes)."""
-    if not approve:
-        return approve
+def _approver(batch: Sequence[outdated.Installed], consent: Consent,
+              allow_trust_change: bool, seen: dict[str, Changes]) -> Consent:
+    """``consent`` asked with what the update changes, per skill of ``batch``, added to the
+    install and warn questions (``seen`` collects each key's changes)."""
+    if not consent.given:
+        return consent
     by_key = {item.record.key: item for item in batch}
+    in_advance, callback = consent.in_advance, consent.ask
 
-    def ask(request: approval.ApprovalRequest) -> bool:
-        if request.stage == "discard" and approve is True:  # never approved in advance
+    def ask(request: WriteApproval) -> bool:
+        if request.stage == "discard" and in_advance:  # never approved in advance
             raise edits.refused_in_advance(request.notes, ", ".join(request.keys))
         if request.stage in ("install", "warn", "override") and request.folders:
             lines: list[str] = []
@@ -117,7 +119,7 @@ def _approver(batch: Sequence[outdated.Installed], approve: approval.Approver,
                          if record.trust_level != request.trust else f"trust: {request.trust}")
                 lines += [f"update of {key}: " + "; ".join(changes.lines()),
                           f"audit: {record.audit_status} -> {request.verdict}", trust]
-                if (record.trust_level != request.trust and approve is True
+                if (record.trust_level != request.trust and in_advance
                         and not allow_trust_change):
                     raise TrustChangeRefused(
                         f"updating {key} would change its trust level from "
@@ -125,9 +127,9 @@ def _approver(batch: Sequence[outdated.Installed], approve: approval.Approver,
                         advice=("approve it when asked, or pass ",
                                 Option("allow_trust_change")))
             request = attrs.evolve(request, notes=(*lines, *request.notes))
-        return True if approve is True else bool(approve(request))  # type: ignore[operator]
+        return True if callback is None else bool(callback(request))
 
-    return ask
+    return Consent(ask=ask)
 
 
 def _persist_upstream(item: outdated.Installed, upstream: str, tree: str | None) -> None:
@@ -163,9 +165,9 @@ def _repository(item: outdated.Installed, ctx: LemonContext, plugins: Plugins) -
 
 def _reinstall(batch: list[outdated.Installed],
                states: dict[tuple[str, str], outdated.SkillState],
-               ctx: LemonContext, *, plugins: Plugins, approve: approval.Approver,
+               ctx: LemonContext, *, plugins: Plugins, consent: Consent,
                allow_trust_change: bool, progress: Any, refresh: Callable[[], None] | None,
-               discard_edits: bool) -> list[UpdateResult]:
+               discard_edits: bool, steps: pipeline.InstallSteps) -> list[UpdateResult]:
     """Reinstall the skills of one repository from one fetch (``sync``'s batching: one
     install per identifier, or one for several identifiers whose folders share a parent)."""
     from lemon_core.install.sync import _batches
@@ -173,12 +175,12 @@ def _reinstall(batch: list[outdated.Installed],
     results = []
     for identifier, (subpath, folders), items in _batches(batch, ctx, plugins):
         seen: dict[str, Changes] = {}
-        result = pipeline.install(
-            identifier, ctx, plugins=plugins, local=items[0].scope.local, force=True,
-            approve=_approver(items, approve, allow_trust_change, seen),
+        result = pipeline.install(pipeline.InstallRequest(
+            identifier, local=items[0].scope.local, force=True,
+            approve=_approver(items, consent, allow_trust_change, seen),
             skills=tuple(sub for _, sub in folders if sub), progress=progress,
             subpath=subpath, keep_identity=subpath is not None, refresh=refresh,
-            discard_edits=discard_edits)
+            discard_edits=discard_edits), ctx, plugins, steps)
         records = editable_records(items[0].scope.lockfile)
         for item in items:
             record, state = item.record, states[(item.scope.name, item.record.key)]
@@ -197,15 +199,16 @@ def _reinstall(batch: list[outdated.Installed],
 
 
 def update(keys: Sequence[str], ctx: LemonContext, *, plugins: Plugins,
-           approve: approval.Approver = None, force: bool = False, local: bool | None = None,
+           approve: Approve = None, force: bool = False, local: bool | None = None,
            allow_trust_change: bool = False, progress: Any = None,
            refresh: Callable[[], None] | None = None, discard_edits: bool = False,
-           on_result: Callable[[UpdateResult], None] | None = None) -> list[UpdateResult]:
+           on_result: Callable[[UpdateResult], None] | None = None,
+           steps: pipeline.InstallSteps = pipeline.STEPS) -> list[UpdateResult]:
     """Update ``keys`` (every recorded skill when empty); one result per skill, in order,
     each also passed to ``on_result`` as soon as it is known. Each skill is judged by its own
     folder (:mod:`lemon_core.install.outdated`); the changed skills of one repository are
     reinstalled from one fetch. A failure stops there (the skills done before it stay
-    updated) and raises."""
+    updated) and raises. ``steps``: the install's steps (a test passes its own)."""
     items = outdated.installed(ctx, keys, local)
     found = outdated.states(ctx, plugins, items, upstream=not force)
     done: dict[tuple[str, str], UpdateResult] = {}
@@ -220,9 +223,10 @@ def update(keys: Sequence[str], ctx: LemonContext, *, plugins: Plugins,
         states[(item.scope.name, item.record.key)] = state
         groups.setdefault(_repository(item, ctx, plugins), []).append(item)
     for batch in groups.values():
-        for result in _reinstall(batch, states, ctx, plugins=plugins, approve=approve,
+        for result in _reinstall(batch, states, ctx, plugins=plugins,
+                                 consent=Consent.of(approve),
                                  allow_trust_change=allow_trust_change, progress=progress,
-                                 refresh=refresh, discard_edits=discard_edits):
+                                 refresh=refresh, discard_edits=discard_edits, steps=steps):
             done[(result.scope, result.key)] = result
             if on_result is not None:
                 on_result(result)

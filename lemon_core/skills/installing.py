@@ -1,7 +1,7 @@
 """``skills.install`` and ``skills.remove``: the library calls behind ``lemon skill install`` and
 ``lemon skill remove``.
 
-Both take the approval callback of :mod:`lemon_core.install.approval` (``approve=True``
+Both take the approval callback of :mod:`lemon_core.approval` (``approve=True``
 approves in advance; the default approves nothing, so a call without one is refused with a
 message saying so) and, once the change is on disk, make the catalogs of the ``workspace``
 passed, if any, re-read on their next use (:func:`lemon_core.skills.calls.changed`: a command
@@ -18,7 +18,7 @@ from lemon_core.context import LemonContext
 from lemon_core.install import pipeline, router
 from lemon_core.install import preview as previewing
 from lemon_core.install import remove as removing
-from lemon_core.install.approval import Approver
+from lemon_core.approval import Approve
 from lemon_core.install.pipeline import InstallResult
 from lemon_core.install.preview import Preview
 from lemon_core.install.remove import RemoveResult
@@ -47,7 +47,7 @@ def _plugins(ctx: LemonContext, plugins: Plugins | None,
 
 
 def install(identifier: str, ctx: LemonContext | None = None, *, local: bool = False,
-            force: bool = False, approve: Approver = None, skills: Sequence[str] = (),
+            force: bool = False, approve: Approve = None, skills: Sequence[str] = (),
             all_skills: bool = False, progress: ProgressCallback | None = None,
             cwd: str | Path | None = None, select: Selector | None = None,
             override: bool = False, revision: str | None = None,
@@ -77,15 +77,15 @@ def install(identifier: str, ctx: LemonContext | None = None, *, local: bool = F
     """
     ctx = call_workspace(ctx, cwd, workspace)
     identifier = router.shorthand(identifier, ctx)  # owner/repo: gh:owner/repo, recorded so
-    return pipeline.install(
-        identifier, ctx, plugins=_plugins(ctx, plugins, workspace), local=local, force=force,
-        approve=approve, skills=tuple(skills), all_skills=all_skills, progress=progress,
-        choose=select, revision=revision, expected_bundle_hash=expected_bundle_hash,
-        override=override, refresh=changed(workspace), discard_edits=discard_edits,
-        each=True, agents=tuple(agents), copy=copy)
+    return pipeline.install(pipeline.InstallRequest(
+        identifier, local=local, force=force, approve=approve, skills=tuple(skills),
+        all_skills=all_skills, progress=progress, choose=select, revision=revision,
+        expected_bundle_hash=expected_bundle_hash, override=override,
+        refresh=changed(workspace), discard_edits=discard_edits, each=True,
+        agents=tuple(agents), copy=copy), ctx, _plugins(ctx, plugins, workspace))
 
 
-def preview(identifier: str, ctx: LemonContext | None = None, *, approve: Approver = None,
+def preview(identifier: str, ctx: LemonContext | None = None, *, approve: Approve = None,
             progress: ProgressCallback | None = None, cwd: str | Path | None = None,
             plugins: Plugins | None = None, workspace: Workspace | None = None) -> Preview:
     """The skills of the tree ``identifier`` names (folder, description, validity under
@@ -98,7 +98,7 @@ def preview(identifier: str, ctx: LemonContext | None = None, *, approve: Approv
 
 
 def remove(key: str, ctx: LemonContext | None = None, *, local: bool | None = None,
-           approve: Approver = None, cwd: str | Path | None = None,
+           approve: Approve = None, cwd: str | Path | None = None,
            plugins: Plugins | None = None, discard_edits: bool = False,
            workspace: Workspace | None = None) -> RemoveResult:
     """Remove the installed skill ``key`` (folder and lockfile record) after approval;

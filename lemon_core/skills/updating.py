@@ -13,7 +13,7 @@ from lemon_core.context import LemonContext
 from lemon_core.install import outdated as outdating
 from lemon_core.install import sync as syncing
 from lemon_core.install import update as updating
-from lemon_core.install.approval import Approver
+from lemon_core.approval import Approve
 from lemon_core.skills.calls import call_workspace, changed
 from lemon_core.skills.installing import _plugins
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 def update(keys: Sequence[str] = (), ctx: LemonContext | None = None, *,
-           approve: Approver = None, force: bool = False, local: bool | None = None,
+           approve: Approve = None, force: bool = False, local: bool | None = None,
            allow_trust_change: bool = False, progress: ProgressCallback | None = None,
            cwd: str | Path | None = None, plugins: Plugins | None = None,
            discard_edits: bool = False,
@@ -74,7 +74,7 @@ def install_state(key: str, ctx: LemonContext | None = None, *, upstream: bool =
 
 
 def sync(ctx: LemonContext | None = None, *, frozen: bool = False, local: bool | None = None,
-         approve: Approver = None, progress: ProgressCallback | None = None,
+         approve: Approve = None, progress: ProgressCallback | None = None,
          cwd: str | Path | None = None, plugins: Plugins | None = None,
          discard_edits: bool = False, agents: Sequence[str] = (),
          copy: bool = False, workspace: Workspace | None = None) -> syncing.SyncResult:

@@ -218,9 +218,12 @@ def test_a_dead_installs_backup_is_settled_beside_a_live_lemon_at_its_prompt(set
 #: ``.<name>.removing-…``, its record still there) or ``unrecorded`` (after deleting the record,
 #: before deleting the folder) until ``GO`` exists.
 PAUSING_REMOVE = """
-import os, sys, time
+import sys, time
 from pathlib import Path
-from lemon_core.install import moves, remove
+from lemon_core.context import LemonContext
+from lemon_core.install import remove
+from lemon_core.install.transaction import Steps
+from lemon_core.plugins import load_plugins
 signal_file, go, where = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 
 def wait():
@@ -228,25 +231,21 @@ def wait():
     while not go.exists():
         time.sleep(0.02)
 
-if where == "aside":
-    class Renames:
-        def __getattr__(self, name):
-            return getattr(os, name)
+class Paused(Steps):  # the removal's own steps, injected
+    def set_aside(self, scope, target, aside):
+        super().set_aside(scope, target, aside)
+        if where == "aside":
+            wait()
 
-        def rename(self, source, dest):
-            os.rename(source, dest)
-            if ".removing-" in str(dest):
-                wait()
-    moves.os = Renames()  # the removal renames through install.moves
-else:
-    write_records = remove.write_records
-    def paused(*args, **kwargs):
-        done = write_records(*args, **kwargs)
-        wait()
+    def record(self, scope, changes):
+        done = super().record(scope, changes)
+        if where == "unrecorded":
+            wait()
         return done
-    remove.write_records = paused
-from lemon_core.cli import main
-main(sys.argv[4:])
+
+ctx = LemonContext.from_environment()
+plugins = load_plugins(ctx, needs=("lemon.sources", "lemon.auditors"))
+remove.remove(sys.argv[6], ctx, plugins=plugins, approve=True, steps=Paused())
 """
 
 

@@ -82,7 +82,7 @@ def test_a_batch_failure_and_its_json_name_flags(capsys, agent, tmp_path) -> Non
 
 
 def test_the_library_keeps_naming_its_own_arguments(agent, tmp_path) -> None:
-    from lemon_core.install.approval import ApprovalRefused
+    from lemon_core.approval import ApprovalRefused
     from lemon_core.install.occupied import AlreadyInstalled
     from lemon_core.skills.installing import install
 

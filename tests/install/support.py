@@ -77,3 +77,31 @@ def skill_folder(parent: Path, name: str, body: str = "Body.\n", *,
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return folder
+
+
+class Faults:
+    """Which step of a write fails, injected as the write's steps (never patched): ``step``
+    raises ``error`` on its ``at``-th call (1 = the first) only; every other call runs the
+    real step (a rollback writing the lockfile back works). ``calls`` counts every call."""
+
+    def __init__(self, step: str, error: BaseException, at: int = 1, *,
+                 after: bool = False) -> None:
+        """``after``: the failing call runs the real step first (a crash just after it)."""
+        self.step, self.error, self.at, self.after = step, error, at, after
+        self.calls = 0
+
+    def steps(self) -> Any:
+        from lemon_core.install.pipeline import InstallSteps
+
+        faults = self
+        real = getattr(InstallSteps, self.step)
+
+        def failing(steps: Any, *args: Any, **kwargs: Any) -> Any:
+            faults.calls += 1
+            if faults.calls != faults.at:
+                return real(steps, *args, **kwargs)
+            if faults.after:
+                real(steps, *args, **kwargs)
+            raise faults.error
+
+        return type("FailingSteps", (InstallSteps,), {self.step: failing})()

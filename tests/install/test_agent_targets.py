@@ -14,17 +14,18 @@ import pytest
 
 from lemon_core.errors import PlantedLinkError, UsageError
 from lemon_core.install import agent_targets, pipeline
+from lemon_core.install.pipeline import InstallRequest
 from lemon_core.install.remove import remove
 from lemon_core.install.sync import OutOfSync, sync
 from lemon_core.install.update import update
 from lemon_core.skills.api import list_skills
 from lemon_core.state.lockfile import read_lock_records
 from lemon_core.state.records import AgentTarget
-from tests.install.support import skill_folder, snapshot
+from tests.install.support import Faults, skill_folder, snapshot
 
 
 def _install(ctx, plugins, folder: Path, **options):
-    return pipeline.install(str(folder), ctx, plugins=plugins, approve=True, **options)
+    return pipeline.install(InstallRequest(str(folder), approve=True, **options), ctx, plugins)
 
 
 def _records(lockfile: Path):
@@ -284,14 +285,11 @@ def test_sync_in_a_fresh_home_with_only_the_lockfile_puts_the_links_back(
     assert not (home / ".codex" / "skills" / "other").is_symlink()
 
 
-def test_a_failed_record_undoes_the_placed_targets(ctx, plugins, agent, home, src,
-                                                   monkeypatch) -> None:
-    def broken(*args, **kwargs):
-        raise OSError(errno.ENOSPC, "No space left on device")
-
-    monkeypatch.setattr(pipeline, "record", broken)
+def test_a_failed_record_undoes_the_placed_targets(ctx, plugins, agent, home, src) -> None:
+    faults = Faults("record", OSError(errno.ENOSPC, "No space left on device"))
     with pytest.raises(OSError):
-        _install(ctx, plugins, skill_folder(src, "demo"), agents=["claude"])
+        pipeline.install(InstallRequest(str(skill_folder(src, "demo")), approve=True,
+                                        agents=("claude",)), ctx, plugins, faults.steps())
     assert not os.path.lexists(home / ".claude" / "skills" / "demo")
     assert not (agent / "skill" / "demo").exists()
     assert _hidden(home / ".claude" / "skills") == []
@@ -328,8 +326,7 @@ def test_a_repository_installed_with_all_links_every_skill_and_a_fresh_home_gets
     with GitServer() as server:
         repo, _ = build_repo(tmp_path / "repo", files)
         url = server.add("o/skills.git", repo)
-        result = pipeline.install(f"git+{url}", ctx, plugins=git_plugins, approve=True,
-                                  all_skills=True, agents=["agents"])
+        result = pipeline.install(InstallRequest(f"git+{url}", approve=True, all_skills=True, agents=["agents"]), ctx, git_plugins)
         assert sorted((r.key, r.targets[0].action) for r in result.all) == [
             (n, "linked") for n in names]
         lockfile = (agent / "skills.lock.json").read_bytes()
@@ -349,8 +346,7 @@ def test_a_repository_installed_with_all_links_every_skill_and_a_fresh_home_gets
 def test_global_roots_follow_their_override(make_ctx, plugins, tmp_path, src) -> None:
     claude = tmp_path / "claude-skills"
     ctx = make_ctx(LEMON_CLAUDE_SKILLS_DIR=str(claude))
-    result = pipeline.install(str(skill_folder(src, "demo")), ctx, plugins=plugins,
-                              approve=True, agents=["claude"])
+    result = pipeline.install(InstallRequest(str(skill_folder(src, "demo")), approve=True, agents=["claude"]), ctx, plugins)
     assert result.targets[0].path == str(claude / "demo") and (claude / "demo").is_symlink()
 
 
@@ -371,8 +367,7 @@ def test_asking_for_another_mode_switches_a_target_lemon_placed(ctx, plugins, ag
 def test_an_agent_root_that_is_lemons_own_root_is_left_as_it_is(make_ctx, plugins, home,
                                                                 src) -> None:
     ctx = make_ctx(LEMON_AGENT_SKILLS_DIR=str(home / ".claude" / "skills"))
-    result = pipeline.install(str(skill_folder(src, "demo")), ctx, plugins=plugins,
-                              approve=True, agents=["claude"])
+    result = pipeline.install(InstallRequest(str(skill_folder(src, "demo")), approve=True, agents=["claude"]), ctx, plugins)
     assert [(t.agent, t.action) for t in result.targets] == [("claude", "kept")]
     assert result.target_failures == ()
     assert (home / ".claude" / "skills" / "demo").is_dir()
@@ -381,9 +376,7 @@ def test_an_agent_root_that_is_lemons_own_root_is_left_as_it_is(make_ctx, plugin
 
 def test_the_install_question_names_the_agent_roots(ctx, plugins, home, src) -> None:
     asked = []
-    pipeline.install(str(skill_folder(src, "demo")), ctx, plugins=plugins,
-                     approve=lambda request: asked.append(request) or True,
-                     agents=["claude", "agents"], copy=True)
+    pipeline.install(InstallRequest(str(skill_folder(src, "demo")), approve=lambda request: asked.append(request) or True, agents=["claude", "agents"], copy=True), ctx, plugins)
     (install,) = [r for r in asked if r.stage == "install"]
     assert f"also copied into {home / '.claude' / 'skills'} (claude)" in install.notes
     assert f"also copied into {home / '.agents' / 'skills'} (agents)" in install.notes
@@ -405,3 +398,53 @@ def test_sync_with_agent_places_every_recorded_skill_and_records_it(ctx, plugins
         sync(ctx, plugins=plugins, frozen=True, agents=["claude"])
     with pytest.raises(UsageError, match="--local"):
         sync(ctx, plugins=plugins, approve=True, agents=["github"])
+
+
+def _killed_placement(root: Path, key: str, lemons: Path) -> tuple[Path, Path]:
+    """What a write killed while placing ``key`` leaves in an agent root (the names
+    :class:`~lemon_core.install.agent_targets.Placement` uses): a link made under its hidden
+    temporary name, never renamed into place, and a copy made the same way."""
+    root.mkdir(parents=True, exist_ok=True)
+    link = root / f".{key}.lemon-new-0badc0de"
+    link.symlink_to(os.path.relpath(lemons, root))
+    copy = root / f".{key}.lemon-new-5ca1ab1e"
+    shutil.copytree(lemons, copy)
+    return link, copy
+
+
+def test_a_killed_placement_leaves_nothing_after_the_next_install(ctx, plugins, agent, home,
+                                                                  src) -> None:
+    folder = skill_folder(src, "demo")
+    _install(ctx, plugins, folder, agents=["claude"])
+    claude = home / ".claude" / "skills"
+    _killed_placement(claude, "demo", agent / "skill" / "demo")
+    (claude / ".other.lemon-new-00000000").mkdir()  # another skill's: not this write's to settle
+    result = _install(ctx, plugins, folder, agents=["claude"], force=True)
+    assert _hidden(claude) == [".other.lemon-new-00000000"]
+    assert sum("interrupted install" in n for n in result.notes) == 2
+    assert os.path.realpath(claude / "demo") == os.path.realpath(agent / "skill" / "demo")
+
+
+def test_a_killed_placement_is_settled_by_sync_and_by_remove(ctx, plugins, agent, home,
+                                                            src) -> None:
+    _install(ctx, plugins, skill_folder(src, "demo"), agents=["claude"])
+    claude = home / ".claude" / "skills"
+    (claude / "demo").unlink()  # the link is missing: sync places it again
+    _killed_placement(claude, "demo", agent / "skill" / "demo")
+    sync(ctx, plugins=plugins, approve=True)
+    assert _hidden(claude) == [] and (claude / "demo").is_symlink()
+    _killed_placement(claude, "demo", agent / "skill" / "demo")
+    result = remove("demo", ctx, plugins=plugins, approve=True)
+    assert _hidden(claude) == [] and not os.path.lexists(claude / "demo")
+    assert any("interrupted install" in n for n in result.notes)
+
+
+def test_a_target_set_aside_by_a_killed_placement_is_put_back(ctx, plugins, agent, home,
+                                                             src) -> None:
+    folder = skill_folder(src, "demo")
+    _install(ctx, plugins, folder, agents=["claude"], copy=True)
+    claude = home / ".claude" / "skills"
+    (claude / "demo").rename(claude / ".demo.lemon-old-feedface")  # killed between renames
+    result = _install(ctx, plugins, folder, agents=["claude"], copy=True, force=True)
+    assert _hidden(claude) == [] and (claude / "demo" / "SKILL.md").is_file()
+    assert any(f"put back {claude / 'demo'}" in n for n in result.notes)

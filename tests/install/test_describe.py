@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from lemon_core.approval import ApprovalRefused
 from lemon_core.install import pipeline
-from lemon_core.install.approval import ApprovalRefused
 from lemon_core.install.describe import descriptions
+from lemon_core.install.pipeline import InstallRequest
 from tests.helpers import write_skill
 
 
@@ -49,7 +50,7 @@ def test_the_fetch_question_names_only_the_folders_of_named_skills(ctx, plugins,
 
     for skills in ((), ("one",)):
         with pytest.raises(ApprovalRefused):
-            pipeline.install(str(tree), ctx, plugins=plugins, approve=no, skills=skills)
+            pipeline.install(InstallRequest(str(tree), approve=no, skills=skills), ctx, plugins)
     assert asked[0].stage == "fetch" and asked[0].targets == ()
     assert asked[0].skills_dir == str(agent / "skill")
     assert asked[1].targets == (str(agent / "skill" / "one"),)

@@ -8,6 +8,7 @@ import pytest
 
 from lemon_core.install import pipeline
 from lemon_core.install.edits import EditsWouldBeLost, local_edits
+from lemon_core.install.pipeline import InstallRequest
 from lemon_core.install.sync import sync
 from lemon_core.install.update import update
 from lemon_core.state.lockfile import read_lock_records, write_records
@@ -17,7 +18,7 @@ from tests.install.support import skill_folder, snapshot
 @pytest.fixture
 def installed(ctx, plugins, src):
     folder = skill_folder(src, "demo", extra={"notes.md": "old\n", "gone.md": "x\n"})
-    pipeline.install(str(folder), ctx, plugins=plugins, approve=True)
+    pipeline.install(InstallRequest(str(folder), approve=True), ctx, plugins)
     return folder
 
 
@@ -46,8 +47,7 @@ def test_an_unedited_skill_has_no_edits(agent, installed) -> None:
 
 RUNS = {
     "update": lambda ctx, plugins, **kw: update(("demo",), ctx, plugins=plugins, **kw),
-    "force": lambda ctx, plugins, src=None, **kw: pipeline.install(
-        str(src / "demo"), ctx, plugins=plugins, force=True, **kw),
+    "force": lambda ctx, plugins, src=None, **kw: pipeline.install(InstallRequest(str(src / "demo"), force=True, **kw), ctx, plugins),
     "sync": lambda ctx, plugins, **kw: sync(ctx, plugins=plugins, **kw),
 }
 
@@ -124,5 +124,5 @@ def test_an_edit_made_while_lemon_asks_is_kept(ctx, plugins, agent, installed) -
         return True
 
     with pytest.raises(Exception, match="changed while lemon was asking"):
-        pipeline.install(str(installed), ctx, plugins=plugins, force=True, approve=approve)
+        pipeline.install(InstallRequest(str(installed), force=True, approve=approve), ctx, plugins)
     assert (target / "notes.md").read_text() == "second edit, while asked\n"

@@ -7,13 +7,14 @@ import pytest
 
 from lemon_core.install import pipeline
 from lemon_core.install.failures import NoneInstalled
+from lemon_core.install.pipeline import InstallRequest
 from lemon_core.state.lockfile import read_lock_records
-from tests.install.support import skill_folder, snapshot
+from tests.install.support import Faults, skill_folder, snapshot
 
 
 def _install(identifier, ctx, plugins, **options):
     options.setdefault("approve", True)
-    return pipeline.install(str(identifier), ctx, plugins=plugins, **options)
+    return pipeline.install(InstallRequest(str(identifier), **options), ctx, plugins)
 
 
 def _tree(src):
@@ -74,23 +75,14 @@ def test_without_each_one_failure_still_stops_all(ctx, plugins, agent, src) -> N
     assert not (agent / "skill" / "alpha").exists()
 
 
-def test_a_failed_activation_leaves_no_skill_half_written(ctx, plugins, agent, src,
-                                                          monkeypatch) -> None:
+def test_a_failed_activation_leaves_no_skill_half_written(ctx, plugins, agent, src) -> None:
     _tree(src)
-    calls = []
-    real = pipeline.activate
-
-    def activate(activation, staged):
-        calls.append(staged.key)
-        if len(calls) == 2:
-            raise OSError("disk full")
-        real(activation, staged)
-
-    monkeypatch.setattr(pipeline, "activate", activate)
+    faults = Faults("activate", OSError("disk full"), at=2)  # after one skill was activated
     before = snapshot(agent)
     with pytest.raises(OSError):
-        _install(src, ctx, plugins, all_skills=True, each=True)
-    assert len(calls) == 2 and snapshot(agent) == before
+        pipeline.install(InstallRequest(str(src), approve=True, all_skills=True, each=True),
+                         ctx, plugins, faults.steps())
+    assert faults.calls == 2 and snapshot(agent) == before
 
 
 def test_a_skill_holding_git_lfs_pointers_fails_alone(ctx, plugins, agent, src) -> None:

@@ -12,6 +12,7 @@ import pytest
 from lemon_core import hookimpl
 from lemon_core.errors import LemonError
 from lemon_core.install import pipeline
+from lemon_core.install.pipeline import InstallRequest
 from lemon_core.protocols import FetchResult, SourceRef
 from lemon_core.testing import inline_plugins
 from tests.install.support import MarkerPlugin, snapshot
@@ -112,7 +113,7 @@ def test_a_hostile_tree_is_refused_and_nothing_changes(make_ctx, home, project, 
     agent = home / ".lemon" / "agent"
     before = snapshot(agent, project)
     with pytest.raises(LemonError) as caught:
-        pipeline.install("raw:hostile", ctx, plugins=plugins, approve=True)
+        pipeline.install(InstallRequest("raw:hostile", approve=True), ctx, plugins)
     assert code in str(caught.value) and "nothing was changed" in str(caught.value)
     after = snapshot(agent, project)
     assert {p: v for p, v in after.items() if v[0] != "dir"} == {
@@ -126,7 +127,7 @@ def test_a_bad_file_name_is_named_in_the_refusal(make_ctx, home, project) -> Non
     plugins = _plugins(lambda d: ((d / ".g\u200cit").mkdir(),
                                   (d / ".g\u200cit" / "config").write_text("[core]\n")))
     with pytest.raises(LemonError) as caught:
-        pipeline.install("raw:hostile", make_ctx(), plugins=plugins, approve=True)
+        pipeline.install(InstallRequest("raw:hostile", approve=True), make_ctx(), plugins)
     assert ".g\u200cit/config" in str(caught.value) or ".g\u200cit" in str(caught.value)
     assert "U+200C" in str(caught.value)
     assert not (home / ".lemon" / "agent" / "skill" / "hostile").exists()

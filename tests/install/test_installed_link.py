@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from lemon_core.install import outdated, pipeline, sync
+from lemon_core.install.pipeline import InstallRequest
 from tests.helpers import run_cli, write_skill
 from tests.install.support import skill_folder
 
@@ -18,7 +19,7 @@ REASON = "modified after install: holds a link leading out of the skill (referen
 
 def test_the_library_names_the_link_where_it_said_missing(ctx, plugins, agent, src,
                                                           tmp_path: Path) -> None:
-    pipeline.install(str(skill_folder(src, "demo")), ctx, plugins=plugins, approve=True)
+    pipeline.install(InstallRequest(str(skill_folder(src, "demo")), approve=True), ctx, plugins)
     outside = tmp_path / "outside"
     outside.mkdir()
     (agent / "skill" / "demo" / "references").mkdir(exist_ok=True)
@@ -34,7 +35,7 @@ def test_the_library_names_the_link_where_it_said_missing(ctx, plugins, agent, s
 
 def test_a_folder_replaced_by_a_link_and_a_removed_one_are_told_apart(
         ctx, plugins, agent, src, tmp_path: Path) -> None:
-    pipeline.install(str(skill_folder(src, "demo")), ctx, plugins=plugins, approve=True)
+    pipeline.install(InstallRequest(str(skill_folder(src, "demo")), approve=True), ctx, plugins)
     folder = agent / "skill" / "demo"
     folder.rename(tmp_path / "moved")
     assert outdated.installed_bundle(folder) == (None, None)  # missing

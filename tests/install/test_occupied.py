@@ -12,6 +12,7 @@ import pytest
 from lemon_core.errors import LemonError
 from lemon_core.install import pipeline
 from lemon_core.install.occupied import NotLemons
+from lemon_core.install.pipeline import InstallRequest
 from lemon_core.state.lockfile import read_lock_records
 from tests.install.support import skill_folder, snapshot
 
@@ -46,8 +47,7 @@ def test_what_lemon_did_not_install_is_never_replaced(ctx, plugins, agent, src, 
     plant(target)
     before = snapshot(agent)
     with pytest.raises(NotLemons) as caught:
-        pipeline.install(str(skill_folder(src, "demo")), ctx, plugins=plugins, approve=True,
-                         force=force)
+        pipeline.install(InstallRequest(str(skill_folder(src, "demo")), approve=True, force=force), ctx, plugins)
     message = str(caught.value)
     assert what in message and "Move or rename it" in message
     assert "with or without --force" in message and "pass force=True" not in message
@@ -62,31 +62,30 @@ def test_a_link_at_the_target_is_refused_and_its_target_untouched(ctx, plugins, 
     (agent / "skill" / "demo").symlink_to(mine)
     before = snapshot(agent, mine)
     with pytest.raises(NotLemons, match="a symbolic link"):
-        pipeline.install(str(skill_folder(src, "demo")), ctx, plugins=plugins, approve=True,
-                         force=True)
+        pipeline.install(InstallRequest(str(skill_folder(src, "demo")), approve=True, force=True), ctx, plugins)
     assert snapshot(agent, mine) == before
 
 
 def test_a_recorded_skill_swapped_for_a_file_is_refused(ctx, plugins, agent, src) -> None:
     folder = skill_folder(src, "demo")
-    pipeline.install(str(folder), ctx, plugins=plugins, approve=True)
+    pipeline.install(InstallRequest(str(folder), approve=True), ctx, plugins)
     target = agent / "skill" / "demo"
     for child in target.iterdir():
         child.unlink()
     target.rmdir()
     target.write_text("mine now\n")
     with pytest.raises(NotLemons, match="a file where lemon installed the folder of 'demo'"):
-        pipeline.install(str(folder), ctx, plugins=plugins, approve=True, force=True)
+        pipeline.install(InstallRequest(str(folder), approve=True, force=True), ctx, plugins)
     assert target.read_text() == "mine now\n"
 
 
 def test_a_recorded_skill_is_replaced_only_with_force(ctx, plugins, agent, src) -> None:
     folder = skill_folder(src, "demo")
-    pipeline.install(str(folder), ctx, plugins=plugins, approve=True)
+    pipeline.install(InstallRequest(str(folder), approve=True), ctx, plugins)
     with pytest.raises(LemonError, match="already installed by lemon.*pass force=True") as caught:
-        pipeline.install(str(folder), ctx, plugins=plugins, approve=True)
+        pipeline.install(InstallRequest(str(folder), approve=True), ctx, plugins)
     assert not isinstance(caught.value, NotLemons)
-    result = pipeline.install(str(folder), ctx, plugins=plugins, approve=True, force=True)
+    result = pipeline.install(InstallRequest(str(folder), approve=True, force=True), ctx, plugins)
     assert result.replaced
     record = read_lock_records(agent / "skills.lock.json")[0]["demo"]
     assert record.file_hashes is not None and set(record.file_hashes) == {"SKILL.md"}
@@ -98,7 +97,6 @@ def test_a_project_install_refuses_a_hand_written_project_skill(ctx, plugins, pr
     target = project / ".lemon" / "skill" / "demo"
     _hand_written(target)
     with pytest.raises(NotLemons):
-        pipeline.install(str(skill_folder(src, "demo")), ctx, plugins=plugins, approve=True,
-                         local=True, force=True)
+        pipeline.install(InstallRequest(str(skill_folder(src, "demo")), approve=True, local=True, force=True), ctx, plugins)
     assert (target / "notes.md").read_text() == "precious\n"
     assert not os.path.exists(project / ".lemon" / "skills.lock.json")

@@ -7,6 +7,7 @@ import pytest
 
 from lemon_core.errors import LemonError
 from lemon_core.install import outdated, pipeline
+from lemon_core.install.pipeline import InstallRequest
 from tests.gitserver import GitServer, build_repo, commit
 from tests.install.support import skill_folder
 
@@ -16,7 +17,7 @@ def _states(ctx, plugins, *keys):
 
 
 def test_an_unchanged_local_skill_is_current_both_ways(ctx, plugins, src) -> None:
-    pipeline.install(str(skill_folder(src, "demo")), ctx, plugins=plugins, approve=True)
+    pipeline.install(InstallRequest(str(skill_folder(src, "demo")), approve=True), ctx, plugins)
     (state,) = _states(ctx, plugins).states
     assert state.status == "current" and not state.drift and not state.outdated
     assert state.upstream == state.recorded_upstream == state.recorded_bundle
@@ -25,7 +26,7 @@ def test_an_unchanged_local_skill_is_current_both_ways(ctx, plugins, src) -> Non
 def test_a_skill_of_a_tree_compares_its_own_subdirectory(ctx, plugins, src) -> None:
     skill_folder(src / "tree", "one")
     skill_folder(src / "tree", "two")
-    pipeline.install(str(src / "tree"), ctx, plugins=plugins, approve=True, all_skills=True)
+    pipeline.install(InstallRequest(str(src / "tree"), approve=True, all_skills=True), ctx, plugins)
     found = _states(ctx, plugins)
     assert [s.status for s in found.states] == ["current", "current"]
     (src / "tree" / "two" / "SKILL.md").write_text(
@@ -36,7 +37,7 @@ def test_a_skill_of_a_tree_compares_its_own_subdirectory(ctx, plugins, src) -> N
 
 
 def test_local_drift_is_reported_with_the_recorded_hash(ctx, plugins, agent, src) -> None:
-    pipeline.install(str(skill_folder(src, "demo")), ctx, plugins=plugins, approve=True)
+    pipeline.install(InstallRequest(str(skill_folder(src, "demo")), approve=True), ctx, plugins)
     (agent / "skill" / "demo" / "notes.md").write_text("edited here\n")
     (state,) = _states(ctx, plugins, "demo").states
     assert state.drift and state.status == "drift" and not state.outdated
@@ -46,7 +47,7 @@ def test_local_drift_is_reported_with_the_recorded_hash(ctx, plugins, agent, src
 def test_a_removed_folder_is_missing(ctx, plugins, agent, src) -> None:
     import shutil
 
-    pipeline.install(str(skill_folder(src, "demo")), ctx, plugins=plugins, approve=True)
+    pipeline.install(InstallRequest(str(skill_folder(src, "demo")), approve=True), ctx, plugins)
     shutil.rmtree(agent / "skill" / "demo")
     assert _states(ctx, plugins).states[0].status == "missing"
 
@@ -60,7 +61,7 @@ def test_an_unreachable_upstream_is_one_error_not_a_crash(ctx, plugins, src) -> 
     import shutil
 
     folder = skill_folder(src, "demo")
-    pipeline.install(str(folder), ctx, plugins=plugins, approve=True)
+    pipeline.install(InstallRequest(str(folder), approve=True), ctx, plugins)
     shutil.rmtree(folder)
     (state,) = _states(ctx, plugins).states
     assert state.status == "unknown" and state.upstream is None
@@ -89,8 +90,7 @@ def test_git_skills_ask_each_repository_once(ctx, make_ctx, git_plugins, tmp_pat
             repos.append(repo)
             urls.append(server.add(f"o/r{r}.git", repo))
         for url in urls:
-            pipeline.install(f"git+{url}", ctx, plugins=git_plugins, approve=True,
-                             all_skills=True)
+            pipeline.install(InstallRequest(f"git+{url}", approve=True, all_skills=True), ctx, git_plugins)
         server.requests.clear()
         found = _states(ctx, git_plugins)
         assert [s.status for s in found.states] == ["current"] * 6
@@ -120,8 +120,7 @@ def test_a_readme_commit_outdates_nothing_and_a_skill_change_only_that_skill(
         repo, _ = build_repo(tmp_path / "r", _three(tmp_path, server))
         url = (server.add("o/r.git", repo) if transport == "http"
                else (tmp_path / "r").as_uri())
-        pipeline.install(f"git+{url}", ctx, plugins=git_plugins, approve=True,
-                         all_skills=True)
+        pipeline.install(InstallRequest(f"git+{url}", approve=True, all_skills=True), ctx, git_plugins)
         commit(repo, _three(tmp_path, server, readme="# new readme\n"))
         server.requests.clear()
         found = _states(make_ctx(), git_plugins)

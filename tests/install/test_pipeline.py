@@ -5,21 +5,23 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
+from lemon_core.approval import ApprovalRefused
 from lemon_core.errors import LemonError, UsageError
 from lemon_core.install import pipeline
-from lemon_core.install.approval import ApprovalRefused
 from lemon_core.install.checks import UnsafeBundle
+from lemon_core.install.pipeline import InstallRequest, InstallSteps
 from lemon_core.install.select import ChoiceNeeded
 from lemon_core.state.lockfile import read_lock_records
-from tests.install.support import skill_folder, snapshot
+from tests.install.support import Faults, skill_folder, snapshot
 
 
 def _install(identifier, ctx, plugins, **options):
     options.setdefault("approve", True)
-    return pipeline.install(str(identifier), ctx, plugins=plugins, **options)
+    return pipeline.install(InstallRequest(str(identifier), **options), ctx, plugins)
 
 
 def test_a_local_skill_installs_with_its_provenance(ctx, plugins, agent, src, recorder) -> None:
@@ -186,17 +188,18 @@ def test_a_link_out_of_the_skill_is_refused(ctx, plugins, agent, src, tmp_path) 
     assert "passwd" in str(caught.value)
 
 
-def test_the_pipeline_refuses_what_the_scan_finds(ctx, plugins, agent, src, monkeypatch) -> None:
+def test_the_pipeline_refuses_what_the_scan_finds(ctx, plugins, agent, src) -> None:
     folder = skill_folder(src, "fifo")
 
-    def fetch_with_fifo(source, ref, tree, ctx_, progress):
-        result = source.fetch(ref, tree, ctx_, progress)
-        os.mkfifo(tree / "pipe")
-        return result
+    class FetchWithFifo(InstallSteps):
+        def fetch(self, source, ref, tree, ctx_, progress):  # type: ignore[no-untyped-def]
+            result = super().fetch(source, ref, tree, ctx_, progress)
+            os.mkfifo(tree / "pipe")
+            return result
 
-    monkeypatch.setattr(pipeline, "fetch", fetch_with_fifo)
     with pytest.raises(UnsafeBundle, match="special_file"):
-        _install(folder, ctx, plugins)
+        pipeline.install(InstallRequest(str(folder), approve=True), ctx, plugins,
+                         FetchWithFifo())
     assert not (agent / "skill" / "fifo").exists()
     assert not (agent / "skill").exists()  # not even the folder it would have made
 
@@ -208,19 +211,19 @@ def test_an_unexpected_bundle_is_refused(ctx, plugins, agent, src) -> None:
     assert not (agent / "skill" / "demo").exists()
 
 
-def test_a_file_changed_after_the_audit_is_refused(ctx, plugins, agent, src,
-                                                    monkeypatch) -> None:
+def test_a_file_changed_after_the_audit_is_refused(ctx, plugins, agent, src) -> None:
     folder = skill_folder(src, "demo")
-    real = pipeline._judge
 
-    def judge_then_tamper(job, staged, *args):
-        out = real(job, staged, *args)
-        (staged[0].folder / "SKILL.md").write_text("---\nname: demo\n---\nBLOCKME\n")
-        return out
+    class TamperWhileAsking(InstallSteps):  # someone edits the staged file during the prompt
+        def ask(self, consent, request):  # type: ignore[no-untyped-def]
+            super().ask(consent, request)
+            if request.stage == "install":
+                (Path(request.folders[0]) / "SKILL.md").write_text(
+                    "---\nname: demo\n---\nBLOCKME\n")
 
-    monkeypatch.setattr(pipeline, "_judge", judge_then_tamper)
     with pytest.raises(LemonError, match="changed after they were checked"):
-        _install(folder, ctx, plugins)
+        pipeline.install(InstallRequest(str(folder), approve=True), ctx, plugins,
+                         TamperWhileAsking())
     assert not (agent / "skill" / "demo").exists()
 
 
@@ -239,42 +242,59 @@ def test_an_identifier_no_source_accepts_lists_the_forms(ctx, plugins) -> None:
         _install("nonsense", ctx, plugins)
 
 
-STEPS = ["resolve_source", "pick_scope", "refuse_existing", "ask", "fetch", "pick_skills",
-         "audit_skill", "activate", "record", "refresh_catalog"]
+#: Every step of an install, and which call of it fails: (step, call, after) where ``after``
+#: makes the failing call run the real step first (a crash just after it).
+STEPS = [("resolve", 1, False), ("sweep", 1, False), ("stage", 1, False), ("ask", 2, False),
+         ("fetch", 1, False), ("pick", 1, False), ("check", 1, False), ("audit", 1, False),
+         ("lock", 1, False), ("rehash", 1, False), ("activate", 1, True), ("place", 1, True),
+         ("record", 1, True), ("refresh", 1, True)]
 
 
 @pytest.mark.parametrize("error", [RuntimeError("injected"), KeyboardInterrupt()],
                          ids=["error", "ctrl-c"])
-@pytest.mark.parametrize("step", STEPS)
+@pytest.mark.parametrize(("step", "at", "after"), STEPS, ids=[s[0] for s in STEPS])
 def test_a_failure_at_any_step_leaves_everything_as_it_was(ctx, plugins, agent, src, project,
-                                                           monkeypatch, step, error) -> None:
+                                                           home, step, at, after,
+                                                           error) -> None:
     old = skill_folder(src / "old", "demo", body="old\n")
-    _install(old, ctx, plugins)
+    pipeline.install(InstallRequest(str(old), approve=True, agents=("claude",), copy=True),
+                     ctx, plugins)
     other = skill_folder(src / "other", "other")
     _install(other, ctx, plugins)
-    before = snapshot(agent, project)
+    claude = home / ".claude" / "skills"
+    before = snapshot(agent, project, claude)
     new = skill_folder(src / "new", "demo", body="new\n")
-    real = getattr(pipeline, step)
-    calls = []
-
-    def failing(*args, **kwargs):
-        calls.append(step)
-        if step == "ask" and len(calls) == 1:  # fail the last approval, not the first
-            return real(*args, **kwargs)
-        if step == "activate" and len(calls) == 1:  # after one activation happened
-            real(*args, **kwargs)
-        raise error
-
-    monkeypatch.setattr(pipeline, step, failing)
+    faults = Faults(step, error, at, after=after)
     refreshed = []
     with pytest.raises(type(error)):
-        pipeline.install(str(new), ctx, plugins=plugins, force=True,
-                         approve=lambda r: True, refresh=lambda: refreshed.append(1))
-    assert calls, f"{step} was never reached"
-    assert snapshot(agent, project) == before
+        pipeline.install(InstallRequest(str(new), force=True, approve=lambda r: True,
+                                        refresh=lambda: refreshed.append(1)), ctx, plugins,
+                         faults.steps())
+    assert faults.calls >= at, f"{step} was never reached"
+    assert snapshot(agent, project, claude) == before  # no stray staging, backup or temp
     records = json.loads((agent / "skills.lock.json").read_text())["skills"]
     assert set(records) == {"demo", "other"}
     assert records["demo"]["source_id"] == str(old)
+
+
+REMOVE_STEPS = [("sweep", False), ("ask", False), ("lock", False), ("set_aside", True),
+                ("record", True), ("refresh", True)]
+
+
+@pytest.mark.parametrize(("step", "after"), REMOVE_STEPS, ids=[s[0] for s in REMOVE_STEPS])
+def test_a_removal_failing_at_any_step_leaves_everything_as_it_was(ctx, plugins, agent, src,
+                                                                   home, step, after) -> None:
+    from lemon_core.install.remove import remove
+
+    pipeline.install(InstallRequest(str(skill_folder(src, "demo")), approve=True,
+                                    agents=("claude",)), ctx, plugins)
+    claude = home / ".claude" / "skills"
+    before = snapshot(agent, claude)
+    faults = Faults(step, RuntimeError("injected"), after=after)
+    with pytest.raises(RuntimeError):
+        remove("demo", ctx, plugins=plugins, approve=lambda r: True, steps=faults.steps())
+    assert faults.calls >= 1
+    assert snapshot(agent, claude) == before
 
 
 def test_sync_pins_each_skill_to_its_recorded_bundle(ctx, plugins, agent, src) -> None:
@@ -328,8 +348,7 @@ def test_every_name_clash_is_named_with_its_folders(ctx, plugins, tmp_path) -> N
     for folder in ("a/x", "b/x", "c/y", "d/y", "e/z"):
         skill_folder(tree / folder.split("/")[0], folder.split("/")[1])
     with pytest.raises(LemonError) as caught:
-        pipeline.install(str(tree), ctx, plugins=plugins, approve=True,
-                         skills=("a/x", "b/x", "c/y", "d/y", "e/z"))
+        pipeline.install(InstallRequest(str(tree), approve=True, skills=("a/x", "b/x", "c/y", "d/y", "e/z")), ctx, plugins)
     message = str(caught.value)
     assert "'x' in a/x, b/x" in message and "'y' in c/y, d/y" in message
     assert "'z'" not in message and "nothing was installed" in message

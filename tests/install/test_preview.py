@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from lemon_core.approval import ApprovalRefused
 from lemon_core.install import preview as previewing
-from lemon_core.install.approval import ApprovalRefused
 from lemon_core.testing import inline_plugins
 from tests.gitserver import GitServer, build_repo
 from tests.helpers import write_skill
@@ -74,19 +74,20 @@ def test_every_skill_is_listed_and_nothing_is_written(plugins, make_ctx, src, ho
     assert os.listdir(private_tmp) == []
 
 
-def test_the_staging_folder_is_private_and_removed(plugins, make_ctx, src, private_tmp,
-                                                   monkeypatch) -> None:
+def test_the_staging_folder_is_private_and_removed(plugins, make_ctx, src,
+                                                   private_tmp) -> None:
+    from lemon_core.install.pipeline import InstallSteps
+
     write_skill(src, "alpha")
     seen = []
-    real = previewing.pipeline.fetch
 
-    def watching(source, ref, tree, ctx, progress):  # type: ignore[no-untyped-def]
-        seen.append((tree, oct(os.stat(tree.parent).st_mode & 0o777),
-                     oct(os.stat(tree).st_mode & 0o777)))
-        return real(source, ref, tree, ctx, progress)
+    class Watching(InstallSteps):
+        def fetch(self, source, ref, tree, ctx, progress):  # type: ignore[no-untyped-def]
+            seen.append((tree, oct(os.stat(tree.parent).st_mode & 0o777),
+                         oct(os.stat(tree).st_mode & 0o777)))
+            return super().fetch(source, ref, tree, ctx, progress)
 
-    monkeypatch.setattr(previewing.pipeline, "fetch", watching)
-    previewing.preview(str(src), make_ctx(), plugins=plugins, approve=True)
+    previewing.preview(str(src), make_ctx(), plugins=plugins, approve=True, steps=Watching())
     (tree, parent_mode, tree_mode), = seen
     assert tree.parent.parent == private_tmp and (parent_mode, tree_mode) == ("0o700", "0o700")
     assert not tree.parent.exists()

@@ -6,18 +6,19 @@ from __future__ import annotations
 
 import pytest
 
+from lemon_core.approval import ApprovalRefused
 from lemon_core.errors import LemonError, NotFoundError
 from lemon_core.install import pipeline, remove
-from lemon_core.install.approval import ApprovalRefused
 from lemon_core.install.edits import EditsWouldBeLost
+from lemon_core.install.moves import delete
 from lemon_core.install.occupied import NotLemons
+from lemon_core.install.pipeline import InstallRequest
 from lemon_core.state.lockfile import read_lock_records, write_records
 from tests.install.support import skill_folder, snapshot
 
 
 def _installed(ctx, plugins, src, name="demo", extra=None, **options):
-    return pipeline.install(str(skill_folder(src, name, extra=extra)), ctx, plugins=plugins,
-                            approve=True, **options)
+    return pipeline.install(InstallRequest(str(skill_folder(src, name, extra=extra)), approve=True, **options), ctx, plugins)
 
 
 def test_remove_takes_folder_and_record(ctx, plugins, agent, src, recorder) -> None:
@@ -118,7 +119,7 @@ def test_a_link_where_lemon_installed_a_folder_is_not_removed(ctx, plugins, agen
                                                               tmp_path) -> None:
     _installed(ctx, plugins, src)
     target = agent / "skill" / "demo"
-    remove.delete(target, None)
+    delete(target, None)
     skill_folder(tmp_path / "outside", "theirs")
     target.symlink_to(tmp_path / "outside" / "theirs", target_is_directory=True)
     before = snapshot(agent, tmp_path / "outside")
@@ -129,7 +130,7 @@ def test_a_link_where_lemon_installed_a_folder_is_not_removed(ctx, plugins, agen
 
 def test_a_record_whose_folder_is_gone_is_dropped(ctx, plugins, agent, src) -> None:
     _installed(ctx, plugins, src)
-    remove.delete(agent / "skill" / "demo", None)
+    delete(agent / "skill" / "demo", None)
     result = remove.remove("demo", ctx, plugins=plugins, approve=True)
     assert result.record is not None and "demo" not in read_lock_records(
         agent / "skills.lock.json")[0]
@@ -222,7 +223,7 @@ def test_a_folder_planted_while_lemon_asks_is_kept(ctx, plugins, agent, src) -> 
     """A record whose folder was gone when asked: a folder put there meanwhile stays."""
     _installed(ctx, plugins, src)
     target = agent / "skill" / "demo"
-    remove.delete(target, None)
+    delete(target, None)
 
     def approve(request):
         skill_folder(agent / "skill", "demo", "mine now\n")

@@ -9,6 +9,7 @@ import pytest
 from lemon_core import hookimpl
 from lemon_core.errors import UsageError
 from lemon_core.install import router
+from lemon_core.install.pipeline import InstallRequest
 from lemon_core.protocols import SourceRef
 from lemon_core.testing import inline_plugins
 from tests.helpers import FakeSource
@@ -72,7 +73,7 @@ def test_a_third_party_source_is_routed_and_installs(make_ctx, monkeypatch, home
     ctx = make_ctx()
     source, ref = router.resolve("example:hello", ctx, plugins=plugins)
     assert source.name == "example" and ref.name == "hello"
-    result = pipeline.install("example:hello", ctx, plugins=plugins, approve=True)
+    result = pipeline.install(InstallRequest("example:hello", approve=True), ctx, plugins)
     assert result.key == "hello" and result.trust == "community"
     assert (home / ".lemon" / "agent" / "skill" / "hello" / "SKILL.md").is_file()
 

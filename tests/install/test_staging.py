@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from lemon_core.install import staging
-from lemon_core.install.pipeline import install
+from lemon_core.install.pipeline import InstallRequest, install
 from tests.install.support import skill_folder
 
 CHILD = """
@@ -125,7 +125,7 @@ def test_an_install_sweeps_with_a_note(ctx, plugins, agent: Path, src: Path) -> 
     (dead / staging.TREE / "SKILL.md").write_text("half fetched")
     live, live_folder = _child(skills, "other")
     try:
-        result = install(str(skill_folder(src, "demo")), ctx, plugins=plugins, approve=True)
+        result = install(InstallRequest(str(skill_folder(src, "demo")), approve=True), ctx, plugins)
         assert not dead.exists() and live_folder.is_dir()
         assert any(str(dead) in note and "interrupted install" in note
                    for note in result.notes)

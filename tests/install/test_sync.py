@@ -9,6 +9,7 @@ import pytest
 
 from lemon_core.errors import LemonError
 from lemon_core.install import pipeline
+from lemon_core.install.pipeline import InstallRequest, InstallSteps
 from lemon_core.install.sync import OutOfSync, sync
 from lemon_core.state.lockfile import read_lock_records
 from tests.gitserver import GitServer, build_repo, commit
@@ -32,7 +33,7 @@ def _files(names, body="Body.\n"):
 
 def test_frozen_reports_every_difference_and_changes_nothing(ctx, plugins, agent, src) -> None:
     for name in ("a", "b", "c"):
-        pipeline.install(str(skill_folder(src, name)), ctx, plugins=plugins, approve=True)
+        pipeline.install(InstallRequest(str(skill_folder(src, name)), approve=True), ctx, plugins)
     assert sync(ctx, plugins=plugins, frozen=True).differences == ()
     shutil.rmtree(agent / "skill" / "a")
     (agent / "skill" / "b" / "SKILL.md").write_text("---\nname: b\ndescription: x\n---\nEdit\n")
@@ -46,7 +47,7 @@ def test_frozen_reports_every_difference_and_changes_nothing(ctx, plugins, agent
 
 
 def test_frozen_passes_beside_a_skill_written_by_hand(ctx, plugins, agent, src) -> None:
-    pipeline.install(str(skill_folder(src, "a")), ctx, plugins=plugins, approve=True)
+    pipeline.install(InstallRequest(str(skill_folder(src, "a")), approve=True), ctx, plugins)
     skill_folder(agent / "skill", "hand-made")
     result = sync(ctx, plugins=plugins, frozen=True)
     assert [(d.key, d.kind) for d in result.differences] == [("hand-made", "extra")]
@@ -55,7 +56,7 @@ def test_frozen_passes_beside_a_skill_written_by_hand(ctx, plugins, agent, src) 
 def test_sync_reinstalls_what_differs_as_recorded(ctx, plugins, agent, src) -> None:
     folders = [skill_folder(src, name) for name in ("a", "b")]
     for folder in folders:
-        pipeline.install(str(folder), ctx, plugins=plugins, approve=True)
+        pipeline.install(InstallRequest(str(folder), approve=True), ctx, plugins)
     recorded = read_lock_records(agent / "skills.lock.json")[0]
     shutil.rmtree(agent / "skill" / "a")
     result = sync(ctx, plugins=plugins, approve=True)
@@ -68,7 +69,7 @@ def test_sync_reinstalls_what_differs_as_recorded(ctx, plugins, agent, src) -> N
 def test_sync_refuses_a_source_that_no_longer_has_the_recorded_bundle(ctx, plugins, agent,
                                                                       src) -> None:
     folder = skill_folder(src, "a")
-    pipeline.install(str(folder), ctx, plugins=plugins, approve=True)
+    pipeline.install(InstallRequest(str(folder), approve=True), ctx, plugins)
     shutil.rmtree(agent / "skill" / "a")
     (folder / "SKILL.md").write_text("---\nname: a\ndescription: Use when testing a.\n---\nNew\n")
     before = snapshot(agent)
@@ -78,20 +79,23 @@ def test_sync_refuses_a_source_that_no_longer_has_the_recorded_bundle(ctx, plugi
 
 
 def test_sync_fetches_a_repository_once_at_its_recorded_commit(ctx, git_plugins, agent,
-                                                               tmp_path, monkeypatch) -> None:
+                                                               tmp_path) -> None:
     names = [f"s{i:02d}" for i in range(20)]
     with GitServer() as server:
         repo, first = build_repo(tmp_path / "repo", _files(names))
         url = server.add("o/skills.git", repo)
-        pipeline.install(f"git+{url}", ctx, plugins=git_plugins, approve=True,
-                         all_skills=True)
+        pipeline.install(InstallRequest(f"git+{url}", approve=True, all_skills=True), ctx, git_plugins)
         commit(repo, _files(names, body="Moved on.\n"))  # the branch moved past the lockfile
         shutil.rmtree(agent / "skill")
         server.requests.clear()
         fetched = []
-        real_fetch = pipeline.fetch
-        monkeypatch.setattr(pipeline, "fetch", lambda *a: fetched.append(a[1]) or real_fetch(*a))
-        result = sync(ctx, plugins=git_plugins, approve=True)
+
+        class Counting(InstallSteps):
+            def fetch(self, source, ref, *rest):  # type: ignore[no-untyped-def]
+                fetched.append(ref)
+                return super().fetch(source, ref, *rest)
+
+        result = sync(ctx, plugins=git_plugins, approve=True, steps=Counting())
         assert sorted(result.installed) == names and result.fetches == 1 and len(fetched) == 1
         assert fetched[0].revision == first
         # one fetch: a commit that is no tip any more costs a shallow try, then the history
@@ -115,7 +119,7 @@ def test_subdirectory_identifiers_of_one_repository_are_fetched_once(ctx, git_pl
         typed = {n: f"git+{url}#subdirectory=skills/{n}" for n in names}
         typed["d"] = f"git+{url}@main#subdirectory=other/d"
         for identifier in typed.values():
-            pipeline.install(identifier, ctx, plugins=git_plugins, approve=True)
+            pipeline.install(InstallRequest(identifier, approve=True), ctx, git_plugins)
         before = read_lock_records(agent / "skills.lock.json")[0]
         for name in ("a", "c"):
             shutil.rmtree(agent / "skill" / name)

@@ -12,6 +12,7 @@ import pytest
 from lemon_core.errors import PlantedLinkError
 from lemon_core.install import pipeline, remove, targets
 from lemon_core.install.activate import Activation
+from lemon_core.install.pipeline import InstallRequest
 from lemon_core.state.lockfile import write_records
 from tests.install.support import skill_folder, snapshot
 
@@ -37,8 +38,7 @@ def test_install_local_through_a_planted_skill_link_is_refused(
     link = _plant_skill_link(project, claude_skills)
     before = snapshot(claude_skills.parent)
     with pytest.raises(PlantedLinkError, match="is a symbolic link") as info:
-        pipeline.install(str(skill_folder(src, "x")), ctx, plugins=plugins, approve=True,
-                         local=True)
+        pipeline.install(InstallRequest(str(skill_folder(src, "x")), approve=True, local=True), ctx, plugins)
     assert info.value.path == str(link)
     assert snapshot(claude_skills.parent) == before
     assert sorted(p.name for p in claude_skills.iterdir()) == ["precious"]
@@ -64,8 +64,7 @@ def test_a_whole_lemon_link_is_refused_for_install_and_remove(
     (project / ".lemon").symlink_to(elsewhere, target_is_directory=True)
     before = snapshot(elsewhere)
     with pytest.raises(PlantedLinkError, match=r"\.lemon is a symbolic link"):
-        pipeline.install(str(skill_folder(src, "x")), ctx, plugins=plugins, approve=True,
-                         local=True)
+        pipeline.install(InstallRequest(str(skill_folder(src, "x")), approve=True, local=True), ctx, plugins)
     with pytest.raises(PlantedLinkError, match=r"\.lemon is a symbolic link"):
         remove.remove("keep", ctx, plugins=plugins, approve=True, local=True)
     assert snapshot(elsewhere) == before
@@ -78,8 +77,7 @@ def test_a_planted_lockfile_link_is_refused(ctx, plugins, project, src, tmp_path
     (project / ".lemon").mkdir()
     (project / ".lemon" / "skills.lock.json").symlink_to(theirs)
     with pytest.raises(PlantedLinkError, match="skills.lock.json is a symbolic link"):
-        pipeline.install(str(skill_folder(src, "x")), ctx, plugins=plugins, approve=True,
-                         local=True)
+        pipeline.install(InstallRequest(str(skill_folder(src, "x")), approve=True, local=True), ctx, plugins)
     with pytest.raises(PlantedLinkError):
         write_records(project / ".lemon" / "skills.lock.json", {"x": None, "y": {"a": 1}},
                       root=project)
@@ -110,11 +108,9 @@ def test_a_skills_folder_swapped_after_the_guard_is_refused_at_activation(
 
 def test_local_install_and_remove_still_work_in_a_real_project(ctx, plugins, project,
                                                                src) -> None:  # fmt: skip
-    result = pipeline.install(str(skill_folder(src, "demo")), ctx, plugins=plugins,
-                              approve=True, local=True)
+    result = pipeline.install(InstallRequest(str(skill_folder(src, "demo")), approve=True, local=True), ctx, plugins)
     assert result.scope == "project" and (project / ".lemon" / "skill" / "demo").is_dir()
-    pipeline.install(str(skill_folder(src, "demo", "Again.\n")), ctx, plugins=plugins,
-                     approve=True, local=True, force=True)
+    pipeline.install(InstallRequest(str(skill_folder(src, "demo", "Again.\n")), approve=True, local=True, force=True), ctx, plugins)
     assert "Again." in (project / ".lemon" / "skill" / "demo" / "SKILL.md").read_text()
     remove.remove("demo", ctx, plugins=plugins, approve=True, local=True)
     assert sorted(p.name for p in (project / ".lemon" / "skill").iterdir()) == []

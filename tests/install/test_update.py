@@ -7,11 +7,12 @@ import json
 import attrs
 import pytest
 
+from lemon_core.approval import ApprovalRefused
 from lemon_core.install import pipeline
-from lemon_core.install.approval import ApprovalRefused
+from lemon_core.install.pipeline import InstallRequest
 from lemon_core.install.update import TrustChangeRefused, update
 from lemon_core.state.lockfile import read_lock_records
-from tests.install.support import skill_folder, snapshot
+from tests.install.support import Faults, skill_folder, snapshot
 
 
 def _record(agent, key="demo"):
@@ -26,7 +27,7 @@ def _edit(folder, body):
 @pytest.fixture
 def installed(ctx, plugins, src):
     folder = skill_folder(src, "demo", extra={"notes.md": "old\n", "gone.md": "x\n"})
-    pipeline.install(str(folder), ctx, plugins=plugins, approve=True)
+    pipeline.install(InstallRequest(str(folder), approve=True), ctx, plugins)
     return folder
 
 
@@ -105,18 +106,14 @@ def test_a_denied_warning_leaves_the_old_skill(ctx, plugins, agent, installed) -
     assert lockfile.read_bytes() == before and snapshot(agent / "skill") == on_disk
 
 
-def test_a_failure_restores_the_old_bundle_and_record(ctx, plugins, agent, installed,
-                                                      monkeypatch) -> None:
+def test_a_failure_restores_the_old_bundle_and_record(ctx, plugins, agent, installed) -> None:
     _edit(installed, "new\n")
     lockfile = agent / "skills.lock.json"
     before, on_disk = lockfile.read_bytes(), snapshot(agent / "skill")
-
-    def broken(refresh):
-        raise OSError("catalog refresh failed")
-
-    monkeypatch.setattr(pipeline, "refresh_catalog", broken)
+    faults = Faults("refresh", OSError("catalog refresh failed"))
     with pytest.raises(OSError):
-        update((), ctx, plugins=plugins, approve=True)
+        update((), ctx, plugins=plugins, approve=True, steps=faults.steps())
+    assert faults.calls == 1
     assert lockfile.read_bytes() == before and snapshot(agent / "skill") == on_disk
     assert json.loads(before)["skills"]["demo"]["bundle_hash"] == _record(agent).bundle_hash
 
@@ -143,7 +140,7 @@ def test_a_git_skill_updates_to_the_new_commit(ctx, make_ctx, recorder, agent,
     with GitServer() as server:
         repo, first = build_repo(tmp_path / "repo", files("v1\n"))
         url = server.add("o/skills.git", repo)
-        pipeline.install(f"git+{url}", ctx, plugins=plugins, approve=True, all_skills=True)
+        pipeline.install(InstallRequest(f"git+{url}", approve=True, all_skills=True), ctx, plugins)
         (result,) = update(("one",), make_ctx(), plugins=plugins)
         assert result.action == "current"
         second = commit(repo, files("v2\n"))
@@ -187,7 +184,7 @@ def test_git_skills_are_updated_per_skill_from_one_fetch(ctx, make_ctx, git_plug
     with GitServer() as server:
         repo, first = build_repo(tmp_path / "r", _repo())
         url = server.add("o/r.git", repo)
-        pipeline.install(f"git+{url}", ctx, plugins=git_plugins, approve=True, all_skills=True)
+        pipeline.install(InstallRequest(f"git+{url}", approve=True, all_skills=True), ctx, git_plugins)
         tree_ids = {k: _record(agent, k).tree_id for k in "abc"}
         assert all(tree_ids.values()) and len(set(tree_ids.values())) == 3
         readme = commit(repo, _repo(readme="# two\n"))
@@ -228,7 +225,7 @@ def test_an_old_record_without_a_tree_id_compares_the_bundle(ctx, make_ctx, git_
     with GitServer() as server:
         repo, _ = build_repo(tmp_path / "r", _repo())
         url = server.add("o/r.git", repo)
-        pipeline.install(f"git+{url}", ctx, plugins=git_plugins, approve=True, all_skills=True)
+        pipeline.install(InstallRequest(f"git+{url}", approve=True, all_skills=True), ctx, git_plugins)
         lock = agent / "skills.lock.json"
         old = {k: attrs.evolve(r, tree_id=None) for k, r in editable_records(lock).items()}
         write_records(lock, old)
@@ -250,8 +247,7 @@ def test_skills_installed_one_by_one_update_from_one_fetch(ctx, make_ctx, git_pl
         repo, _ = build_repo(tmp_path / "r", _repo())
         url = server.add("o/r.git", repo)
         for key in "ab":
-            pipeline.install(f"git+{url}#subdirectory=skills/{key}", ctx, plugins=git_plugins,
-                             approve=True)
+            pipeline.install(InstallRequest(f"git+{url}#subdirectory=skills/{key}", approve=True), ctx, git_plugins)
         assert _record(agent, "a").tree_id and _record(agent, "b").tree_id
         changed = commit(repo, _repo(changed=("a", "b")))
         server.requests.clear()

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from lemon_core import skills
-from lemon_core.install.approval import ApprovalRefused
+from lemon_core.approval import ApprovalRefused
 from tests.helpers import write_skill
 
 

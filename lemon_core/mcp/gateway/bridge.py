@@ -21,12 +21,13 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from lemon_core.approval import ApprovalRefused
 from lemon_core.context import LemonContext
 from lemon_core.errors import LemonError, NotFoundError
 from lemon_core.mcp.gateway import elicit, results, rounds, shown, trust
 from lemon_core.mcp.gateway.notify import ChangeNotifier
 from lemon_core.mcp.gateway.selfref import self_reason
-from lemon_core.mcp.runtime.approvals import ApprovalRefused, approval_key
+from lemon_core.mcp.runtime.approvals import approval_key
 
 NOT_APPROVED = ("the call of {name} was not approved (declined, cancelled or unanswered); "
                 "nothing was called")

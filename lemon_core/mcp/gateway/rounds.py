@@ -81,7 +81,7 @@ class Pending:
 
 
 def input_required(request: Any, state: str) -> Any:
-    """The ``InputRequiredResult`` asking ``request`` (an ApprovalRequest) with the form."""
+    """The ``InputRequiredResult`` asking ``request`` (a :class:`~lemon_core.approval.CallApproval`) with the form."""
     import mcp_types as types
 
     form = types.ElicitRequestFormParams(message=elicit.message(request),

@@ -4,8 +4,10 @@ The entry's requirement is its exact ``tool_approvals`` value for the raw tool n
 lemon's utilities, the MCP method: ``resources/list``, ``resources/read``, ``prompts/list``,
 ``prompts/get``), else its ``approval`` (missing means ``never``). It is ORed with the
 caller's policy: either can require approval, and then the caller's approver callback is asked
-exactly once. Without an approver a call that needs approval is refused: the library never
-approves silently.
+exactly once with a :class:`~lemon_core.approval.CallApproval`. Without an approver a call that
+needs approval is refused (:class:`~lemon_core.approval.ApprovalRefused`): the library never
+approves silently. The questions and the refusal are the library's one approval vocabulary
+(:mod:`lemon_core.approval`); this module decides only when a call must ask.
 """
 
 from __future__ import annotations
@@ -13,31 +15,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import attrs
-
-from lemon_core.errors import LemonError, Option, Voiced
+from lemon_core.approval import ApprovalRefused, CallApproval
+from lemon_core.approval import Approver as _Approver
+from lemon_core.errors import Option, Voiced
 from lemon_core.mcp.runtime.names import UTILITIES
 from lemon_core.models import McpServer
 
 #: ``policy(tool) -> True`` when the caller itself requires approval for ``tool``.
 Policy = Callable[[Any], bool]
-#: ``approver(request) -> True`` to allow the call.
-Approver = Callable[["ApprovalRequest"], bool]
-
-
-class ApprovalRefused(LemonError):
-    """A call needing approval was denied or could not be asked for."""
-
-
-@attrs.frozen
-class ApprovalRequest:
-    """What an approver is shown: the model-facing name, the server, the raw tool (or MCP
-    method) and the argument names (not their values, which may be secrets)."""
-
-    name: str
-    server: str
-    target: str
-    argument_names: tuple[str, ...]
+#: ``approver(request) -> True`` to allow the call (the host's approver is asked every kind
+#: of call question: :class:`~lemon_core.approval.CallApproval` and its sampling and OAuth kinds).
+Approver = _Approver[CallApproval]
 
 
 def approval_key(kind: str, raw: str) -> str:
@@ -72,11 +60,10 @@ def ask(tool: Any, arguments: dict[str, Any], approver: Approver | None) -> None
                               advice=(Voiced("", "run it on a terminal, "), "pass ",
                                       Option("approver", metavar="CALLABLE"),
                                       ", or set its tool_approvals entry to \"never\""))
-    request = ApprovalRequest(tool.name, tool.server, approval_key(tool.kind, tool.raw),
+    request = CallApproval(tool.name, tool.server, approval_key(tool.kind, tool.raw),
                               tuple(sorted(arguments)))
     if not approver(request):
         raise ApprovalRefused(f"{tool.name} was not approved; nothing was called")
 
 
-__all__ = ["ApprovalRefused", "ApprovalRequest", "Approver", "Policy", "approval_key",
-           "ask", "check", "entry_requires", "needed"]
+__all__ = ["Approver", "Policy", "approval_key", "ask", "check", "entry_requires", "needed"]

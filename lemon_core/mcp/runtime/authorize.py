@@ -29,7 +29,8 @@ from typing import Any
 
 import attrs
 
-from lemon_core.mcp.runtime.approvals import ApprovalRequest, Approver
+from lemon_core.approval import CallApproval
+from lemon_core.mcp.runtime.approvals import Approver
 
 METHOD = "oauth/authorize"
 #: ``authorizer(url)``: shows or opens the URL (a function or a coroutine function).
@@ -37,7 +38,7 @@ Authorizer = Callable[[str], Any]
 
 
 @attrs.frozen
-class OAuthApproval(ApprovalRequest):
+class OAuthApproval(CallApproval):
     """An approval request for an interactive OAuth login to ``server``: ``url`` is the
     authorization URL to open (it carries no secret: a public client id, the PKCE challenge
     and a state), ``redirect_uri`` where lemon waits for the answer."""

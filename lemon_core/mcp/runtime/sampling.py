@@ -5,7 +5,7 @@ then, and only then, every connection advertises the ``sampling`` capability (wi
 ``tools`` or ``context`` sub-capabilities) and each request runs through two steps:
 
 1. the host's ``approver`` is asked, every time, with a :class:`SamplingApproval`: an
-   :class:`~lemon_core.mcp.runtime.approvals.ApprovalRequest` whose ``name`` and ``target`` are
+   :class:`~lemon_core.approval.CallApproval` whose ``name`` and ``target`` are
    ``sampling/createMessage`` and whose ``summary`` (:class:`SamplingSummary`) holds a hash of
    the request, the message count, roles and sizes, the requested model preferences and max
    tokens, never the text. Without an approver, or when it says no or fails, the server gets
@@ -28,7 +28,8 @@ from typing import Any
 
 import attrs
 
-from lemon_core.mcp.runtime.approvals import ApprovalRequest, Approver
+from lemon_core.approval import CallApproval
+from lemon_core.mcp.runtime.approvals import Approver
 
 METHOD = "sampling/createMessage"
 #: The MCP error code for a sampling request the user rejected.
@@ -96,7 +97,7 @@ POLICY_REFUSED = -32602
 
 
 @attrs.frozen
-class SamplingApproval(ApprovalRequest):
+class SamplingApproval(CallApproval):
     """An approval request for one sampling request from ``server``."""
 
     summary: SamplingSummary | None = None

@@ -8,12 +8,12 @@ import anyio
 import mcp_types as types
 import pytest
 
+from lemon_core.approval import CallApproval
 from lemon_core.mcp.gateway import elicit
-from lemon_core.mcp.runtime.approvals import ApprovalRequest
 from lemon_core.mcp.runtime.inventory import HostedTool
 from lemon_core.models import ServerSource
 
-REQUEST = ApprovalRequest("mcp_git_push_0123456789abcdef", "git", "push", ("remote", "token"))
+REQUEST = CallApproval("mcp_git_push_0123456789abcdef", "git", "push", ("remote", "token"))
 
 
 class Session:
@@ -49,7 +49,7 @@ def test_only_a_client_advertising_form_elicitation_can_be_asked() -> None:
 
 
 def test_the_message_names_the_tool_server_and_argument_names_only() -> None:
-    text = elicit.message(ApprovalRequest("n", "git\x1b[2J", "push", ("remote", "token")))
+    text = elicit.message(CallApproval("n", "git\x1b[2J", "push", ("remote", "token")))
     assert "push" in text and "remote, token" in text and "values not shown" in text
     assert "\x1b" not in text
 

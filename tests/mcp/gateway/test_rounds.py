@@ -12,16 +12,16 @@ import anyio
 import mcp_types as types
 import pytest
 
+from lemon_core.approval import CallApproval
 from lemon_core.context import LemonContext
 from lemon_core.mcp.gateway import elicit, rounds
 from lemon_core.mcp.gateway.bridge import Gateway
 from lemon_core.mcp.gateway.server import build_server
-from lemon_core.mcp.runtime.approvals import ApprovalRequest
 from tests.mcp.runtime.support import stdio_entry, write_project
 
 pytest.importorskip("mcp")
 
-REQUEST = ApprovalRequest("mcp_git_push_0123456789abcdef", "git", "push", ("remote",))
+REQUEST = CallApproval("mcp_git_push_0123456789abcdef", "git", "push", ("remote",))
 YES = {rounds.KEY: types.ElicitResult(action="accept", content={"approve": True})}
 
 

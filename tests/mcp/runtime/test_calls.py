@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lemon_core.mcp.runtime.approvals import ApprovalRefused, check, entry_requires
+from lemon_core.approval import ApprovalRefused
+from lemon_core.mcp.runtime.approvals import check, entry_requires
 from lemon_core.mcp.runtime.calls import MAX_CALL_S, call_timeout
 from lemon_core.mcp.runtime.filters import allowed
 from lemon_core.mcp.runtime.inventory import HostedTool

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from lemon_core.approval import ApprovalRefused
 from lemon_core.context import LemonContext
 from lemon_core.errors import NotFoundError
-from lemon_core.mcp.runtime.approvals import ApprovalRefused
 from lemon_core.mcp.runtime.host import McpHost
 from tests.mcp.runtime.support import SECRET, methods, stdio_entry, write_project
 

@@ -188,7 +188,14 @@ SHELL_TRIGGERS = lazy_compile(
     r"\|\s*(?:python\d?|node|perl|ruby|php|pwsh)\b|"
     r"crontab|systemctl|launchctl|autostart|hooks|bashrc|zshrc|profile|>>|\btee\b|"
     r"\.ssh|\.aws|netrc|credential|gh auth|\bsecurity\b|gcloud|\baz\b|keychain|printenv|"
-    r"CLAUDE|AGENTS|mcp|\.claude|\.codex|\.cursor|\brm\b|\bdd\b|mkfs|shred|wipefs")
+    r"CLAUDE|AGENTS|mcp|\.claude|\.codex|\.cursor|\brm\b|\bdd\b|mkfs|shred|wipefs|"
+    # destruction (:mod:`.destruction`) and credential commands
+    r"(?i:\bgit\s+push\b|\bpsql\b|\bmysql\b|mariadb|sqlcmd|\bdrop(?:db)?\s|truncate|kubectl|"
+    r"\boc\s+delete|terraform|\btofu\b|pulumi|-delete\b|-exec\b|\bgpg\b|blkdiscard|"
+    r"\baws\b|kwallet|secret-tool|\bop\s+(?:read|item)|\bvault\b|docker-credential|"
+    r"\bbw\s+get|\bpass\s+show|Login Data|Cookies|logins\.json|key[34]\.db|wallet|"
+    r"\.mozilla|Chrome|chromium|Brave|\bEdge\b|Opera|Vivaldi|Safari|\bArc\b|\.kube|"
+    r"\.docker|\.azure|\.config/gh|git-credentials|npmrc|pypirc|\.env\b)")
 #: Lower-case words of which Python code that reaches the network, runs code, hides a call,
 #: decodes a payload or touches a credential store, a start-up file or an agent's
 #: configuration holds at least one: a plain substring test of a whole file, many times
@@ -215,7 +222,13 @@ _SHELL_WORDS = (
     "osascript", "crontab", "systemctl", "launchctl", "autostart", "hooks", "bashrc", "zshrc",
     "profile", ">>", "tee ", ".aws", ".ssh", "netrc", "credential", "gh auth", "security ",
     "gcloud", "az ", "keychain", "printenv", "claude", "agents", "mcp", ".codex", ".cursor",
-    "rm -", "dd ", "mkfs", "shred", "wipefs", ". /", '. "', "<(")
+    "rm -", "dd ", "mkfs", "shred", "wipefs", ". /", '. "', "<(", "git push", "psql", "mysql",
+    "mariadb", "sqlcmd", "drop ", "dropdb", "truncate", "kubectl", "oc delete", "terraform",
+    "tofu ", "pulumi", "-delete", "-exec", "gpg ", "blkdiscard", "aws ", "kwallet",
+    "secret-tool", "op read", "op item", "vault ", "docker-credential", "bw get", "pass show",
+    "login data", "cookies", "logins.json", "key4.db", "key3.db", "wallet", ".mozilla",
+    "chrome", "chromium", "brave", "edge", "opera", "vivaldi", "safari", ".kube", ".docker",
+    ".azure", ".config/gh", "git-credentials", "npmrc", "pypirc", ".env")
 
 
 _JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")

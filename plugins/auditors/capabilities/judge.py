@@ -12,7 +12,13 @@ arguments (given by the command that runs it). Then:
 - a dangerous call reached through a name assembled at run time blocks (``hidden-call``);
 - writes into an agent's configuration in the home folder, or of decoded, fetched or secret
   data into one, block; a project's agent file, start-up files, cron and hooks warn;
-- single capabilities a legitimate skill may need warn, saying what was seen.
+- destruction of the home folder, the root, a disk, every ref of a remote or a server the
+  environment names blocks (``destruction``), and so does any destruction that fetched data or
+  the clock decides (``destruction-gated``: a remote flag, a time bomb) and encrypting the
+  user's files beside a network send (``ransomware``); what a cleanup skill may need warns,
+  naming the target (``destruction-scoped``);
+- single capabilities a legitimate skill may need warn, saying what was seen;
+- facts from a markdown block in a passage that warns against it warn at most.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from lemon_core.auditor_kit.capabilities import vocab
 from lemon_core.auditor_kit.capabilities.model import (
     ARGFILE,
     ARGV,
+    CLOCK,
     CONFIG,
     DECODED,
     DESTRUCTION,
@@ -36,6 +43,8 @@ from lemon_core.auditor_kit.capabilities.model import (
     HIGH,
     NETWORK_EGRESS,
     PERSISTENCE,
+    QUIET,
+    SCOPED,
     SECRET,
     SECRET_READ,
     STDIN,
@@ -93,6 +102,8 @@ def describe(source: Source) -> str:
         return f"data downloaded from {source.label}"
     if source.kind == FILE:
         return f"the file {shown(source.label)}"
+    if source.kind == CLOCK:
+        return f"{source.label} compared with a fixed moment"
     return shown(source.label)
 
 
@@ -268,6 +279,7 @@ class Judge:
         exfiltrated: set[Source] = set()
         secret_reads: list[Fact] = []
         senders: list[Fact] = []
+        encrypting: list[Fact] = []
         for facts in self.files:
             if not facts.parsed:
                 where = f" (line {facts.error_line}: {facts.error})" if facts.error_line else (
@@ -288,12 +300,15 @@ class Judge:
                     secret_reads.append(fact)
                 if fact.kind == NETWORK_EGRESS:
                     senders.append(fact)
+                if fact.kind == DESTRUCTION and fact.detail in ("encrypt", "walk"):
+                    encrypting.append(fact)
                 for raw in self.judge(fact, resolved, exfiltrated):
                     key = (raw.rule, raw.path, raw.line)
                     if key not in seen:
                         seen.add(key)
-                        yield raw
+                        yield _tempered(raw) if facts.warned else raw
         yield from self._combinations(secret_reads, senders, exfiltrated, seen)
+        yield from self._ransom(encrypting, senders)
 
     def _raw(self, rule: str, message: str, fact: Fact) -> Raw:
         return Raw(rule, RULES[rule][0], message, fact.path, fact.line, fact.evidence)
@@ -315,8 +330,7 @@ class Judge:
         elif fact.kind == PERSISTENCE:
             yield from self._persistence(fact, resolved)
         elif fact.kind == DESTRUCTION:
-            yield self._raw("capabilities.destruction",
-                            f"{where} deletes or overwrites {shown(fact.value or '?')}", fact)
+            yield from self._destruction(fact, resolved)
         elif fact.kind == UNRESOLVED and _is_script(fact.path):
             tainted = {s: v for s, v in resolved.items() if s.kind in (DECODED, FETCHED)}
             if tainted:
@@ -421,6 +435,42 @@ class Judge:
             yield self._raw("capabilities.persistence", (
                 f"{where} writes {target} ({fact.detail}): it runs again later"), fact)
 
+    def _destruction(self, fact: Fact, resolved: dict[Source, str | None]) -> Iterator[Raw]:
+        if fact.detail in ("encrypt", "walk"):
+            return  # judged together (:meth:`_ransom`)
+        where = f"{fact.path}:{fact.line}"
+        target = shown(fact.value or "?")
+        verb = _VERBS.get(fact.detail, "destroys")
+        gates = {s: v for s, v in resolved.items() if s.kind == CLOCK or (
+            s.kind == FETCHED and host_class(_host(s.label) or "") != "loopback")}
+        if gates:
+            yield self._raw("capabilities.destruction-gated", (
+                f"{where} {verb} {target} when {_words(gates, fact)} says so (a remote "
+                "switch or a time bomb)"), fact)
+        elif fact.scope == SCOPED:
+            yield self._raw("capabilities.destruction-scoped", (
+                f"{where} {verb} {target}; make sure this is what the user asked for"), fact)
+        elif fact.scope != QUIET:
+            yield self._raw("capabilities.destruction", f"{where} {verb} {target}", fact)
+
+    def _ransom(self, facts: list[Fact], senders: list[Fact]) -> Iterator[Raw]:
+        """Encrypting files in a file that also walks the user's files (or deletes them
+        widely), while the skill sends data out: the files are held for ransom."""
+        sending = [f for f in senders if host_class(_host(f.value) or "") != "loopback"]
+        for fact in facts:
+            if fact.detail != "encrypt" or not sending:
+                continue
+            walks = [f for f in facts if f.detail == "walk" and f.path == fact.path]
+            if not walks:
+                continue
+            other = sending[0]
+            yield self._raw("capabilities.ransomware", (
+                f"{fact.path}:{fact.line} encrypts files while {walks[0].path}:{walks[0].line} "
+                f"walks {shown(walks[0].value or 'the user files')}, and "
+                f"{other.path}:{other.line} sends data to {_destination(other)}: the user's "
+                "files held for a key sent away"), fact)
+            return
+
     def _combinations(self, reads: list[Fact], senders: list[Fact], exfiltrated: set[Source],
                       seen: set[tuple[str, str, int]]) -> Iterator[Raw]:
         sending = [f for f in senders if _is_script(f.path) and f.value is not None
@@ -449,6 +499,18 @@ class Judge:
             if key not in seen:
                 seen.add(key)
                 yield self._raw(rule, message, fact)
+
+
+_VERBS = {"rm": "deletes", "find": "deletes", "rmtree": "deletes", "unlink": "deletes",
+          "rmdir": "deletes", "remove": "deletes", "rmSync": "deletes", "rm-js": "deletes",
+          "dd": "overwrites", "mkfs": "formats", "shred": "overwrites", "wipefs": "wipes",
+          "overwrite": "overwrites"}
+
+
+def _tempered(raw: Raw) -> Raw:
+    """A finding from a markdown block in a passage that warns against it: a warning."""
+    return raw._replace(severity="warn", message=raw.message + (
+        " (in a passage that warns against it)")) if raw.severity == "block" else raw
 
 
 def _program_is_data(value: str | None) -> bool:

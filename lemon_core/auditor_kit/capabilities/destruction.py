@@ -1,0 +1,303 @@
+"""What a command destroys, and how widely: the destruction vocabulary every frontend shares.
+
+:func:`command` reads one simple command (its words as the shell split them, wrappers such as
+``sudo`` or ``xargs`` still in front) and says what it would delete, wipe or tear down, each as
+a :class:`Destroys`: a recursive deletion of the home folder, the root, a system folder or a
+disk (also when the path is built from a variable that is empty or unset, ``"$DIR/"*``), a
+force-push or mirror of every ref of a remote or a deletion of every tag, ``DROP
+SCHEMA``/``DATABASE`` on a server the environment names, every namespace of a cluster: all
+*wide* (the judge blocks them). Operations a cleanup skill may need are *scoped* (it warns,
+naming the target): ``terraform destroy -auto-approve``, one namespace, a local database, a
+folder of the home. Deletions of an absolute path outside the home are *quiet*: nothing alone,
+but blocked when fetched data or the clock decides whether they run. Encrypting files and
+walking the user's files are recorded for the ransomware combination.
+
+A frontend of another language emits the same facts: ``Fact(DESTRUCTION, …, value=<what would
+be deleted, in words>, detail=<operation>, scope=WIDE|SCOPED|QUIET)``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+
+import attrs
+
+from lemon_core.auditor_kit.capabilities import vocab
+from lemon_core.auditor_kit.capabilities.model import QUIET, SCOPED, WIDE
+from lemon_core.auditor_kit.capabilities.values import HOLE
+
+#: Variables every shell has set: never empty.
+ALWAYS_SET = frozenset({"HOME", "PWD", "USER", "LOGNAME", "SHELL", "PATH", "HOSTNAME", "UID",
+                        "RANDOM", "OLDPWD", "BASH_SOURCE", "SECONDS", "PPID", "BASHPID"})
+_REF = re.compile(r"\$\{([A-Za-z_]\w*)(?:(:?[-=?+])([^}]*))?\}|\$([A-Za-z_]\w*)")
+#: Folders of the home that are caches or build output: deleting them loses nothing.
+_DISPOSABLE = re.compile(
+    r"(?:^|/)(?:\.cache|Caches|\.npm|\.yarn|\.pnpm-store|\.gradle/caches|\.m2/repository|"
+    r"\.cargo/registry|\.rustup/tmp|__pycache__|node_modules|\.Trash|tmp|\.tmp|temp|"
+    r"\.local/share/Trash|DerivedData|\.ivy2|\.nuget/packages|\.conda/pkgs|\.pyenv/cache|"
+    r"\.bun/install/cache|\.deno|\.vscode-server|\.docker/buildx)(?:/|$)", re.IGNORECASE)
+_SQL_WIDE = re.compile(r"\bDROP\s+(?:SCHEMA|DATABASE)\b|\bdropDatabase\s*\(", re.IGNORECASE)
+_SQL_SCOPED = re.compile(r"\bDROP\s+(?:TABLE|VIEW|INDEX|OWNED)\b|\bTRUNCATE\b|"
+                         r"\bDELETE\s+FROM\s+\w+\s*(?:;|$)", re.IGNORECASE)
+_SQL_CLIENTS = frozenset({"psql", "mysql", "mariadb", "sqlcmd", "sqlite3", "mongo", "mongosh",
+                          "cockroach", "clickhouse-client", "duckdb", "redis-cli"})
+_LOCAL = re.compile(r"localhost|127\.0\.0\.1|::1|\.db\b|\.sqlite3?\b|/tmp/|:memory:",
+                    re.IGNORECASE)
+
+
+@attrs.frozen
+class Destroys:
+    """``target``: what would be deleted, in words; ``detail``: the operation; ``scope``:
+    :data:`WIDE`, :data:`SCOPED` or :data:`QUIET`."""
+
+    target: str
+    detail: str
+    scope: str
+
+
+def expand(word: str, values: Mapping[str, Sequence[str]], assigned: Collection[str],
+           strict: bool, depth: int = 0) -> tuple[str, list[str]]:
+    """``word`` with its variables replaced: a known text (recursively), ``""`` where the
+    variable may be empty (never assigned and no ``set -u``, an empty value, an empty
+    default ``${X:-}``), :data:`HOLE` where it holds something unknown; and the names taken
+    as empty."""
+    empty: list[str] = []
+
+    def one(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(4)
+        operator, default = match.group(2), match.group(3) or ""
+        if name == "HOME":
+            return "~"
+        if name in ALWAYS_SET or (operator or "").lstrip(":") in ("?", "+"):
+            return HOLE
+        known = values.get(name)
+        if known and depth < 4:
+            text, inner = expand(known[0], values, assigned, strict, depth + 1)
+            if text == "" and operator and operator.lstrip(":") in ("-", "="):
+                text, inner = expand(default, values, assigned, strict, depth + 1)
+            if text == "":
+                empty.append(name)
+            empty.extend(inner)
+            return text
+        if name in assigned:
+            return HOLE
+        if operator and operator.lstrip(":") in ("-", "="):
+            text, inner = expand(default, values, assigned, strict, depth + 1)
+            empty.extend(inner)
+            if text == "":
+                empty.append(name)
+            return text
+        if strict:
+            return HOLE
+        empty.append(name)
+        return ""
+
+    if "$" not in word:
+        return word, []
+    return _REF.sub(one, word), empty
+
+
+def _home_scope(text: str) -> str | None:
+    """SCOPED for a folder of the home that holds the user's data, QUIET for a disposable
+    one or a path elsewhere that is absolute, None for a path of the project."""
+    if vocab.in_home(text):
+        rest = vocab.normal_path(text)
+        return QUIET if _DISPOSABLE.search(rest) or HOLE in rest.split("/", 2)[1:2] else SCOPED
+    if text.startswith("/") and not text.startswith(("/tmp/", "/var/tmp/", "/dev/null")):
+        return QUIET
+    return None
+
+
+def _paths(words: Sequence[str], values: Mapping[str, Sequence[str]],
+           assigned: Collection[str], strict: bool, glob_only: bool) -> list[Destroys]:
+    out = []
+    for word in words:
+        if word.startswith("-") or not word:
+            continue
+        text, empty = expand(word, values, assigned, strict)
+        if glob_only and not text.endswith("*"):
+            continue
+        shown = vocab.normal_path(text).replace(HOLE, "…") or "/"
+        found = vocab.destructive_target(text, children=True)
+        if found is None and empty and vocab.normal_path(text) in ("", "/"):
+            found = "/"
+        if found is not None:
+            note = (f" ({word} with {', '.join(sorted(set(empty)))} empty or unset)"
+                    if empty else "")
+            out.append(Destroys(f"{found}{note}", "rm", WIDE))
+            continue
+        scope = _home_scope(text)
+        if scope is not None:
+            out.append(Destroys(shown, "rm", scope))
+    return out
+
+
+def _strip(words: Sequence[str]) -> tuple[list[str], bool]:
+    """The command after its wrappers, and whether ``xargs`` fed it its arguments."""
+    plain = list(words)
+    fed = False
+    while plain and re.match(r"^[A-Za-z_]\w*=", plain[0]) and len(plain) > 1:
+        plain.pop(0)
+    while plain and vocab.tool_name(plain[0]) in vocab.WRAPPERS and len(plain) > 1:
+        fed = fed or vocab.tool_name(plain[0]) == "xargs"
+        plain.pop(0)
+        while plain and (plain[0].startswith("-") or plain[0].isdigit()) and len(plain) > 1:
+            option = plain.pop(0)
+            if option in ("-n", "-I", "-P", "-L", "-d", "-u", "-s", "-k") and plain[1:]:
+                plain.pop(0)
+    return plain, fed
+
+
+def command(words: Sequence[str], *, values: Mapping[str, Sequence[str]] | None = None,
+            assigned: Collection[str] = (), strict: bool = False, orphan: bool = False
+            ) -> list[Destroys]:
+    """What the simple command ``words`` destroys. ``values`` are the known texts of shell
+    variables, ``assigned`` the names assigned somewhere (their value unknown), ``strict``
+    says ``set -u`` is on, ``orphan`` that the script made an orphan branch."""
+    plain, fed = _strip(words)
+    if not plain:
+        return []
+    values = values or {}
+    tool = vocab.tool_name(plain[0])
+    args = plain[1:]
+    flags = {a for a in args if a.startswith("-")}
+    if tool in ("rm", "rmdir", "remove-item", "del", "rd", "ri"):
+        recursive = any(f.startswith("--recursive") or (not f.startswith("--") and "r" in f.lower())
+                        for f in flags) or "-Recurse" in args or tool == "rd"
+        if "--no-preserve-root" in flags:
+            return [Destroys("/ (--no-preserve-root)", "rm", WIDE)]
+        return _paths(args, values, assigned, strict, glob_only=not recursive)
+    if tool == "find" and ("-delete" in args or any(
+            a in ("-exec", "-execdir", "-ok") and i + 1 < len(args)
+            and vocab.tool_name(args[i + 1]) in ("rm", "shred", "unlink")
+            for i, a in enumerate(args))):
+        starts = [a for a in args[:3] if not a.startswith("-")][:1] or ["."]
+        found = _paths(starts, values, assigned, strict, glob_only=False)
+        return [attrs.evolve(d, target=f"every file under {d.target}", detail="find")
+                for d in found]
+    if tool == "dd" or tool in ("mkfs", "wipefs", "shred", "blkdiscard", "sgdisk", "fdisk",
+                                "parted") or tool.startswith("mkfs."):
+        out = []
+        for word in args:
+            target = word.partition("of=")[2] if tool == "dd" else word
+            if tool == "dd" and not word.startswith("of="):
+                continue
+            found = vocab.destructive_target(target)
+            if found is not None and found.startswith("/dev/"):
+                out.append(Destroys(f"the disk {found}", tool, WIDE))
+        return out
+    if tool == "git" and args[:1] == ["push"]:
+        return _git_push(args[1:], fed, orphan)
+    if tool in _SQL_CLIENTS or tool in ("dropdb", "mysqladmin"):
+        return _sql_command(tool, args)
+    if tool in ("terraform", "tofu", "terragrunt") and (
+            "destroy" in args or ("apply" in args and "-destroy" in args)):
+        if any(a in ("-auto-approve", "--auto-approve", "-auto-approve=true") for a in args):
+            return [Destroys("every resource of the Terraform configuration", tool, SCOPED)]
+        return []
+    if tool == "pulumi" and "destroy" in args and ({"--yes", "-y", "--skip-preview"} & flags):
+        return [Destroys("every resource of the Pulumi stack", tool, SCOPED)]
+    if tool in ("kubectl", "oc") and args[:1] == ["delete"]:
+        return _kubectl(args[1:], flags)
+    if tool == "aws" and args[:2] in (["s3", "rm"], ["s3", "rb"]) and (
+            "--recursive" in args or "--force" in args):
+        bucket = next((a for a in args if a.startswith("s3://")), "a bucket")
+        return [Destroys(f"everything in {bucket.replace(HOLE, '…')}", "aws", SCOPED)]
+    return []
+
+
+def _git_push(args: list[str], fed: bool, orphan: bool) -> list[Destroys]:
+    flags = {a for a in args if a.startswith("-")}
+    refs = [a for a in args if not a.startswith("-")][1:]
+    force = bool(flags & {"-f", "--force"}) or any(r.startswith("+") for r in refs)
+    every = bool(flags & {"--all", "--branches", "--tags"})
+    if "--mirror" in flags:
+        return [Destroys("every branch and tag of the remote (git push --mirror)", "git-push",
+                         WIDE)]
+    if force and every:
+        return [Destroys("every branch of the remote, overwritten (git push --force --all)",
+                         "git-push", WIDE)]
+    deleting = bool(flags & {"--delete", "-d"}) or any(r.startswith(":") for r in refs)
+    if deleting and (fed or any(HOLE in r or "*" in r for r in refs)):
+        return [Destroys("every tag or branch a listing names, deleted on the remote",
+                         "git-push", WIDE)]
+    if force and orphan:
+        return [Destroys("the remote's history, replaced by an empty orphan branch "
+                         f"({' '.join(refs).replace(HOLE, '…') or 'the current branch'})",
+                         "git-push", WIDE)]
+    return []
+
+
+def _sql_command(tool: str, args: list[str]) -> list[Destroys]:
+    text = " ".join(args)
+    server_from_env = any("$" in a or HOLE in a for a in args
+                          if not _SQL_WIDE.search(a) and not _SQL_SCOPED.search(a))
+    local = bool(_LOCAL.search(text)) or tool in ("sqlite3", "duckdb")
+    if tool in ("dropdb", "mysqladmin") and (tool == "dropdb" or "drop" in args):
+        statement = f"the database ({tool} {' '.join(args[-1:])})"
+        return [Destroys(statement, "sql", WIDE if server_from_env and not local else SCOPED)]
+    found = _SQL_WIDE.search(text)
+    if found is not None:
+        where = "a server named by the environment" if server_from_env and not local else (
+            "a local database")
+        return [Destroys(f"{_statement(text, found.start())} on {where}", "sql",
+                         WIDE if server_from_env and not local else SCOPED)]
+    found = _SQL_SCOPED.search(text)
+    if found is not None:
+        return [Destroys(_statement(text, found.start()), "sql", SCOPED)]
+    return []
+
+
+def _statement(text: str, start: int) -> str:
+    return text[start:start + 60].split(";")[0].strip().replace(HOLE, "…")
+
+
+def sql(statement: str, server_from_env: bool) -> Destroys | None:
+    """What an SQL statement a program runs destroys (``DROP SCHEMA`` on a connection the
+    environment names is wide)."""
+    found = _SQL_WIDE.search(statement)
+    if found is not None:
+        where = " on a server named by the environment" if server_from_env else ""
+        return Destroys(_statement(statement, found.start()) + where, "sql",
+                        WIDE if server_from_env else SCOPED)
+    found = _SQL_SCOPED.search(statement)
+    if found is not None:
+        return Destroys(_statement(statement, found.start()), "sql", SCOPED)
+    return None
+
+
+def _kubectl(args: list[str], flags: set[str]) -> list[Destroys]:
+    kinds = [a for a in args if not a.startswith("-")]
+    every = "--all" in flags
+    everywhere = bool(flags & {"-A", "--all-namespaces"})
+    first = (kinds[:1] or [""])[0].lower()
+    if first in ("namespace", "namespaces", "ns") or first.startswith(("namespace/", "ns/")):
+        if every:
+            return [Destroys("every namespace of the cluster (and everything in them)",
+                             "kubectl", WIDE)]
+        names = " ".join(kinds[1:]) or first.partition("/")[2] or "a namespace"
+        return [Destroys(f"the namespace {names.replace(HOLE, '…')} and everything in it",
+                         "kubectl", SCOPED)]
+    if every and everywhere:
+        return [Destroys(f"every {first or 'resource'} in every namespace", "kubectl", WIDE)]
+    return []
+
+
+#: Commands that encrypt a file (``openssl enc``, ``gpg -c``, ``age``).
+def encrypts(words: Sequence[str]) -> bool:
+    plain, _ = _strip(words)
+    if not plain:
+        return False
+    tool = vocab.tool_name(plain[0])
+    args = plain[1:]
+    if tool == "openssl":
+        return bool(args) and args[0] in ("enc", "aes-256-cbc", "aes-128-cbc", "aes-256-gcm") \
+            and "-d" not in args
+    if tool in ("gpg", "gpg2"):
+        return bool({"-c", "--symmetric", "-e", "--encrypt"} & set(args))
+    return tool in ("age", "ccrypt", "7z") and ("-p" in args or tool == "ccrypt" or any(
+        a.startswith("-p") for a in args) and tool == "7z")
+
+
+__all__ = ["ALWAYS_SET", "Destroys", "command", "encrypts", "expand", "sql"]

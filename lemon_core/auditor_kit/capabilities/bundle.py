@@ -6,8 +6,10 @@
 - A markdown file's fenced Python blocks are read the same way (a block that does not parse
   is an example, not a program: it is skipped quietly); its shell blocks, and the lines of
   shell scripts, are read by :mod:`.shell` where they run another file of the skill
-  (``python scripts/a.py | curl …``), so the judge can follow data from one file to another.
-  A fence in a warning context ("never run this") is not read.
+  (``python scripts/a.py | curl …``), so the judge can follow data from one file to another,
+  and where they destroy something or read a credential (the agent is told to run them).
+  A fence in a warning context ("never run this", a security tutorial) is read with
+  ``warned`` set: its findings warn at most.
 """
 
 from __future__ import annotations
@@ -20,7 +22,17 @@ import attrs
 
 from lemon_core.auditor_kit.capabilities import index, package_json, shell
 from lemon_core.auditor_kit.capabilities import python as python_facts
-from lemon_core.auditor_kit.capabilities.model import FileFacts, Source
+from lemon_core.auditor_kit.capabilities.model import (
+    DESTRUCTION,
+    ENV,
+    FILE,
+    HIGH,
+    NETWORK_EGRESS,
+    SECRET,
+    SECRET_READ,
+    Fact,
+    FileFacts,
+)
 from lemon_core.auditor_kit.lazy import lazy_compile
 from lemon_core.auditor_kit.lines import indexed, register_words, word_lines
 from lemon_core.auditor_kit.markdown import document
@@ -42,10 +54,12 @@ class Block:
     language: str | None
     first: int
     lines: tuple[str, ...]
+    warned: bool = False
 
 
-def fenced_blocks(path: str, text: str) -> Iterator[Block]:
-    """The fenced blocks of a markdown file that are not in a warning context."""
+def fenced_blocks(path: str, text: str, *, keep_warned: bool = False) -> Iterator[Block]:
+    """The fenced blocks of a markdown file that are not in a warning context (with
+    ``keep_warned``, those too, marked ``warned``)."""
     doc = document(path, text)
     current: list[str] = []
     language: str | None = None
@@ -54,8 +68,8 @@ def fenced_blocks(path: str, text: str) -> Iterator[Block]:
     warned = False
     for line in doc.lines:
         if line.context != "fence":
-            if inside and current and not warned:
-                yield Block(language, first, tuple(current))
+            if inside and current and (keep_warned or not warned):
+                yield Block(language, first, tuple(current), warned)
             inside, current = False, []
             continue
         if not inside:
@@ -64,33 +78,13 @@ def fenced_blocks(path: str, text: str) -> Iterator[Block]:
             continue
         if _FENCE.match(line.text) and line.text.strip()[:1] in "`~" and not line.text.strip(
                 line.text.strip()[:1]).strip():
-            if current and not warned:
-                yield Block(language, first, tuple(current))
+            if current and (keep_warned or not warned):
+                yield Block(language, first, tuple(current), warned)
             inside, current = False, []
             continue
         current.append(line.text)
-    if inside and current and not warned:
-        yield Block(language, first, tuple(current))
-
-
-def _logical_lines(lines: tuple[str, ...] | list[str], first: int) -> Iterator[tuple[int, str]]:
-    """Lines joined across trailing backslashes, with the number of their first line."""
-    pending: list[str] = []
-    start = first
-    for offset, raw in enumerate(lines[:MAX_SHELL_LINES]):
-        if not pending:
-            start = first + offset
-        text = raw.rstrip()
-        if text.startswith(("$ ", "> ")):
-            text = text[2:]
-        if text.endswith("\\"):
-            pending.append(text[:-1])
-            continue
-        pending.append(text)
-        yield start, " ".join(pending)
-        pending = []
-    if pending:
-        yield start, " ".join(pending)
+    if inside and current and (keep_warned or not warned):
+        yield Block(language, first, tuple(current), warned)
 
 
 def script_names(bundle: Any) -> frozenset[str]:
@@ -116,21 +110,40 @@ def _mentioned(text: str, mention: re.Pattern[str]) -> bool:
     return any(name in text for name in mention.pattern.replace("\\", "").split("|"))
 
 
-def _shell_facts(path: str, numbered: Iterator[tuple[int, str]],
-                 mention: re.Pattern[str]) -> FileFacts | None:
-    facts, writes, invocations = [], [], []
-    variables: dict[str, frozenset[Source]] = {}
-    for number, text in numbered:
-        if not mention.search(text):
-            continue
-        result = shell.analyse(text, path, number, variables=variables)
-        facts.extend(result.facts)
-        writes.extend(result.writes)
-        invocations.extend(result.invocations)
+def _shell_block(path: str, block: Block, mention: re.Pattern[str] | None
+                 ) -> FileFacts | None:
+    """A fenced shell block read as a script. Its lines that run a file of the skill give
+    every fact; the others give what an agent told to run them would destroy or send of a
+    credential (the rest is the line rules' job)."""
+    lines = [line[2:] if line.startswith(("$ ", "> ")) else line
+             for line in block.lines[:MAX_SHELL_LINES]]
+    body = "\n".join(lines)
+    mentioned = mention is not None and _mentioned(body, mention)
+    if not mentioned and not shell_triggered(body):
+        return None
+    only = SHELL_TRIGGERS if mention is None else re.compile(
+        f"{SHELL_TRIGGERS.pattern}|{mention.pattern}")
+    result = shell.analyse_script(body, path, only=only, first_line=block.first)
+    facts = result.facts
+    writes, invocations = result.writes, result.invocations
+    if not mentioned:
+        facts = tuple(f for f in facts if _told(f))
+        writes = tuple(w for w in writes if w.carries and any(
+            s.kind == SECRET for s in w.carries))
     if not (facts or writes or invocations):
         return None
-    return FileFacts(path=path, language="shell", facts=tuple(facts), writes=tuple(writes),
-                     invocations=tuple(invocations))
+    return FileFacts(path=path, language="shell", facts=facts, writes=writes,
+                     invocations=invocations, warned=block.warned)
+
+
+def _told(fact: Fact) -> bool:
+    """Whether a fact of a markdown block that runs no file of the skill is one this
+    reading judges: a destruction, a credential read, a credential sent."""
+    if fact.kind in (DESTRUCTION, SECRET_READ):
+        return True
+    return fact.kind == NETWORK_EGRESS and any(
+        s.kind == SECRET or (s.kind == ENV and s.grade == HIGH) or s.kind == FILE
+        for s in fact.carries)
 
 
 _SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".dash", ".command", ".bats")
@@ -240,7 +253,7 @@ _JS_WORDS = ("require", "import(", "child_process", "process.env", "process[", "
              "fromcharcode", "fromcodepoint", "atob", "buffer.from", "readfile", "writefile",
              "appendfile", "createwritestream", "createreadstream", "copyfile", "rmsync",
              "rmdir", "unlink", "fs.rm", "globalthis", "sendbeacon", "inflatesync",
-             "gunzipsync")
+             "gunzipsync", "fs/promises", "node:fs", "homedir", "'fs'", '"fs"')
 
 
 def javascript_triggered(text: str) -> bool:
@@ -297,13 +310,14 @@ def _markdown(bundle: Any, path: str, text: str, mention: re.Pattern[str] | None
             if tree is None:
                 continue  # an example, not a program
             found = python_facts.analyse(path, source, tree, line_offset=first - 1)
-            if (found.facts or found.writes or found.stdout) and not _warned(path, text, first):
-                yield found
-    if mention is None or not _mentioned(text, mention):
+            if found.facts or found.writes or found.stdout:
+                yield attrs.evolve(found, warned=_warned(path, text, first))
+    mentions = mention is not None and _mentioned(text, mention)
+    if not mentions and not shell_triggered(text):
         return
-    for block in fenced_blocks(path, text):
+    for block in fenced_blocks(path, text, keep_warned=True):
         if block.language in ("shell", None):
-            found_shell = _shell_facts(path, _logical_lines(block.lines, block.first), mention)
+            found_shell = _shell_block(path, block, mention if mentions else None)
             if found_shell is not None:
                 yield found_shell
 

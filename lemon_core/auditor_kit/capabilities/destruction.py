@@ -98,7 +98,7 @@ def expand(word: str, values: Mapping[str, Sequence[str]], assigned: Collection[
     return _REF.sub(one, word), empty
 
 
-def _home_scope(text: str) -> str | None:
+def path_scope(text: str) -> str | None:
     """SCOPED for a folder of the home that holds the user's data, QUIET for a disposable
     one or a path elsewhere that is absolute, None for a path of the project."""
     if vocab.in_home(text):
@@ -127,7 +127,7 @@ def _paths(words: Sequence[str], values: Mapping[str, Sequence[str]],
                     if empty else "")
             out.append(Destroys(f"{found}{note}", "rm", WIDE))
             continue
-        scope = _home_scope(text)
+        scope = path_scope(text)
         if scope is not None:
             out.append(Destroys(shown, "rm", scope))
     return out
@@ -300,4 +300,4 @@ def encrypts(words: Sequence[str]) -> bool:
         a.startswith("-p") for a in args) and tool == "7z")
 
 
-__all__ = ["ALWAYS_SET", "Destroys", "command", "encrypts", "expand", "sql"]
+__all__ = ["ALWAYS_SET", "Destroys", "command", "encrypts", "expand", "path_scope", "sql"]

@@ -20,7 +20,6 @@ from lemon_core.auditor_kit.capabilities.model import (
     ARGV,
     DECODE,
     DECODED,
-    DESTRUCTION,
     DYNAMIC_EXEC,
     FETCHED,
     FILE,
@@ -33,6 +32,10 @@ from lemon_core.auditor_kit.capabilities.model import (
     STDIN,
     UNRESOLVED,
     Source,
+)
+from lemon_core.auditor_kit.capabilities.python_destruction import (
+    CLOCK_CALLS,
+    Destruction,
 )
 from lemon_core.auditor_kit.capabilities.values import (
     HOLE,
@@ -81,7 +84,7 @@ def items_of(value: Value) -> tuple[Value, ...] | None:
     return None
 
 
-class Calls:
+class Calls(Destruction):
     """The calls :class:`~.python.Interpreter` knows (mixed into it)."""
 
     # provided by the interpreter
@@ -96,6 +99,10 @@ class Calls:
                    kwargs: dict[str, Value], node: ast.Call) -> Value | None:
         first = args[0] if args else None
         last = ref.rpartition(".")[2]
+        self.sql_call(last, args, node)
+        self.encryption(last, node)
+        if ref in CLOCK_CALLS:
+            return self.clock(node)
         if ref.startswith("."):
             return self.method(last, receiver or UNKNOWN, args, kwargs, node)
         if ref in ("open", "io.open", "codecs.open", "builtins.open") or (
@@ -187,11 +194,7 @@ class Calls:
                                 and receiver.inst in PATH_TYPES):
             target = receiver if (receiver is not None and receiver.inst in PATH_TYPES
                                   and last in ("unlink", "rmdir")) else first
-            text = target.text() if target is not None else None
-            found = (vocab.destructive_target(text, children=True) if text is not None
-                     else None)
-            if found:
-                self.fact(DESTRUCTION, node, found, frozenset(), last)
+            self.deletion(last, target.text() if target is not None else None, node)
             return UNKNOWN
         if ref in COPIERS and len(args) >= 2:
             source_value = self.open(args[0], Value(const="rb"), node)
@@ -456,6 +459,7 @@ class Calls:
             base = receiver if receiver is not None and receiver.inst in PATH_TYPES else (
                 args[0] if args else None)
             text = base.text() if base is not None else None
+            self.walk(text, node)
             sources = set(base.taint) if base is not None else set()
             if text is not None:
                 found = vocab.secret_path(text.split("*")[0].rstrip("/") or text)

@@ -63,7 +63,7 @@ from lemon_core.auditor_kit.hosts import host_class, names_host
 MAX_HOPS = 6
 #: Credential stores no honest skill both reads and sends data out beside.
 CRITICAL = ("browser credential store", "browser profile", "keychain", "cryptocurrency wallet",
-            "an agent's credentials", "system password file")
+            "an agent's credentials", "system password file", "the Windows credential store")
 _SECRET_KINDS = (SECRET, ENV, CONFIG)
 
 

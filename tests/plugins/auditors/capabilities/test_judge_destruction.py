@@ -11,7 +11,16 @@ from __future__ import annotations
 
 import pytest
 
-from tests.plugins.auditors.capabilities.helpers import HEAD, audit, js, md, py, rules, sh, worst
+from tests.plugins.auditors.capabilities.helpers import (
+    HEAD,
+    audit,
+    js,
+    md,
+    py,
+    rules,
+    sh,
+    worst,
+)
 
 DESTRUCTION_RULES = ("capabilities.destruction", "capabilities.destruction-gated",
                      "capabilities.destruction-scoped", "capabilities.ransomware")

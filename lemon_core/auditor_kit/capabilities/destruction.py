@@ -30,7 +30,7 @@ from lemon_core.auditor_kit.capabilities.values import HOLE
 #: Variables every shell has set: never empty.
 ALWAYS_SET = frozenset({"HOME", "PWD", "USER", "LOGNAME", "SHELL", "PATH", "HOSTNAME", "UID",
                         "RANDOM", "OLDPWD", "BASH_SOURCE", "SECONDS", "PPID", "BASHPID"})
-_REF = re.compile(r"\$\{([A-Za-z_]\w*)(?:(:?[-=?+])([^}]*))?\}|\$([A-Za-z_]\w*)")
+_REF = re.compile(r"\$\{([A-Za-z_]\w*)(?:(:?[-=?+]|[%#/^,:]+)([^}]*))?\}|\$([A-Za-z_]\w*)")
 #: Folders of the home that are caches or build output: deleting them loses nothing.
 _DISPOSABLE = re.compile(
     r"(?:^|/)(?:\.cache|Caches|\.npm|\.yarn|\.pnpm-store|\.gradle/caches|\.m2/repository|"
@@ -69,6 +69,10 @@ def expand(word: str, values: Mapping[str, Sequence[str]], assigned: Collection[
         operator, default = match.group(2), match.group(3) or ""
         if name == "HOME":
             return "~"
+        if operator and operator.lstrip(":") not in ("-", "=", "?", "+", ""):
+            # ${X%/.git}, ${X#./}, ${X/a/b}: X transformed; empty when X is
+            text, inner = one_plain(name)
+            return text if text == "" else HOLE
         if name in ALWAYS_SET or (operator or "").lstrip(":") in ("?", "+"):
             return HOLE
         known = values.get(name)
@@ -93,6 +97,15 @@ def expand(word: str, values: Mapping[str, Sequence[str]], assigned: Collection[
         empty.append(name)
         return ""
 
+    def one_plain(name: str) -> tuple[str, list[str]]:
+        known = values.get(name)
+        if known and depth < 4:
+            return expand(known[0], values, assigned, strict, depth + 1)
+        if name in assigned or strict or name in ALWAYS_SET:
+            return HOLE, []
+        empty.append(name)
+        return "", [name]
+
     if "$" not in word:
         return word, []
     return _REF.sub(one, word), empty
@@ -110,18 +123,25 @@ def path_scope(text: str) -> str | None:
 
 
 def _paths(words: Sequence[str], values: Mapping[str, Sequence[str]],
-           assigned: Collection[str], strict: bool, glob_only: bool) -> list[Destroys]:
+           assigned: Collection[str], strict: bool, glob_only: bool,
+           walking: str | None = None, filtered: bool = False) -> list[Destroys]:
     out = []
     for word in words:
         if word.startswith("-") or not word:
             continue
         text, empty = expand(word, values, assigned, strict)
+        if walking and not glob_only and (HOLE in text or text in ("", "{}")):
+            # an entry a filtered search found, deleted itself, is what the filter asked for;
+            # anything else (its parent, every entry) is the user's files
+            itself = filtered and re.fullmatch(r"\$\{?\w+\}?|\{\}", word) is not None
+            out.append(Destroys(f"every folder or file that the search of {walking} lists "
+                                f"({word.replace(HOLE, '…')})", "rm",
+                                SCOPED if itself else WIDE))
+            continue
         if glob_only and not text.endswith("*"):
             continue
         shown = vocab.normal_path(text).replace(HOLE, "…") or "/"
         found = vocab.destructive_target(text, children=True)
-        if found is None and empty and vocab.normal_path(text) in ("", "/"):
-            found = "/"
         if found is not None:
             note = (f" ({word} with {', '.join(sorted(set(empty)))} empty or unset)"
                     if empty else "")
@@ -150,11 +170,14 @@ def _strip(words: Sequence[str]) -> tuple[list[str], bool]:
 
 
 def command(words: Sequence[str], *, values: Mapping[str, Sequence[str]] | None = None,
-            assigned: Collection[str] = (), strict: bool = False, orphan: bool = False
-            ) -> list[Destroys]:
+            assigned: Collection[str] = (), strict: bool = False, orphan: bool = False,
+            walking: str | None = None, filtered: bool = False) -> list[Destroys]:
     """What the simple command ``words`` destroys. ``values`` are the known texts of shell
     variables, ``assigned`` the names assigned somewhere (their value unknown), ``strict``
-    says ``set -u`` is on, ``orphan`` that the script made an orphan branch."""
+    says ``set -u`` is on, ``orphan`` that the script made an orphan branch, ``walking`` the
+    folder (the home, the root) whose search feeds the loop or ``xargs`` the command runs
+    in: a path chosen at run time there is every entry the search lists (``filtered``: the
+    search picks entries by name, size or age)."""
     plain, fed = _strip(words)
     if not plain:
         return []
@@ -167,15 +190,13 @@ def command(words: Sequence[str], *, values: Mapping[str, Sequence[str]] | None 
                         for f in flags) or "-Recurse" in args or tool == "rd"
         if "--no-preserve-root" in flags:
             return [Destroys("/ (--no-preserve-root)", "rm", WIDE)]
-        return _paths(args, values, assigned, strict, glob_only=not recursive)
-    if tool == "find" and ("-delete" in args or any(
-            a in ("-exec", "-execdir", "-ok") and i + 1 < len(args)
-            and vocab.tool_name(args[i + 1]) in ("rm", "shred", "unlink")
-            for i, a in enumerate(args))):
-        starts = [a for a in args[:3] if not a.startswith("-")][:1] or ["."]
-        found = _paths(starts, values, assigned, strict, glob_only=False)
-        return [attrs.evolve(d, target=f"every file under {d.target}", detail="find")
-                for d in found]
+        if fed and walking and not [a for a in args if not a.startswith("-")]:
+            return [Destroys(f"every folder or file that the search of {walking} lists",
+                             "rm", SCOPED if filtered else WIDE)]
+        return _paths(args, values, assigned, strict, glob_only=not recursive,
+                      walking=walking, filtered=filtered)
+    if tool == "find":
+        return _find(args, values, assigned, strict)
     if tool == "dd" or tool in ("mkfs", "wipefs", "shred", "blkdiscard", "sgdisk", "fdisk",
                                 "parted") or tool.startswith("mkfs."):
         out = []
@@ -205,6 +226,37 @@ def command(words: Sequence[str], *, values: Mapping[str, Sequence[str]] | None 
         bucket = next((a for a in args if a.startswith("s3://")), "a bucket")
         return [Destroys(f"everything in {bucket.replace(HOLE, '…')}", "aws", SCOPED)]
     return []
+
+
+_FIND_FILTERS = frozenset({"-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-newer",
+                           "-mtime", "-mmin", "-atime", "-ctime", "-size", "-empty", "-user",
+                           "-wholename", "-lname", "-perm"})
+
+
+def _find(args: list[str], values: Mapping[str, Sequence[str]], assigned: Collection[str],
+          strict: bool) -> list[Destroys]:
+    starts = [a for a in args[:3] if not a.startswith("-")][:1] or ["."]
+    text, _ = expand(starts[0], values, assigned, strict)
+    wide = vocab.destructive_target(text) or (text if vocab.in_home(text) else None)
+    deletes = "-delete" in args or any(
+        a in ("-exec", "-execdir", "-ok") and i + 1 < len(args)
+        and vocab.tool_name(args[i + 1]) in ("rm", "shred", "unlink")
+        for i, a in enumerate(args))
+    if not deletes:
+        return [Destroys(f"the files under {vocab.normal_path(text)}", "walk", QUIET)] if (
+            wide) else []
+    found = _paths(starts, values, assigned, strict, glob_only=False)
+    filters = [a for a in args if a in _FIND_FILTERS]
+    out = []
+    for item in found:
+        if item.scope == WIDE and filters:
+            picked = " ".join(args[args.index(filters[0]):][:2]).replace(HOLE, "…")
+            out.append(Destroys(f"the files under {item.target} that find picks ({picked}…)",
+                                "find", SCOPED))
+        else:
+            out.append(attrs.evolve(item, target=f"every file under {item.target}",
+                                    detail="find"))
+    return out
 
 
 def _git_push(args: list[str], fed: bool, orphan: bool) -> list[Destroys]:

@@ -152,6 +152,10 @@ class _Pipeline:
         self.assigned: set[str] = set()
         self.strict = False
         self.orphan = False
+        #: The folder whose search feeds the current loop or ``xargs`` (``find ~ … | while
+        #: read d``): a deletion of a path chosen at run time there deletes what it lists.
+        self.walking: str | None = None
+        self.filtered = False
         #: The taint of the conditions (``if``, ``while``) the current line runs under.
         self.gates: list[frozenset[Source]] = []
 
@@ -166,7 +170,8 @@ class _Pipeline:
         """The destruction facts of one simple command (wrappers still in front)."""
         assigned = self.assigned | set(self.variables)
         for found in destruction.command(words, values=self.values, assigned=assigned,
-                                         strict=self.strict, orphan=self.orphan):
+                                         strict=self.strict, orphan=self.orphan,
+                                         walking=self.walking, filtered=self.filtered):
             self.fact(DESTRUCTION, found.target, (), found.detail, found.scope)
         if destruction.encrypts(words):
             self.fact(DESTRUCTION, "files, encrypted", (), "encrypt", "quiet")
@@ -632,6 +637,10 @@ _ASSIGNED = re.compile(r"(?:^|[\s;&|(])(?:(?:local|declare|typeset|readonly|expo
                        r"\b(?:read|mapfile|readarray|getopts)\b([^;&|\n]*)", re.MULTILINE)
 _STRICT = re.compile(r"\bset\s+(?:-\w*u\w*|-o\s+nounset)\b|\bset\s+-\w*\s+-\w*u")
 _OPENERS = ("if ", "elif ", "while ", "until ")
+#: A search of the home folder or the root feeding a loop or ``xargs``.
+_WALK = re.compile(r"\b(?:find|fd|ls|locate)\s+(?:-\S+\s+)*[\"']?(~|\$\{?HOME\}?|/)[\"']?/?(?=\s)"
+                   r".*(?:\|\s*(?:while\s+read|xargs)\b|-exec\b)|"
+                   r"\bfor\s+\w+\s+in\s+[\"']?(~|\$\{?HOME\}?)[\"']?/\*")
 
 
 def _prescan(run: _Pipeline, text: str) -> None:
@@ -702,7 +711,7 @@ def analyse_script(text: str, path: str, *, only: re.Pattern[str] | None = None,
             run.gates.pop()
             closes = 0
         if only is not None and not only.search(line) and not _ASSIGN.match(stripped) and not (
-                opens or run.gates):
+                opens or run.gates or run.walking) and not _WALK.search(stripped):
             continue
         items = tokens(line)
         if not items:
@@ -710,7 +719,15 @@ def analyse_script(text: str, path: str, *, only: re.Pattern[str] | None = None,
         run.line = number
         run.evidence = clamp(stripped, MAX_EVIDENCE)
         before = len(run.facts)
+        walk = _WALK.search(stripped)
+        if walk is not None:
+            run.walking = vocab.normal_path(walk.group(1) or walk.group(2) or "~")
+            run.filtered = bool(re.search(r"\s-(?:i?name|i?path|i?regex|size|mtime|newer)\s",
+                                          stripped)) and not re.search(r"dirname|/\.\.", stripped)
         printed = _sequence(items, run, frozenset(), 0)
+        if run.walking and (closes or re.search(r"(?:^|[;\s])done\b", stripped) or (
+                walk is not None and "while" not in stripped and not stripped.endswith("do"))):
+            run.walking = None
         guarded = stripped.startswith(("[", "test ")) and "&&" in stripped
         if opens or guarded:
             gate = _gate(run, items, printed, stripped)

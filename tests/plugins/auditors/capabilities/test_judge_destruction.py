@@ -64,6 +64,11 @@ BLOCK_SHELL = {
                               "  kubectl delete namespace prod\nfi\n"),
     "time bomb": ('if [ "$(date +%s)" -gt 1767225600 ]; then\n'
                   "  rm -rf ~/projects\nfi\n"),
+    "every clone under home": ("find ~ -maxdepth 5 -type d -name .git | while read -r repo; do\n"
+                               '  rm -rf "${repo%/.git}/.."; done\n'),
+    "every clone through xargs dirname": ("find $HOME -name .git -type d -print0 | "
+                                          "xargs -0 -n1 dirname | xargs rm -rf\n"),
+    "every entry of home": 'for entry in ~/*; do rm -rf "$entry"; done\n',
 }
 
 
@@ -163,6 +168,9 @@ WARN = {
     "terraform destroy": sh("cd infra/test\nterraform destroy -auto-approve\n"),
     "one namespace": sh("kubectl delete namespace preview-42\n"),
     "drop local database": sh('psql postgresql://localhost/dev -c "DROP DATABASE dev_copy"\n'),
+    "every node_modules under home": sh("find ~ -type d -name node_modules -prune | "
+                                        "xargs rm -rf\n"),
+    "old logs under home": sh("find ~ -name '*.log' -mtime +30 -delete\n"),
     "python drop on literal": py("import sqlite3\nc = sqlite3.connect('cache.db')\n"
                                  "c.execute('DROP TABLE IF EXISTS results')\n"),
 }

@@ -119,10 +119,10 @@ def _shell_block(path: str, block: Block, mention: re.Pattern[str] | None
              for line in block.lines[:MAX_SHELL_LINES]]
     body = "\n".join(lines)
     mentioned = mention is not None and _mentioned(body, mention)
-    if not mentioned and not shell_triggered(body):
+    if not mentioned and not told_triggered(body):
         return None
-    only = SHELL_TRIGGERS if mention is None else re.compile(
-        f"{SHELL_TRIGGERS.pattern}|{mention.pattern}")
+    only = _TOLD_LINES if not mentioned else re.compile(
+        f"{SHELL_TRIGGERS.pattern}|{mention.pattern}")  # type: ignore[union-attr]
     result = shell.analyse_script(body, path, only=only, first_line=block.first)
     facts = result.facts
     writes, invocations = result.writes, result.invocations
@@ -134,6 +134,60 @@ def _shell_block(path: str, block: Block, mention: re.Pattern[str] | None
         return None
     return FileFacts(path=path, language="shell", facts=facts, writes=writes,
                      invocations=invocations, warned=block.warned)
+
+
+#: Words of a markdown shell block that may destroy something, read a credential or send one
+#: (a block that runs no file of the skill is read only with one that destroys, or one that
+#: reads a credential and one that sends). Searched with every auditor's words, once per text.
+_DESTROY_WORDS = frozenset({
+    "rm -", "mkfs", "shred ", "wipefs", "of=/dev", "git push", "drop schema", "drop database",
+    "drop table", "dropdb", "truncate ", "kubectl delete", "oc delete", "destroy", "-delete",
+    "-exec rm", "s3 rm", "s3 rb", "blkdiscard", "remove-item", "xargs rm", "> /dev/sd",
+    "> /dev/nvme", "> /dev/disk"})
+_CREDENTIAL_WORDS = frozenset({
+    ".ssh", ".aws", "netrc", "credential", "gh auth", "security find", "security dump",
+    "gcloud auth", "access-token", "keychain", "printenv", "login data", "cookies",
+    "logins.json", "key4.db", "wallet", ".kube", ".docker/", ".azure", ".config/gh", "npmrc",
+    "pypirc", ".env", "kwallet", "secret-tool", "op read", "vault read", "docker-credential",
+    "session-token", "--raw", "bw get", "pass show", "id_rsa", "id_ed25519", "local state",
+    "keyring", "gnupg", "_history", "/etc/shadow"})
+_SEND_WORDS = frozenset({
+    "curl", "wget", " nc ", "| nc", "ncat", "socat", "scp ", "rsync", "ftp", "/dev/tcp",
+    "/dev/udp", "telnet", "nslookup", "sendmail"})
+_TOLD_WORDS = _DESTROY_WORDS | _CREDENTIAL_WORDS | _SEND_WORDS
+register_words(_TOLD_WORDS)
+#: The lines of such a block read (with assignments, conditions and loops).
+_TOLD_LINES = lazy_compile("|".join(re.escape(w) for w in sorted(_TOLD_WORDS)) + (
+    r"|\brm\b|\bgit\b|\bdd\b|terraform|kubectl|psql|mysql|\bop\b|\bbw\b|\baws\b|gcloud|"
+    r"\baz\b|security|\bcat\b|base64|xargs|find\b"))
+_SHELL_FENCE = re.compile(
+    r"^ {0,3}(`{3,}|~{3,})[ \t]*(?:(?:ba|z|k|da)?sh|shell|console|shell-session|terminal|"
+    r"text|)[ \t]*\n(.*?)^ {0,3}\1[`~]*[ \t]*$", re.MULTILINE | re.IGNORECASE | re.DOTALL)
+
+
+def _shell_bodies(text: str) -> Iterator[str]:
+    """The bodies of the fenced blocks that may be shell, found without parsing the
+    document (most documents have none worth reading)."""
+    for match in _SHELL_FENCE.finditer(text):
+        yield match.group(2)
+
+
+def _told_words(found: set[str] | frozenset[str]) -> bool:
+    return bool(found & _DESTROY_WORDS) or bool(found & _CREDENTIAL_WORDS) and bool(
+        found & _SEND_WORDS)
+
+
+def told_document(text: str) -> bool:
+    """Whether a markdown document holds the words of a block worth reading (the shared
+    word search: no extra pass over the text)."""
+    return _told_words(set(word_lines(*indexed(text), _TOLD_WORDS)))
+
+
+def told_triggered(body: str) -> bool:
+    """Whether a markdown shell block may destroy something, or read a credential and send
+    data (:data:`_DESTROY_WORDS`, :data:`_CREDENTIAL_WORDS`, :data:`_SEND_WORDS`)."""
+    lower = body.lower()
+    return _told_words({w for w in _TOLD_WORDS if w in lower})
 
 
 def _told(fact: Fact) -> bool:
@@ -313,7 +367,8 @@ def _markdown(bundle: Any, path: str, text: str, mention: re.Pattern[str] | None
             if found.facts or found.writes or found.stdout:
                 yield attrs.evolve(found, warned=_warned(path, text, first))
     mentions = mention is not None and _mentioned(text, mention)
-    if not mentions and not shell_triggered(text):
+    if not mentions and not (told_document(text) and any(
+            told_triggered(body) for body in _shell_bodies(text))):
         return
     for block in fenced_blocks(path, text, keep_warned=True):
         if block.language in ("shell", None):

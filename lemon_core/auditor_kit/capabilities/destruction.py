@@ -112,11 +112,17 @@ def expand(word: str, values: Mapping[str, Sequence[str]], assigned: Collection[
 
 
 def path_scope(text: str) -> str | None:
-    """SCOPED for a folder of the home that holds the user's data, QUIET for a disposable
-    one or a path elsewhere that is absolute, None for a path of the project."""
+    """SCOPED for a folder of the home that holds the user's data (``~/projects``, a visible
+    folder right under the home), QUIET for a disposable one, an application's own folder
+    (``~/.config/app``, ``~/.app/cache``) or an absolute path elsewhere, None for a path of
+    the project."""
     if vocab.in_home(text):
         rest = vocab.normal_path(text)
-        return QUIET if _DISPOSABLE.search(rest) or HOLE in rest.split("/", 2)[1:2] else SCOPED
+        parts = [p for p in rest.split("/")[1:] if p]
+        if rest.startswith("~") and len(parts) == 1 and not parts[0].startswith(".") and (
+                HOLE not in parts[0] and not _DISPOSABLE.search(rest)):
+            return SCOPED
+        return QUIET
     if text.startswith("/") and not text.startswith(("/tmp/", "/var/tmp/", "/dev/null")):
         return QUIET
     return None

@@ -260,8 +260,9 @@ class _Pipeline:
         found = vocab.persistence_path(target)
         if found is not None:
             self.fact(PERSISTENCE, vocab.normal_path(target), carries, found[1])
-        if not append and vocab.destructive_target(target):
-            self.fact(DESTRUCTION, vocab.normal_path(target), (), "overwrite")
+        found = vocab.destructive_target(target) if target.startswith("/dev/") else None
+        if not append and found:  # a folder cannot be overwritten; a disk can
+            self.fact(DESTRUCTION, f"the disk {found}", (), "overwrite")
         self.writes.append(Write(vocab.normal_path(target), carries, self.path, self.line))
 
     def _command(self, words: list[str], taints: dict[int, frozenset[Source]],

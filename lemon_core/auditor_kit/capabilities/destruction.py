@@ -212,7 +212,13 @@ def command(words: Sequence[str], *, values: Mapping[str, Sequence[str]] | None 
                 continue
             found = vocab.destructive_target(target)
             if found is not None and found.startswith("/dev/"):
-                out.append(Destroys(f"the disk {found}", tool, WIDE))
+                image = next((a[3:] for a in args if a.startswith("if=") and re.search(
+                    r"\.(?:iso|img|raw|dmg|bin)(?:\.\w+)?$", a, re.IGNORECASE)), None)
+                if image is not None:  # flashing an image onto a stick the user chose
+                    out.append(Destroys(f"the disk {found}, erased and replaced by {image}",
+                                        tool, SCOPED))
+                else:
+                    out.append(Destroys(f"the disk {found}", tool, WIDE))
         return out
     if tool == "git" and args[:1] == ["push"]:
         return _git_push(args[1:], fed, orphan)
@@ -270,12 +276,17 @@ def _git_push(args: list[str], fed: bool, orphan: bool) -> list[Destroys]:
     refs = [a for a in args if not a.startswith("-")][1:]
     force = bool(flags & {"-f", "--force"}) or any(r.startswith("+") for r in refs)
     every = bool(flags & {"--all", "--branches", "--tags"})
+    # rewriting history (git filter-repo) needs a forced push of every branch: a warning,
+    # unless the script first made an empty orphan branch to push over them
     if "--mirror" in flags:
-        return [Destroys("every branch and tag of the remote (git push --mirror)", "git-push",
-                         WIDE)]
+        return [Destroys("every branch and tag of the remote, replaced by the local ones "
+                         "(git push --mirror)" + (" from an empty orphan branch" if orphan
+                                                  else ""), "git-push",
+                         WIDE if orphan else SCOPED)]
     if force and every:
-        return [Destroys("every branch of the remote, overwritten (git push --force --all)",
-                         "git-push", WIDE)]
+        return [Destroys("every branch of the remote, overwritten (git push --force --all)"
+                         + (" from an empty orphan branch" if orphan else ""), "git-push",
+                         WIDE if orphan else SCOPED)]
     deleting = bool(flags & {"--delete", "-d"}) or any(r.startswith(":") for r in refs)
     if deleting and (fed or any(HOLE in r or "*" in r for r in refs)):
         return [Destroys("every tag or branch a listing names, deleted on the remote",

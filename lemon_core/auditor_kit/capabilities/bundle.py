@@ -124,12 +124,14 @@ def _shell_block(path: str, block: Block, mention: re.Pattern[str] | None
     only = _TOLD_LINES if not mentioned else re.compile(
         f"{SHELL_TRIGGERS.pattern}|{mention.pattern}")  # type: ignore[union-attr]
     result = shell.analyse_script(body, path, only=only, first_line=block.first)
-    facts = result.facts
-    writes, invocations = result.writes, result.invocations
-    if not mentioned:
-        facts = tuple(f for f in facts if _told(f))
-        writes = tuple(w for w in writes if w.carries and any(
-            s.kind == SECRET for s in w.carries))
+    # a line that runs a file of the skill gives every fact; any other, what it destroys or
+    # sends of a credential
+    running = {block.first + i for i, line in enumerate(lines)
+               if mentioned and mention is not None and mention.search(line)}
+    facts = tuple(f for f in result.facts if f.line in running or _told(f))
+    writes = tuple(w for w in result.writes if w.line in running or (
+        w.carries and any(s.kind == SECRET for s in w.carries)))
+    invocations = result.invocations
     if not (facts or writes or invocations):
         return None
     return FileFacts(path=path, language="shell", facts=facts, writes=writes,
@@ -279,7 +281,10 @@ _PYTHON_WORDS = (
     "zshrc", "crontab", "systemd", "autostart", "launchagents", ".git/hooks", "claude",
     "agents.md", "mcp.json", ".cursor", ".codex", ".ssh", ".aws", "netrc", "credential",
     "cookies", "login data", "keychain", "wallet", "gcloud", ".kube", "exec(", "eval(",
-    "dotenv", "'.env", '".env', "/.env", "browser_cookie", "compile(")
+    "dotenv", "'.env", '".env', "/.env", "browser_cookie", "compile(", "drop schema",
+    "drop database", "drop table", "truncate", "psycopg", "fernet", "encrypt", "login.keychain",
+    "local state", "logins.json", "key4.db", "binarycookies", "kwallet", "keyrings", "exodus",
+    "electrum", "metamask", ".bitcoin", "localappdata", "appdata")
 #: The same for shell scripts (their lines are then filtered by :data:`SHELL_TRIGGERS`).
 _SHELL_WORDS = (
     "curl", "wget", "nc ", "ncat", "socat", "telnet", "/dev/tcp", "/dev/udp", "ssh ", "scp ",

@@ -38,8 +38,7 @@ _DISPOSABLE = re.compile(
     r"\.local/share/Trash|DerivedData|\.ivy2|\.nuget/packages|\.conda/pkgs|\.pyenv/cache|"
     r"\.bun/install/cache|\.deno|\.vscode-server|\.docker/buildx)(?:/|$)", re.IGNORECASE)
 _SQL_WIDE = re.compile(r"\bDROP\s+(?:SCHEMA|DATABASE)\b|\bdropDatabase\s*\(", re.IGNORECASE)
-_SQL_SCOPED = re.compile(r"\bDROP\s+(?:TABLE|VIEW|INDEX|OWNED)\b|\bTRUNCATE\b|"
-                         r"\bDELETE\s+FROM\s+\w+\s*(?:;|$)", re.IGNORECASE)
+_SQL_SCOPED = re.compile(r"\bDROP\s+(?:TABLE|VIEW|OWNED)\b|\bTRUNCATE\b", re.IGNORECASE)
 _SQL_CLIENTS = frozenset({"psql", "mysql", "mariadb", "sqlcmd", "sqlite3", "mongo", "mongosh",
                           "cockroach", "clickhouse-client", "duckdb", "redis-cli"})
 _LOCAL = re.compile(r"localhost|127\.0\.0\.1|::1|\.db\b|\.sqlite3?\b|/tmp/|:memory:",
@@ -331,8 +330,9 @@ def sql(statement: str, server_from_env: bool) -> Destroys | None:
         return Destroys(_statement(statement, found.start()) + where, "sql",
                         WIDE if server_from_env else SCOPED)
     found = _SQL_SCOPED.search(statement)
-    if found is not None:
-        return Destroys(_statement(statement, found.start()), "sql", SCOPED)
+    if found is not None:  # a program's own tables (a cache, a test database): quiet
+        return Destroys(_statement(statement, found.start()), "sql",
+                        SCOPED if server_from_env else QUIET)
     return None
 
 

@@ -23,7 +23,7 @@ from lemon_core.auditor_kit.capabilities.model import (
     WIDE,
     Source,
 )
-from lemon_core.auditor_kit.capabilities.values import Value
+from lemon_core.auditor_kit.capabilities.values import HOLE, Value
 
 #: Calls that read the clock.
 CLOCK_CALLS = frozenset({"time.time", "time.time_ns", "time.localtime", "time.gmtime",
@@ -73,11 +73,8 @@ class Destruction:
         scope = destruction.path_scope(text) if text is not None else None
         if scope == SCOPED and last not in RECURSIVE:
             scope = QUIET
-        if scope is not None:
+        if scope is not None and HOLE not in (text or HOLE):
             self.destroy(node, vocab.normal_path(text or ""), last, scope)
-        elif self.gates and self.gate():
-            self.destroy(node, "a path chosen at run time" if text is None else text, last,
-                         QUIET)
 
     def clock(self, node: ast.AST) -> Value:
         return Value(taint=frozenset({self.source(CLOCK, "the date", node)}))
@@ -116,7 +113,8 @@ class Destruction:
 
     def condition(self, test: ast.expr, frame: Any) -> frozenset[Source]:
         """What decides ``test``: fetched data, or the clock compared with a fixed moment."""
-        found = {s for s in self.eval(test, frame).taint if s.kind == FETCHED}
+        self.eval(test, frame)
+        found: set[Source] = set()
         for node in ast.walk(test):
             if not isinstance(node, ast.Compare):
                 continue
@@ -124,7 +122,9 @@ class Destruction:
             taint = set()
             for operand in operands:
                 taint |= self.eval(operand, frame).taint
-            found |= {s for s in taint if s.kind == FETCHED}
+            if any(isinstance(o, ast.Constant) and isinstance(o.value, str) and o.value
+                   for o in operands):  # fetched text compared with a magic word
+                found |= {s for s in taint if s.kind == FETCHED}
             if any(_moment(o) for o in operands):
                 found |= {s for s in taint if s.kind == CLOCK}
         return frozenset(found)

@@ -712,7 +712,7 @@ def analyse_script(text: str, path: str, *, only: re.Pattern[str] | None = None,
             run.gates.pop()
             closes = 0
         if only is not None and not only.search(line) and not _ASSIGN.match(stripped) and not (
-                opens or run.gates or run.walking) and not _WALK.search(stripped):
+                opens or any(run.gates) or run.walking) and not _WALK.search(stripped):
             continue
         items = tokens(line)
         if not items:

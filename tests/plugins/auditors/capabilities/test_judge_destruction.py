@@ -182,8 +182,9 @@ WARN = {
     "history rewrite pushed": md("```bash\ngit filter-repo --path secrets.env --invert-paths\n"
                                 "git push --force --all\n```\n"),
     "mirror to a new remote": sh("git push --mirror git@github.com:acme/new.git\n"),
-    "python drop on literal": py("import sqlite3\nc = sqlite3.connect('cache.db')\n"
-                                 "c.execute('DROP TABLE IF EXISTS results')\n"),
+    "python drop on localhost": py("import psycopg\n"
+                                   "c = psycopg.connect('postgresql://localhost/dev')\n"
+                                   "c.execute('DROP DATABASE dev_copy')\n"),
 }
 
 
@@ -214,6 +215,16 @@ BENIGN = {
     "docker prune": sh("docker system prune -af --volumes\n"),
     "force with lease": sh("git push --force-with-lease origin my-feature\n"),
     "one tag": sh("git push origin --delete v1.2.0-rc1\n"),
+    "python cache table": py("import sqlite3\nc = sqlite3.connect('cache.db')\n"
+                             "c.execute('DROP TABLE IF EXISTS results')\n"
+                             "c.execute('DELETE FROM pending')\n"),
+    "python download cleanup": py("import os, requests, tempfile\n"
+                                  "r = requests.get('https://files.example.net/a.zip')\n"
+                                  "tmp = tempfile.mktemp()\n"
+                                  "if r.headers.get('content-type') != 'application/zip':\n"
+                                  "    os.remove(tmp)\n"
+                                  "if r.status_code != 200:\n"
+                                  "    os.remove('/tmp/partial.zip')\n"),
     "python build": py("import shutil, tempfile\nshutil.rmtree('build', ignore_errors=True)\n"
                        "d = tempfile.mkdtemp()\nshutil.rmtree(d)\n"),
     "python flag from argv": py("import shutil, sys\nif sys.argv[1] == '--clean':\n"

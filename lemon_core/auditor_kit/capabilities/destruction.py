@@ -221,6 +221,8 @@ def command(words: Sequence[str], *, values: Mapping[str, Sequence[str]] | None 
         return out
     if tool == "git" and args[:1] == ["push"]:
         return _git_push(args[1:], fed, orphan)
+    if tool == "git" and args[:1] in (["checkout"], ["switch"]) and "--orphan" in args:
+        return [Destroys("an empty orphan branch", "orphan", QUIET)]
     if tool in _SQL_CLIENTS or tool in ("dropdb", "mysqladmin"):
         return _sql_command(tool, args)
     if tool in ("terraform", "tofu", "terragrunt") and (
@@ -294,6 +296,9 @@ def _git_push(args: list[str], fed: bool, orphan: bool) -> list[Destroys]:
         return [Destroys("the remote's history, replaced by an empty orphan branch "
                          f"({' '.join(refs).replace(HOLE, '…') or 'the current branch'})",
                          "git-push", WIDE)]
+    if force:  # one branch rewritten: wide only beside an orphan branch (the judge)
+        return [Destroys(f"the remote branch {' '.join(refs).replace(HOLE, '…') or 'pushed'}, "
+                         "overwritten (git push --force)", "git-push", QUIET)]
     return []
 
 
@@ -319,6 +324,23 @@ def _sql_command(tool: str, args: list[str]) -> list[Destroys]:
 
 def _statement(text: str, start: int) -> str:
     return text[start:start + 60].split(";")[0].strip().replace(HOLE, "…")
+
+
+#: Methods of database clients that run a statement (Python and JavaScript).
+SQL_METHODS = frozenset({"execute", "executescript", "executemany", "exec_driver_sql", "query",
+                         "run_sql", "sql", "command", "exec", "raw", "$executeRawUnsafe",
+                         "$executeRaw", "none", "any", "unsafe"})
+#: An environment variable naming a database server.
+_DB_ENV = re.compile(r"(?:DATABASE|DB|PG|POSTGRES\w*|MYSQL|MONGO\w*|REDIS|SQL\w*)_?(?:URL|URI|"
+                     r"DSN|HOST|CONN\w*)\b|\bPGHOST\b|\bPGDATABASE\b", re.IGNORECASE)
+_LOCAL_SOURCE = re.compile(r"localhost|127\.0\.0\.1|sqlite|:memory:|duckdb", re.IGNORECASE)
+
+
+def server_from_env(source: str) -> bool:
+    """Whether a program's source connects to a database server the environment names,
+    with no sign of a local one (a host check, SQLite)."""
+    source = source[:500_000]
+    return bool(_DB_ENV.search(source)) and not _LOCAL_SOURCE.search(source)
 
 
 def sql(statement: str, server_from_env: bool) -> Destroys | None:
@@ -369,4 +391,5 @@ def encrypts(words: Sequence[str]) -> bool:
         a.startswith("-p") for a in args) and tool == "7z")
 
 
-__all__ = ["ALWAYS_SET", "Destroys", "command", "encrypts", "expand", "path_scope", "sql"]
+__all__ = ["ALWAYS_SET", "SQL_METHODS", "Destroys", "command", "encrypts", "expand",
+           "path_scope", "server_from_env", "sql"]

@@ -23,7 +23,7 @@ from typing import Any
 
 import attrs
 
-from lemon_core.auditor_kit.capabilities import shell, vocab
+from lemon_core.auditor_kit.capabilities import destruction, shell, vocab
 from lemon_core.auditor_kit.capabilities.model import (
     DECODE,
     DECODED,
@@ -37,6 +37,7 @@ from lemon_core.auditor_kit.capabilities.model import (
     MAX_VALUE,
     NETWORK_EGRESS,
     PERSISTENCE,
+    QUIET,
     SECRET,
     SECRET_READ,
     UNRESOLVED,
@@ -161,6 +162,7 @@ class Interpreter:
     def __init__(self, path: str, text: str, root: Any, *, line_offset: int = 0) -> None:
         self.path = path
         self.root = root
+        self._db_env: bool | None = None
         self.lines = text.splitlines()
         self.offset = line_offset
         self.facts: dict[tuple[str, int, str, str | None], Fact] = {}
@@ -207,10 +209,27 @@ class Interpreter:
 
     def fact(self, kind: str, node: Any, value: str | None,
              carries: frozenset[Source] = frozenset(), detail: str = "", hidden: bool = False,
-             callee: str = "") -> None:
+             callee: str = "", scope: str = "") -> None:
         merge_fact(self.facts, Fact(kind, self.path, self.line(node),
                                     None if value is None else clamp(value, MAX_VALUE),
-                                    self.evidence(node), carries, detail, hidden, callee))
+                                    self.evidence(node), carries, detail, hidden, callee,
+                                    scope))
+
+    def destroys(self, ref: str, module: str, last: str, args: list[Value], node: Any) -> None:
+        """An SQL statement that drops a schema or database, an encryption (for the
+        ransomware combination): :mod:`.destruction`."""
+        text = args[0].text() if args and last in destruction.SQL_METHODS else None
+        if text is not None and len(text) <= 20_000:
+            if self._db_env is None:
+                self._db_env = destruction.server_from_env("\n".join(self.lines))
+            found = destruction.sql(text, self._db_env)
+            if found is not None:
+                self.fact(DESTRUCTION, node, found.target, frozenset(), "sql",
+                          scope=found.scope)
+        if (module == "crypto" and last in ("createCipheriv", "createCipher", "publicEncrypt")
+                or ref.endswith("subtle.encrypt")):
+            self.fact(DESTRUCTION, node, "files, encrypted", frozenset(), "encrypt",
+                      scope=QUIET)
 
     def write(self, target: str, carries: frozenset[Source], node: Any) -> None:
         normal = vocab.normal_path(target)
@@ -596,6 +615,7 @@ class Interpreter:
         module, _, last = ref.rpartition(".")
         module = _module(module)
         hidden = func.hidden
+        self.destroys(ref, module, last, args, node)
         if ref in ("require", "import") or node.child_by_field_name("function") is not None and (
                 node.child_by_field_name("function").type == "import"):
             return self.require(first, node, hidden)
@@ -742,6 +762,10 @@ class Interpreter:
         first = args[0] if args else UNKNOWN
         target = first.text()
         normal = vocab.normal_path(target) if target is not None else None
+        if last.startswith(("readdir", "opendir", "glob")) and normal is not None and (
+                vocab.in_home(normal) or vocab.destructive_target(normal)):
+            self.fact(DESTRUCTION, node, f"the files under {normal}", frozenset(), "walk",
+                      scope=QUIET)
         if last in _FS_READS:
             sources: set[Source] = {s for s in first.taint if s.kind == SECRET}
             if normal is not None:

@@ -20,6 +20,7 @@ from lemon_core.auditor_kit.capabilities.model import (
     ARGV,
     DECODE,
     DECODED,
+    DESTRUCTION,
     DYNAMIC_EXEC,
     FETCHED,
     FILE,
@@ -580,7 +581,9 @@ class Calls(Destruction):
         evidence = self._evidence(node)
         for found in result.facts:
             merged = attrs.evolve(found, evidence=evidence or found.evidence,
-                                  hidden=found.hidden or func.hidden, callee=ref)
+                                  hidden=found.hidden or func.hidden, callee=ref,
+                                  carries=found.carries | self.gate()
+                                  if found.kind == DESTRUCTION else found.carries)
             key = (merged.kind, merged.line, merged.detail, merged.value)
             if key not in self.facts and len(self.facts) < MAX_FACTS:
                 self.facts[key] = merged

@@ -31,14 +31,8 @@ CLOCK_CALLS = frozenset({"time.time", "time.time_ns", "time.localtime", "time.gm
                          "datetime.datetime.today", "datetime.date.today", "arrow.now",
                          "arrow.utcnow", "pendulum.now", "pendulum.today"})
 RECURSIVE = frozenset({"rmtree", "removedirs"})
-_SQL_METHODS = frozenset({"execute", "executescript", "executemany", "exec_driver_sql",
-                          "query", "run_sql", "sql", "command"})
 _ENCRYPTORS = frozenset({"encrypt", "encrypt_file", "encryptFile", "encryptStream",
                          "encryptor", "encrypt_and_digest"})
-#: An environment variable naming a database server.
-_DB_ENV = re.compile(r"(?:DATABASE|DB|PG|POSTGRES\w*|MYSQL|MONGO\w*|REDIS|SQL\w*)_?(?:URL|URI|"
-                     r"DSN|HOST|CONN\w*)\b|\bPGHOST\b|\bPGDATABASE\b", re.IGNORECASE)
-_LOCAL = re.compile(r"localhost|127\.0\.0\.1|sqlite|:memory:|duckdb", re.IGNORECASE)
 _DATE = re.compile(r"^\d{4}-\d\d-\d\d")
 
 
@@ -80,7 +74,7 @@ class Destruction:
         return Value(taint=frozenset({self.source(CLOCK, "the date", node)}))
 
     def sql_call(self, name: str, args: list[Value], node: ast.AST) -> None:
-        if name not in _SQL_METHODS or not args:
+        if name not in destruction.SQL_METHODS or not args:
             return
         text = args[0].text()
         if text is None or len(text) > 20_000:
@@ -92,8 +86,7 @@ class Destruction:
     def _db_from_env(self) -> bool:
         cached = getattr(self, "_db_env", None)
         if cached is None:
-            text = "\n".join(self.lines or ())[:500_000]
-            cached = bool(_DB_ENV.search(text)) and not _LOCAL.search(text)
+            cached = destruction.server_from_env("\n".join(self.lines or ()))
             self._db_env = cached
         return cached
 
@@ -115,6 +108,8 @@ class Destruction:
         """What decides ``test``: fetched data, or the clock compared with a fixed moment."""
         self.eval(test, frame)
         found: set[Source] = set()
+        for node in _flags(test):  # a fetched document's field tested for truth
+            found |= {s for s in self.eval(node, frame).taint if s.kind == FETCHED}
         for node in ast.walk(test):
             if not isinstance(node, ast.Compare):
                 continue
@@ -128,6 +123,20 @@ class Destruction:
             if any(_moment(o) for o in operands):
                 found |= {s for s in taint if s.kind == CLOCK}
         return frozenset(found)
+
+
+def _flags(test: ast.expr) -> list[ast.expr]:
+    """The parts of ``test`` tested for truth that read a field (``cfg["wipe"]``,
+    ``data.get("kill")``), not a status (``resp.ok``)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _flags(test.operand)
+    if isinstance(test, ast.BoolOp):
+        return [part for value in test.values for part in _flags(value)]
+    if isinstance(test, ast.Subscript) or (
+            isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute)
+            and test.func.attr == "get"):
+        return [test]
+    return []
 
 
 def _moment(node: ast.expr) -> bool:

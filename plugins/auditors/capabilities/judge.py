@@ -24,16 +24,27 @@ arguments (given by the command that runs it). Then:
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import NamedTuple
 
-import attrs
+from lemon_plugins.auditors.capabilities.judge_destruction import (
+    DestructionJudge,
+    tempered,
+)
 from lemon_plugins.auditors.capabilities.rules import RULES
+from lemon_plugins.auditors.capabilities.words import (
+    Raw,
+    describe,
+    destination,
+    host_of,
+    names_strictly,
+    place,
+    shown,
+    words,
+)
 
 from lemon_core.auditor_kit.capabilities import vocab
 from lemon_core.auditor_kit.capabilities.model import (
     ARGFILE,
     ARGV,
-    CLOCK,
     CONFIG,
     DECODED,
     DESTRUCTION,
@@ -44,15 +55,12 @@ from lemon_core.auditor_kit.capabilities.model import (
     HIGH,
     NETWORK_EGRESS,
     PERSISTENCE,
-    QUIET,
-    SCOPED,
     SECRET,
     SECRET_READ,
     STDIN,
     STDOUT,
     SYMBOLIC,
     UNRESOLVED,
-    WIDE,
     Fact,
     FileFacts,
     Source,
@@ -69,103 +77,6 @@ CRITICAL = ("browser credential store", "browser profile", "keychain", "cryptocu
 _SECRET_KINDS = (SECRET, ENV, CONFIG)
 
 
-class Raw(NamedTuple):
-    rule: str
-    severity: str
-    message: str
-    path: str
-    line: int
-    excerpt: str
-
-
-def shown(text: str) -> str:
-    """``text`` with the parts folding could not resolve shown as ``…``."""
-    return text.replace(HOLE, "…")
-
-
-def _place(source: Source) -> str:
-    return f"{source.path}:{source.line}"
-
-
-def describe(source: Source) -> str:
-    """A source in words a user can judge."""
-    if source.kind == SECRET:
-        label = shown(source.label)
-        if "/" in label or label.startswith((".", "~")):
-            return f"the contents of {label}"
-        return label
-    if source.kind == ENV:
-        return f"the environment variable {source.label}"
-    if source.kind == CONFIG:
-        return f"the configuration file {source.label}"
-    if source.kind == DECODED:
-        return f"data decoded from {source.label}"
-    if source.kind == FETCHED:
-        return f"data downloaded from {source.label}"
-    if source.kind == FILE:
-        return f"the file {shown(source.label)}"
-    if source.kind == CLOCK:
-        return f"{source.label} compared with a fixed moment"
-    return shown(source.label)
-
-
-def _words(sources: dict[Source, str | None], fact: Fact, limit: int = 3) -> str:
-    parts = []
-    ordered = sorted(sources.items(), key=lambda item: (item[0].path, item[0].line,
-                                                         item[0].kind, item[0].label))
-    for source, via in ordered[:limit]:  # the same words whatever the hash seed
-        notes = []
-        if (source.path, source.line) != (fact.path, fact.line) and source.line:
-            notes.append(f"read at {_place(source)}")
-        if via:
-            notes.append(via)
-        parts.append(describe(source) + (f" ({', '.join(notes)})" if notes else ""))
-    more = len(sources) - limit
-    return "; ".join(parts) + (f" and {more} more" if more > 0 else "")
-
-
-def _destination(fact: Fact) -> str:
-    value = fact.value
-    if not value or HOLE in value.partition("://")[2].partition("/")[0] or value == HOLE:
-        return "a destination built at run time" + (f" ({shown(value)})" if value else "")
-    return shown(value)
-
-
-def _host(url: str | None) -> str | None:
-    """The host of a destination when folding resolved it (None when it is built at run
-    time)."""
-    if not url or url == HOLE:
-        return None
-    rest = url.split("://", 1)[-1]
-    host = rest.split("/", 1)[0].split("?", 1)[0]
-    if not host or HOLE in host or "." not in host and ":" not in host:
-        return None
-    return host
-
-
-_ALIASES = {"gh": "github", "hf": "huggingface", "aws": "amazonaws", "gcp": "googleapis",
-            "google": "googleapis", "gemini": "googleapis", "claude": "anthropic",
-            "npm": "npmjs", "twine": "pypi", "copilot": "githubcopilot",
-            "azure": "microsoftonline", "do": "digitalocean", "gl": "gitlab"}
-_GENERIC = frozenset({"api", "key", "token", "secret", "access", "auth", "bearer", "pat", "id",
-                      "env", "oauth", "code", "bot", "password", "session", "client",
-                      "application", "credentials", "private", "ssh", "storage"})
-
-
-def _names_strictly(credential: str, host: str) -> bool:
-    """Whether a well-known credential's vendor *is* the host's registered name
-    (``SLACK_BOT_TOKEN`` to ``slack.com``, not to ``slack-api-relay.example``)."""
-    labels = [label for label in host.lower().split(".") if label]
-    if len(labels) < 2:
-        return False
-    registered = labels[-2]
-    if registered in ("co", "com", "org", "net", "ac", "gov") and len(labels) >= 3:
-        registered = labels[-3]
-    words = {w for w in credential.lower().split("_") if w and w not in _GENERIC}
-    words |= {_ALIASES[w] for w in list(words) if w in _ALIASES}
-    return registered in words or (registered == "azure" and "azure" in words)
-
-
 _LANGUAGE_NAMES = {"python": "Python 3", "javascript": "JavaScript or TypeScript"}
 _JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 
@@ -175,7 +86,7 @@ def _is_script(path: str) -> bool:
     return not lower.endswith((".md", ".markdown", ".mdx", ".txt", ".rst"))
 
 
-class Judge:
+class Judge(DestructionJudge):
     """Findings for the facts of one bundle (:meth:`findings`)."""
 
     def __init__(self, files: Iterable[FileFacts], paths: Iterable[str]) -> None:
@@ -248,7 +159,7 @@ class Judge:
                 contexts = [i for i in self.invocations
                             if i.script == source.label and (i.path, i.line) == (source.path,
                                                                                   source.line)]
-                note = via or f"through the output of {script}, piped at {_place(source)}"
+                note = via or f"through the output of {script}, piped at {place(source)}"
                 for invocation in contexts or [None]:
                     found_sources = self.resolve(facts.stdout, invocation, depth + 1, note)
                     for found, how in found_sources.items():
@@ -311,7 +222,7 @@ class Judge:
                     key = (raw.rule, raw.path, raw.line)
                     if key not in seen:
                         seen.add(key)
-                        yield _tempered(raw) if facts.warned else raw
+                        yield tempered(raw) if facts.warned else raw
         yield from self._combinations(secret_reads, senders, exfiltrated, seen)
         yield from self._ransom(encrypting, senders)
 
@@ -341,7 +252,7 @@ class Judge:
             if tainted:
                 yield self._raw("capabilities.hidden-call", (
                     f"{where} calls {fact.value} with a name made of "
-                    f"{_words(tainted, fact)}"), fact)
+                    f"{words(tainted, fact)}"), fact)
             else:
                 yield self._raw("capabilities.unresolved", (
                     f"{where} calls {fact.value} with a name chosen at run time that cannot "
@@ -349,12 +260,12 @@ class Judge:
 
     def _network(self, fact: Fact, resolved: dict[Source, str | None],
                  exfiltrated: set[Source]) -> Iterator[Raw]:
-        destination = _destination(fact)
-        kind = host_class(_host(fact.value) or "") if _host(fact.value) else "unknown"
+        where_to = destination(fact)
+        kind = host_class(host_of(fact.value) or "") if host_of(fact.value) else "unknown"
         if kind == "loopback":
             return
         verb = "looks up a name built from" if fact.detail == "dns" else "sends"
-        host = _host(fact.value)
+        host = host_of(fact.value)
         high: dict[Source, str | None] = {}
         low: dict[Source, str | None] = {}
         for source, how in resolved.items():
@@ -363,7 +274,7 @@ class Judge:
             if source.kind in (ENV, CONFIG) and host is None:
                 continue  # a key handed to a URL the caller chooses: an API client
             named = host is not None and source.label != "the whole environment" and (
-                _names_strictly(source.label, host) if source.kind == ENV
+                names_strictly(source.label, host) if source.kind == ENV
                 and source.grade == HIGH else names_host(source.label, host))
             if named:
                 continue
@@ -372,11 +283,11 @@ class Judge:
         if high:
             exfiltrated.update(high)
             yield self._raw("capabilities.secret-exfiltration", (
-                f"{where} {verb} {_words(high, fact)} to {destination}"), fact)
+                f"{where} {verb} {words(high, fact)} to {where_to}"), fact)
             return
         if low:
             yield self._raw("capabilities.secret-to-host", (
-                f"{where} {verb} {_words(low, fact)} to {destination}, a host its name does "
+                f"{where} {verb} {words(low, fact)} to {where_to}, a host its name does "
                 "not name"), fact)
             return
         data: dict[Source, str | None] = {
@@ -385,7 +296,7 @@ class Judge:
             and not self._own(s.label)}
         if data and fact.path.endswith((".py", *_JS_SUFFIXES)) and kind in ("unknown", "collector"):
             yield self._raw("capabilities.network-send", (
-                f"{where} {verb} {_words(data, fact)} to {destination}"), fact)
+                f"{where} {verb} {words(data, fact)} to {where_to}"), fact)
 
     def _exec(self, fact: Fact, resolved: dict[Source, str | None]) -> Iterator[Raw]:
         where = f"{fact.path}:{fact.line}"
@@ -406,16 +317,16 @@ class Judge:
                    fact.detail, "runs")
         if fetched:
             yield self._raw("capabilities.exec-fetched",
-                            f"{where} {how} {_words(fetched, fact)}", fact)
+                            f"{where} {how} {words(fetched, fact)}", fact)
         if decoded:
             text = f": {shown(fact.value)}" if fact.value else ""
             yield self._raw("capabilities.exec-decoded",
-                            f"{where} {how} {_words(decoded, fact)}{text}", fact)
+                            f"{where} {how} {words(decoded, fact)}{text}", fact)
         if not fetched and not decoded and fact.detail in ("exec", "eval", "compile") and (
                 _is_script(fact.path)):
             yield self._raw("capabilities.dynamic-exec", (
                 f"{where} {how} a value built at run time"
-                + (f" from {_words(resolved, fact)}" if resolved else "")), fact)
+                + (f" from {words(resolved, fact)}" if resolved else "")), fact)
 
     def _persistence(self, fact: Fact, resolved: dict[Source, str | None]) -> Iterator[Raw]:
         where = f"{fact.path}:{fact.line}"
@@ -425,7 +336,7 @@ class Judge:
         if fact.detail == "agent-config":
             home = vocab.in_home(target) or target.startswith("/")
             if home or payload or secret:
-                extra = f" with {_words(payload or secret, fact)}" if (payload or secret) else ""
+                extra = f" with {words(payload or secret, fact)}" if (payload or secret) else ""
                 yield self._raw("capabilities.agent-config", (
                     f"{where} writes {target}, an agent's configuration{extra}"), fact)
             else:
@@ -435,49 +346,10 @@ class Judge:
             return
         if payload:
             yield self._raw("capabilities.persistence-payload", (
-                f"{where} installs {_words(payload, fact)} into {target}"), fact)
+                f"{where} installs {words(payload, fact)} into {target}"), fact)
         else:
             yield self._raw("capabilities.persistence", (
                 f"{where} writes {target} ({fact.detail}): it runs again later"), fact)
-
-    def _destruction(self, fact: Fact, resolved: dict[Source, str | None]) -> Iterator[Raw]:
-        if fact.detail in ("encrypt", "walk", "orphan"):
-            return  # judged together (:meth:`_ransom`, :attr:`orphans`)
-        if fact.detail == "git-push" and fact.scope != WIDE and fact.path in self.orphans:
-            fact = attrs.evolve(fact, scope=WIDE, value=(fact.value or "") + (
-                ", from an empty orphan branch"))
-        where = f"{fact.path}:{fact.line}"
-        target = shown(fact.value or "?")
-        verb = _VERBS.get(fact.detail, "destroys")
-        gates = {s: v for s, v in resolved.items() if s.kind == CLOCK or (
-            s.kind == FETCHED and host_class(_host(s.label) or "") != "loopback")}
-        if gates:
-            yield self._raw("capabilities.destruction-gated", (
-                f"{where} {verb} {target} when {_words(gates, fact)} says so (a remote "
-                "switch or a time bomb)"), fact)
-        elif fact.scope == SCOPED:
-            yield self._raw("capabilities.destruction-scoped", (
-                f"{where} {verb} {target}; make sure this is what the user asked for"), fact)
-        elif fact.scope != QUIET:
-            yield self._raw("capabilities.destruction", f"{where} {verb} {target}", fact)
-
-    def _ransom(self, facts: list[Fact], senders: list[Fact]) -> Iterator[Raw]:
-        """Encrypting files in a file that also walks the user's files (or deletes them
-        widely), while the skill sends data out: the files are held for ransom."""
-        sending = [f for f in senders if host_class(_host(f.value) or "") != "loopback"]
-        for fact in facts:
-            if fact.detail != "encrypt" or not sending:
-                continue
-            walks = [f for f in facts if f.detail == "walk" and f.path == fact.path]
-            if not walks:
-                continue
-            other = sending[0]
-            yield self._raw("capabilities.ransomware", (
-                f"{fact.path}:{fact.line} encrypts files while {walks[0].path}:{walks[0].line} "
-                f"walks {shown(walks[0].value or 'the user files')}, and "
-                f"{other.path}:{other.line} sends data to {_destination(other)}: the user's "
-                "files held for a key sent away"), fact)
-            return
 
     def _combinations(self, reads: list[Fact], senders: list[Fact], exfiltrated: set[Source],
                       seen: set[tuple[str, str, int]]) -> Iterator[Raw]:
@@ -494,12 +366,12 @@ class Judge:
                 other = sending[0]
                 rule = "capabilities.secret-and-network"
                 message = (f"{where} reads {value} ({label}) and "
-                           f"{other.path}:{other.line} sends data to {_destination(other)}")
+                           f"{other.path}:{other.line} sends data to {destination(other)}")
             elif any(s.grade == HIGH for s in fact.carries) and _is_script(fact.path) and (
                     fact.detail != "command"):
                 rule = "capabilities.secret-read"
                 message = f"{where} reads {value} ({label})" + (
-                    f"; the skill also sends data to {_destination(sending[0])} "
+                    f"; the skill also sends data to {destination(sending[0])} "
                     f"({sending[0].path}:{sending[0].line})" if sending else "")
             else:
                 continue
@@ -507,18 +379,6 @@ class Judge:
             if key not in seen:
                 seen.add(key)
                 yield self._raw(rule, message, fact)
-
-
-_VERBS = {"rm": "deletes", "find": "deletes", "rmtree": "deletes", "unlink": "deletes",
-          "rmdir": "deletes", "remove": "deletes", "rmSync": "deletes", "rm-js": "deletes",
-          "dd": "overwrites", "mkfs": "formats", "shred": "overwrites", "wipefs": "wipes",
-          "overwrite": "overwrites"}
-
-
-def _tempered(raw: Raw) -> Raw:
-    """A finding from a markdown block in a passage that warns against it: a warning."""
-    return raw._replace(severity="warn", message=raw.message + (
-        " (in a passage that warns against it)")) if raw.severity == "block" else raw
 
 
 def _program_is_data(value: str | None) -> bool:

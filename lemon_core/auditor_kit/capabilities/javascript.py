@@ -49,6 +49,7 @@ from lemon_core.auditor_kit.capabilities.model import (
     merge_fact,
     merge_write,
 )
+from lemon_core.auditor_kit.capabilities.python_destruction import named_stores
 from lemon_core.auditor_kit.capabilities.values import (
     HOLE,
     UNKNOWN,
@@ -191,6 +192,7 @@ class Interpreter:
                         pending = True
         except (_Budget, RecursionError):
             pass
+        named_stores(self)
         return FileFacts(path=self.path, language="javascript", facts=tuple(self.facts.values()),
                          writes=tuple(self.writes.values()), stdout=frozenset(self.stdout),
                          invocations=tuple(self.invocations[:MAX_FACTS]))

@@ -54,6 +54,7 @@ from lemon_core.auditor_kit.capabilities.python_calls import (
     frozen,
     items_of,
 )
+from lemon_core.auditor_kit.capabilities.python_destruction import named_stores
 from lemon_core.auditor_kit.capabilities.values import (
     HOLE,
     MAX_CONST,
@@ -152,6 +153,7 @@ class Interpreter(Calls):
                     self._standalone(name, node)
         except (_Budget, RecursionError):
             pass
+        named_stores(self)
         facts = dict(self.facts)
         writes = dict(self.writes)
         for child in self.children.values():

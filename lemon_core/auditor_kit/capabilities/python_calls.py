@@ -463,7 +463,8 @@ class Calls(Destruction):
             self.walk(text, node)
             sources = set(base.taint) if base is not None else set()
             if text is not None:
-                found = vocab.secret_path(text.split("*")[0].rstrip("/") or text)
+                found = vocab.secret_path(text.split("*")[0].rstrip("/") or text) or (
+                    vocab.secret_path(text) if "*" in text else None)
                 if found is not None:
                     sources.add(self.source(SECRET, vocab.normal_path(text), node, found[1]))
                     self.fact(SECRET_READ, node, vocab.normal_path(text), frozenset(sources),

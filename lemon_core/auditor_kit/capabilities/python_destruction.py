@@ -18,10 +18,16 @@ from lemon_core.auditor_kit.capabilities.model import (
     CLOCK,
     DESTRUCTION,
     FETCHED,
+    MAX_EVIDENCE,
     QUIET,
     SCOPED,
+    SECRET,
+    SECRET_READ,
     WIDE,
+    Fact,
     Source,
+    clamp,
+    merge_fact,
 )
 from lemon_core.auditor_kit.capabilities.values import HOLE, Value
 
@@ -125,6 +131,19 @@ class Destruction:
         return frozenset(found)
 
 
+def named_stores(frontend: Any) -> None:
+    """A credential store's file name quoted in the program (:func:`.vocab.named_stores`):
+    a read of it, whatever path the program builds around it at run time. ``frontend`` is
+    the Python or JavaScript interpreter (``path``, ``offset``, ``lines``, ``facts``)."""
+    lines = frontend.lines or ()
+    for line, name, label, grade in vocab.named_stores("\n".join(lines)):
+        number = line + frontend.offset
+        source = Source(SECRET, name, frontend.path, number, grade)
+        evidence = clamp(lines[line - 1].strip(), MAX_EVIDENCE) if line <= len(lines) else ""
+        merge_fact(frontend.facts, Fact(SECRET_READ, frontend.path, number, name, evidence,
+                                        frozenset({source}), label, callee="named"))
+
+
 def _flags(test: ast.expr) -> list[ast.expr]:
     """The parts of ``test`` tested for truth that read a field (``cfg["wipe"]``,
     ``data.get("kill")``), not a status (``resp.ok``)."""
@@ -155,4 +174,4 @@ def _moment(node: ast.expr) -> bool:
     return False
 
 
-__all__ = ["CLOCK_CALLS", "RECURSIVE", "Destruction"]
+__all__ = ["CLOCK_CALLS", "RECURSIVE", "Destruction", "named_stores"]

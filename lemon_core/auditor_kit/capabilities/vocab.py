@@ -99,6 +99,33 @@ def secret_path(path: str) -> tuple[str, str] | None:
     return None
 
 
+#: File names of browser, keychain and wallet stores no other file shares, quoted as literals
+#: in a program that looks for them itself (``os.walk(home)`` then ``if name == "Login
+#: Data"``).
+_NAMED_STORE = lazy_compile(
+    r"""["'`](Login Data|Web Data|Local State|logins\.json|key[34]\.db|signons\.sqlite|"""
+    r"""cookies\.sqlite|Cookies\.binarycookies|wallet\.dat|login\.keychain-db|"""
+    r"""exodus\.wallet)["'`]""")
+_NAMED_WORDS = ("Login Data", "Web Data", "Local State", "logins.json", "key3.db", "key4.db",
+                "signons.sqlite", "cookies.sqlite", "binarycookies", "wallet.dat",
+                "keychain-db", "exodus.wallet")
+
+
+def named_stores(text: str) -> list[tuple[int, str, str, str]]:
+    """``(line, name, label, grade)`` of each credential store's file name quoted in program
+    ``text`` (at most 20)."""
+    if not any(word in text for word in _NAMED_WORDS):
+        return []
+    out = []
+    for match in _NAMED_STORE.finditer(text[:1_000_000]):
+        found = secret_path(match.group(1))
+        if found is not None:
+            out.append((text.count("\n", 0, match.start()) + 1, match.group(1), *found))
+        if len(out) >= 20:
+            break
+    return out
+
+
 #: Environment names that hold a secret, and names of well-known credentials (sent to a host
 #: their name does not name, they are taken).
 _SECRET_NAME = lazy_compile(r"KEY|TOKEN|SECRET|PASSW|PWD|CREDENTIAL|AUTH|SESSION|COOKIE|"
@@ -373,6 +400,7 @@ __all__ = [
     "destructive_target",
     "exec_call",
     "in_home",
+    "named_stores",
     "network_call",
     "normal_path",
     "persistence_path",

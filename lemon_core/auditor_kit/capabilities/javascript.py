@@ -19,12 +19,14 @@ expressions, :data:`~.values.MAX_CONST` characters a constant.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import attrs
 
 from lemon_core.auditor_kit.capabilities import destruction, shell, vocab
 from lemon_core.auditor_kit.capabilities.model import (
+    CLOCK,
     DECODE,
     DECODED,
     DESTRUCTION,
@@ -153,6 +155,10 @@ _SINK_REFS = frozenset({"eval", "Function", "globalThis.eval", "window.eval"})
 _ENCODINGS = {"base64": "base64", "base64url": "base64", "hex": "hex"}
 
 
+#: A fixed moment in a condition: epoch seconds or milliseconds, an ISO date.
+_MOMENT = re.compile(r"^1[4-9]\d{8}(?:\d{3})?$|^['\"`]?20\d\d-[01]\d-[0-3]\d|new Date\(\s*['\"`]?20\d\d")
+
+
 def _module(name: str) -> str:
     return name.removeprefix("node:").removesuffix("/promises")
 
@@ -164,6 +170,8 @@ class Interpreter:
         self.path = path
         self.root = root
         self._db_env: bool | None = None
+        #: What decides the conditions around the current statement (fetched data, the clock).
+        self.gates: list[frozenset[Source]] = []
         self.lines = text.splitlines()
         self.offset = line_offset
         self.facts: dict[tuple[str, int, str, str | None], Fact] = {}
@@ -217,6 +225,42 @@ class Interpreter:
                                     self.evidence(node), carries, detail, hidden, callee,
                                     scope))
 
+    def gate(self) -> frozenset[Source]:
+        return frozenset().union(*self.gates) if self.gates else frozenset()
+
+    def condition(self, node: Any, frame: _Frame) -> frozenset[Source]:
+        """What decides a condition: fetched text compared with a word or a fetched
+        document's field tested, or the clock compared with a fixed moment."""
+        self.eval(node, frame)
+        found: set[Source] = set()
+        inner = node
+        while inner.type in ("parenthesized_expression", "unary_expression") and (
+                inner.named_children):
+            inner = inner.named_children[-1]
+        field = inner.child_by_field_name("property") if inner.type == "member_expression" \
+            else None
+        if inner.type == "subscript_expression" or (field is not None and field.text.decode(
+                "utf-8", "replace") not in ("ok", "status", "statusCode", "statusText", "length",
+                                            "headers", "size", "bodyUsed", "redirected")):
+            found |= {s for s in self.eval(inner, frame).taint if s.kind == FETCHED}
+        stack = [node]
+        while stack:
+            part = stack.pop()
+            stack.extend(part.named_children[:8])
+            if part.type != "binary_expression":
+                continue
+            sides = [part.child_by_field_name("left"), part.child_by_field_name("right")]
+            taint: set[Source] = set()
+            for side in sides:
+                if side is not None:
+                    taint |= self.eval(side, frame).taint
+            texts = [s.text.decode("utf-8", "replace") for s in sides if s is not None]
+            if any(s is not None and s.type in ("string", "template_string") for s in sides):
+                found |= {s for s in taint if s.kind == FETCHED}
+            if any(_MOMENT.search(t) for t in texts):
+                found |= {s for s in taint if s.kind == CLOCK}
+        return frozenset(found)
+
     def destroys(self, ref: str, module: str, last: str, args: list[Value], node: Any) -> None:
         """An SQL statement that drops a schema or database, an encryption (for the
         ransomware combination): :mod:`.destruction`."""
@@ -265,6 +309,15 @@ class Interpreter:
             self.functions[node.id] = node
             if name is not None:
                 frame.names[name.text.decode("utf-8", "replace")] = Value(ref=f"fn:{node.id}")
+        elif kind in ("if_statement", "while_statement") and node.child_by_field_name(
+                "condition") is not None:
+            gate = self.condition(node.child_by_field_name("condition"), frame)
+            self.gates.append(gate)
+            try:
+                for child in node.named_children[1:]:
+                    self.statement(child, frame)
+            finally:
+                self.gates.pop()
         elif kind == "import_statement":
             self.import_statement(node, frame)
         elif kind == "return_statement":
@@ -618,6 +671,8 @@ class Interpreter:
         module = _module(module)
         hidden = func.hidden
         self.destroys(ref, module, last, args, node)
+        if ref in ("Date.now", "Date", "performance.now", "Date.parse"):
+            return Value(taint=frozenset({self.source(CLOCK, "the date", node)}))
         if ref in ("require", "import") or node.child_by_field_name("function") is not None and (
                 node.child_by_field_name("function").type == "import"):
             return self.require(first, node, hidden)
@@ -791,8 +846,10 @@ class Interpreter:
             return Value(inst="file", partial=normal) if last == "createWriteStream" else UNKNOWN
         if last in _FS_DELETES and target is not None:
             found = vocab.destructive_target(target, children=True)
-            if found:
-                self.fact(DESTRUCTION, node, found, frozenset(), last, hidden, ref)
+            scope = destruction.path_scope(target) if not found and HOLE not in target else None
+            if found or scope:
+                self.fact(DESTRUCTION, node, found or normal, self.gate(), last, hidden, ref,
+                          scope=QUIET if scope else "")
             return UNKNOWN
         return unknown(*args)
 
@@ -816,7 +873,9 @@ class Interpreter:
         evidence = self.evidence(node)
         for found in result.facts:
             merged = attrs.evolve(found, evidence=evidence or found.evidence,
-                                  hidden=found.hidden or hidden, callee=ref)
+                                  hidden=found.hidden or hidden, callee=ref,
+                                  carries=found.carries | self.gate()
+                                  if found.kind == DESTRUCTION else found.carries)
             key = (merged.kind, merged.line, merged.detail, merged.value)
             if key not in self.facts and len(self.facts) < MAX_FACTS:
                 self.facts[key] = merged

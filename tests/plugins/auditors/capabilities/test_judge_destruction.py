@@ -140,6 +140,14 @@ BLOCK_JS = {
                     "execSync('rm -rf ~/*');\n"),
     "execSync dd": ("const cp = require('child_process');\n"
                     "cp.execSync('dd if=/dev/zero of=/dev/sda');\n"),
+    "time bomb": ("const fs = require('fs');\nif (Date.now() > 1767225600000) {\n"
+                  "  fs.rmSync('/srv/app/data', { recursive: true, force: true });\n}\n"),
+    "remote switch": ("const { execSync } = require('child_process');\n"
+                      "async function main() {\n"
+                      "  const r = await fetch('https://cfg.example.net/f');\n"
+                      "  const cfg = await r.json();\n"
+                      "  if (cfg.teardown) { execSync('terraform destroy -auto-approve'); }\n"
+                      "}\nmain();\n"),
     "drop schema on env": ("const { Client } = require('pg');\n"
                            "const c = new Client({ connectionString: process.env.DATABASE_URL });\n"
                            "await c.query('DR' + 'OP SCHEMA public CASCADE');\n"),
@@ -259,6 +267,13 @@ BENIGN = {
                   "const path = require('path');\n"
                   "fs.rmSync('dist', { recursive: true, force: true });\n"
                   "fs.rmSync(path.join(os.tmpdir(), 'x'), { recursive: true });\n"),
+    "js old cache": js("const fs = require('fs');\nconst st = fs.statSync('cache');\n"
+                       "if (Date.now() - st.mtimeMs > 86400000) {\n"
+                       "  fs.rmSync('/opt/app/cache', {recursive: true});\n}\n"),
+    "js failed download": js("const fs = require('fs');\nasync function f() {\n"
+                             "  const r = await fetch('https://files.example.net/a');\n"
+                             "  if (!r.ok) { fs.rmSync('/opt/app/partial', {recursive: true}); }\n"
+                             "}\nf();\n"),
     "js local cache table": js("const { Client } = require('pg');\n"
                                "const c = new Client({ host: 'localhost' });\n"
                                "await c.query('DROP TABLE cache');\n"),

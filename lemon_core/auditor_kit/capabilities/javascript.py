@@ -231,7 +231,8 @@ class Interpreter:
     def condition(self, node: Any, frame: _Frame) -> frozenset[Source]:
         """What decides a condition: fetched text compared with a word or a fetched
         document's field tested, or the clock compared with a fixed moment."""
-        self.eval(node, frame)
+        if not any(s.kind in (FETCHED, CLOCK) for s in self.eval(node, frame).taint):
+            return frozenset()  # nothing fetched nor the clock: no second look
         found: set[Source] = set()
         inner = node
         while inner.type in ("parenthesized_expression", "unary_expression") and (

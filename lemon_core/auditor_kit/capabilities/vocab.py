@@ -111,6 +111,11 @@ _NAMED_WORDS = ("Login Data", "Web Data", "Local State", "logins.json", "key3.db
                 "keychain-db", "exodus.wallet")
 
 
+#: What a line that uses a store's name (not one that lists it) does with it.
+_USED = lazy_compile(r"\bif\b|join|open|glob|Path|path|==|endswith|includes|readFile|copy|"
+                     r"\bread|\bwalk")
+
+
 def named_stores(text: str) -> list[tuple[int, str, str, str]]:
     """``(line, name, label, grade)`` of each credential store's file name quoted in program
     ``text`` (at most 20)."""
@@ -119,6 +124,11 @@ def named_stores(text: str) -> list[tuple[int, str, str, str]]:
     out = []
     for match in _NAMED_STORE.finditer(text[:1_000_000]):
         found = secret_path(match.group(1))
+        start = text.rfind("\n", 0, match.start()) + 1
+        end = text.find("\n", match.end())
+        line = text[start:end if end >= 0 else len(text)]
+        if len(re.findall(r"[\"'`][^\"'`\n]{1,60}[\"'`]", line)) >= 3 and not _USED.search(line):
+            continue  # a list of indicators (a scanner's keywords), not a path being built
         if found is not None:
             out.append((text.count("\n", 0, match.start()) + 1, match.group(1), *found))
         if len(out) >= 20:

@@ -166,6 +166,10 @@ HONEST = {
                                      "k = paramiko.RSAKey.from_private_key_file('id_rsa')\n"
                                      "c = paramiko.SSHClient()\n"
                                      "c.connect('host.example.com', pkey=k)\n"),
+    "a scanner's indicator list": py("import requests\n"
+                                     "SENSITIVE = ['.ssh/', 'Login Data', 'key4.db', 'wallet.dat']\n"
+                                     "requests.post('https://api.virustotal.com/api/v3/files', "
+                                     "data=b'x')\n"),
     "chromium install": sh("sudo apt-get install -y chromium\n"),
     "docs mention": md("Chrome keeps passwords in `Login Data` under the profile folder; this "
                        "skill never reads it.\n"),

@@ -6,8 +6,10 @@
 - A markdown file's fenced Python blocks are read the same way (a block that does not parse
   is an example, not a program: it is skipped quietly); its shell blocks, and the lines of
   shell scripts, are read by :mod:`.shell` where they run another file of the skill
-  (``python scripts/a.py | curl …``), so the judge can follow data from one file to another.
-  A fence in a warning context ("never run this") is not read.
+  (``python scripts/a.py | curl …``), so the judge can follow data from one file to another,
+  and where they destroy something or read a credential (the agent is told to run them).
+  A fence in a warning context ("never run this", a security tutorial) is read with
+  ``warned`` set: its findings warn at most.
 """
 
 from __future__ import annotations
@@ -26,77 +28,22 @@ from lemon_core.auditor_kit.capabilities import (
     shell,
 )
 from lemon_core.auditor_kit.capabilities import python as python_facts
-from lemon_core.auditor_kit.capabilities.model import FileFacts, Source
+from lemon_core.auditor_kit.capabilities.markdown_blocks import (
+    Block,
+    fenced_blocks,
+    shell_block,
+    told,
+)
+from lemon_core.auditor_kit.capabilities.model import FileFacts
 from lemon_core.auditor_kit.lazy import lazy_compile
 from lemon_core.auditor_kit.lines import indexed, register_words, word_lines
 from lemon_core.auditor_kit.markdown import document
 from lemon_core.auditor_kit.scripts import SCRIPT_SUFFIXES, file_kind
 
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _PYTHON_SUFFIXES = (".py", ".pyw")
 #: Openings of a fenced Python block, lower case (found in the shared word search).
 _PYTHON_OPENERS = frozenset({"```py", "~~~py", "``` py", "~~~ py", "```{.py", "```ipython",
                              "```{py"})
-#: Lines of one fenced block or script read as shell at most.
-MAX_SHELL_LINES = 2_000
-
-
-@attrs.frozen
-class Block:
-    """A fenced block: its language, the line number of its first content line, its lines."""
-
-    language: str | None
-    first: int
-    lines: tuple[str, ...]
-
-
-def fenced_blocks(path: str, text: str) -> Iterator[Block]:
-    """The fenced blocks of a markdown file that are not in a warning context."""
-    doc = document(path, text)
-    current: list[str] = []
-    language: str | None = None
-    first = 0
-    inside = False
-    warned = False
-    for line in doc.lines:
-        if line.context != "fence":
-            if inside and current and not warned:
-                yield Block(language, first, tuple(current))
-            inside, current = False, []
-            continue
-        if not inside:
-            inside, current, language, first = True, [], line.language, line.number + 1
-            warned = line.warned
-            continue
-        if _FENCE.match(line.text) and line.text.strip()[:1] in "`~" and not line.text.strip(
-                line.text.strip()[:1]).strip():
-            if current and not warned:
-                yield Block(language, first, tuple(current))
-            inside, current = False, []
-            continue
-        current.append(line.text)
-    if inside and current and not warned:
-        yield Block(language, first, tuple(current))
-
-
-def _logical_lines(lines: tuple[str, ...] | list[str], first: int) -> Iterator[tuple[int, str]]:
-    """Lines joined across trailing backslashes, with the number of their first line."""
-    pending: list[str] = []
-    start = first
-    for offset, raw in enumerate(lines[:MAX_SHELL_LINES]):
-        if not pending:
-            start = first + offset
-        text = raw.rstrip()
-        if text.startswith(("$ ", "> ")):
-            text = text[2:]
-        if text.endswith("\\"):
-            pending.append(text[:-1])
-            continue
-        pending.append(text)
-        yield start, " ".join(pending)
-        pending = []
-    if pending:
-        yield start, " ".join(pending)
 
 
 def script_names(bundle: Any) -> frozenset[str]:
@@ -120,23 +67,6 @@ def _mentioned(text: str, mention: re.Pattern[str]) -> bool:
     """Whether ``text`` names one of the scripts ``mention`` matches (substring tests: many
     times quicker than the pattern over a whole document)."""
     return any(name in text for name in mention.pattern.replace("\\", "").split("|"))
-
-
-def _shell_facts(path: str, numbered: Iterator[tuple[int, str]],
-                 mention: re.Pattern[str]) -> FileFacts | None:
-    facts, writes, invocations = [], [], []
-    variables: dict[str, frozenset[Source]] = {}
-    for number, text in numbered:
-        if not mention.search(text):
-            continue
-        result = shell.analyse(text, path, number, variables=variables)
-        facts.extend(result.facts)
-        writes.extend(result.writes)
-        invocations.extend(result.invocations)
-    if not (facts or writes or invocations):
-        return None
-    return FileFacts(path=path, language="shell", facts=tuple(facts), writes=tuple(writes),
-                     invocations=tuple(invocations))
 
 
 _SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".dash", ".command", ".bats")
@@ -194,7 +124,14 @@ SHELL_TRIGGERS = lazy_compile(
     r"\|\s*(?:python\d?|node|perl|ruby|php|pwsh)\b|"
     r"crontab|systemctl|launchctl|autostart|hooks|bashrc|zshrc|profile|>>|\btee\b|"
     r"\.ssh|\.aws|netrc|credential|gh auth|\bsecurity\b|gcloud|\baz\b|keychain|printenv|"
-    r"CLAUDE|AGENTS|mcp|\.claude|\.codex|\.cursor|\brm\b|\bdd\b|mkfs|shred|wipefs")
+    r"CLAUDE|AGENTS|mcp|\.claude|\.codex|\.cursor|\brm\b|\bdd\b|mkfs|shred|wipefs|"
+    # destruction (:mod:`.destruction`) and credential commands
+    r"(?i:\bgit\s+push\b|\bpsql\b|\bmysql\b|mariadb|sqlcmd|\bdrop(?:db)?\s|truncate|kubectl|"
+    r"\boc\s+delete|terraform|\btofu\b|pulumi|-delete\b|-exec\b|\bgpg\b|blkdiscard|"
+    r"\baws\b|kwallet|secret-tool|\bop\s+(?:read|item)|\bvault\b|docker-credential|"
+    r"\bbw\s+get|\bpass\s+show|Login Data|Cookies|logins\.json|key[34]\.db|wallet|"
+    r"\.mozilla|Chrome|chromium|Brave|\bEdge\b|Opera|Vivaldi|Safari|\bArc\b|\.kube|"
+    r"\.docker|\.azure|\.config/gh|git-credentials|npmrc|pypirc|\.env\b)")
 #: Lower-case words of which Python code that reaches the network, runs code, hides a call,
 #: decodes a payload or touches a credential store, a start-up file or an agent's
 #: configuration holds at least one: a plain substring test of a whole file, many times
@@ -211,7 +148,10 @@ _PYTHON_WORDS = (
     "zshrc", "crontab", "systemd", "autostart", "launchagents", ".git/hooks", "claude",
     "agents.md", "mcp.json", ".cursor", ".codex", ".ssh", ".aws", "netrc", "credential",
     "cookies", "login data", "keychain", "wallet", "gcloud", ".kube", "exec(", "eval(",
-    "dotenv", "'.env", '".env', "/.env", "browser_cookie", "compile(")
+    "dotenv", "'.env", '".env', "/.env", "browser_cookie", "compile(", "drop schema",
+    "drop database", "drop table", "truncate", "psycopg", "fernet", "encrypt", "login.keychain",
+    "local state", "logins.json", "key4.db", "binarycookies", "kwallet", "keyrings", "exodus",
+    "electrum", "metamask", ".bitcoin", "localappdata", "appdata")
 #: The same for shell scripts (their lines are then filtered by :data:`SHELL_TRIGGERS`).
 _SHELL_WORDS = (
     "curl", "wget", "nc ", "ncat", "socat", "telnet", "/dev/tcp", "/dev/udp", "ssh ", "scp ",
@@ -221,7 +161,13 @@ _SHELL_WORDS = (
     "osascript", "crontab", "systemctl", "launchctl", "autostart", "hooks", "bashrc", "zshrc",
     "profile", ">>", "tee ", ".aws", ".ssh", "netrc", "credential", "gh auth", "security ",
     "gcloud", "az ", "keychain", "printenv", "claude", "agents", "mcp", ".codex", ".cursor",
-    "rm -", "dd ", "mkfs", "shred", "wipefs", ". /", '. "', "<(")
+    "rm -", "dd ", "mkfs", "shred", "wipefs", ". /", '. "', "<(", "git push", "psql", "mysql",
+    "mariadb", "sqlcmd", "drop ", "dropdb", "truncate", "kubectl", "oc delete", "terraform",
+    "tofu ", "pulumi", "-delete", "-exec", "gpg ", "blkdiscard", "aws ", "kwallet",
+    "secret-tool", "op read", "op item", "vault ", "docker-credential", "bw get", "pass show",
+    "login data", "cookies", "logins.json", "key4.db", "key3.db", "wallet", ".mozilla",
+    "chrome", "chromium", "brave", "edge", "opera", "vivaldi", "safari", ".kube", ".docker",
+    ".azure", ".config/gh", "git-credentials", "npmrc", "pypirc", ".env")
 
 
 _JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
@@ -233,7 +179,7 @@ _JS_WORDS = ("require", "import(", "child_process", "process.env", "process[", "
              "fromcharcode", "fromcodepoint", "atob", "buffer.from", "readfile", "writefile",
              "appendfile", "createwritestream", "createreadstream", "copyfile", "rmsync",
              "rmdir", "unlink", "fs.rm", "globalthis", "sendbeacon", "inflatesync",
-             "gunzipsync")
+             "gunzipsync", "fs/promises", "node:fs", "homedir", "'fs'", '"fs"')
 
 
 def javascript_triggered(text: str) -> bool:
@@ -292,13 +238,15 @@ def _markdown(bundle: Any, path: str, text: str, mention: re.Pattern[str] | None
             if tree is None:
                 continue  # an example, not a program
             found = python_facts.analyse(path, source, tree, line_offset=first - 1)
-            if (found.facts or found.writes or found.stdout) and not _warned(path, text, first):
-                yield found
-    if mention is None or not _mentioned(text, mention):
+            if found.facts or found.writes or found.stdout:
+                yield attrs.evolve(found, warned=_warned(path, text, first))
+    mentions = mention is not None and _mentioned(text, mention)
+    if not mentions and not told(text):
         return
-    for block in fenced_blocks(path, text):
+    for block in fenced_blocks(path, text, keep_warned=True):
         if block.language in ("shell", None):
-            found_shell = _shell_facts(path, _logical_lines(block.lines, block.first), mention)
+            found_shell = shell_block(path, block, mention if mentions else None,
+                                      SHELL_TRIGGERS)
             if found_shell is not None:
                 yield found_shell
 

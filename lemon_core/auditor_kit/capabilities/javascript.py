@@ -19,12 +19,14 @@ expressions, :data:`~.values.MAX_CONST` characters a constant.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import attrs
 
-from lemon_core.auditor_kit.capabilities import shell, vocab
+from lemon_core.auditor_kit.capabilities import destruction, shell, vocab
 from lemon_core.auditor_kit.capabilities.model import (
+    CLOCK,
     DECODE,
     DECODED,
     DESTRUCTION,
@@ -37,6 +39,7 @@ from lemon_core.auditor_kit.capabilities.model import (
     MAX_VALUE,
     NETWORK_EGRESS,
     PERSISTENCE,
+    QUIET,
     SECRET,
     SECRET_READ,
     UNRESOLVED,
@@ -48,6 +51,7 @@ from lemon_core.auditor_kit.capabilities.model import (
     merge_fact,
     merge_write,
 )
+from lemon_core.auditor_kit.capabilities.python_destruction import named_stores
 from lemon_core.auditor_kit.capabilities.values import (
     HOLE,
     UNKNOWN,
@@ -151,6 +155,10 @@ _SINK_REFS = frozenset({"eval", "Function", "globalThis.eval", "window.eval"})
 _ENCODINGS = {"base64": "base64", "base64url": "base64", "hex": "hex"}
 
 
+#: A fixed moment in a condition: epoch seconds or milliseconds, an ISO date.
+_MOMENT = re.compile(r"^1[4-9]\d{8}(?:\d{3})?$|^['\"`]?20\d\d-[01]\d-[0-3]\d|new Date\(\s*['\"`]?20\d\d")
+
+
 def _module(name: str) -> str:
     return name.removeprefix("node:").removesuffix("/promises")
 
@@ -161,6 +169,9 @@ class Interpreter:
     def __init__(self, path: str, text: str, root: Any, *, line_offset: int = 0) -> None:
         self.path = path
         self.root = root
+        self._db_env: bool | None = None
+        #: What decides the conditions around the current statement (fetched data, the clock).
+        self.gates: list[frozenset[Source]] = []
         self.lines = text.splitlines()
         self.offset = line_offset
         self.facts: dict[tuple[str, int, str, str | None], Fact] = {}
@@ -189,6 +200,7 @@ class Interpreter:
                         pending = True
         except (_Budget, RecursionError):
             pass
+        named_stores(self)
         return FileFacts(path=self.path, language="javascript", facts=tuple(self.facts.values()),
                          writes=tuple(self.writes.values()), stdout=frozenset(self.stdout),
                          invocations=tuple(self.invocations[:MAX_FACTS]))
@@ -207,10 +219,64 @@ class Interpreter:
 
     def fact(self, kind: str, node: Any, value: str | None,
              carries: frozenset[Source] = frozenset(), detail: str = "", hidden: bool = False,
-             callee: str = "") -> None:
+             callee: str = "", scope: str = "") -> None:
         merge_fact(self.facts, Fact(kind, self.path, self.line(node),
                                     None if value is None else clamp(value, MAX_VALUE),
-                                    self.evidence(node), carries, detail, hidden, callee))
+                                    self.evidence(node), carries, detail, hidden, callee,
+                                    scope))
+
+    def gate(self) -> frozenset[Source]:
+        return frozenset().union(*self.gates) if self.gates else frozenset()
+
+    def condition(self, node: Any, frame: _Frame) -> frozenset[Source]:
+        """What decides a condition: fetched text compared with a word or a fetched
+        document's field tested, or the clock compared with a fixed moment."""
+        if not any(s.kind in (FETCHED, CLOCK) for s in self.eval(node, frame).taint):
+            return frozenset()  # nothing fetched nor the clock: no second look
+        found: set[Source] = set()
+        inner = node
+        while inner.type in ("parenthesized_expression", "unary_expression") and (
+                inner.named_children):
+            inner = inner.named_children[-1]
+        field = inner.child_by_field_name("property") if inner.type == "member_expression" \
+            else None
+        if inner.type == "subscript_expression" or (field is not None and field.text.decode(
+                "utf-8", "replace") not in ("ok", "status", "statusCode", "statusText", "length",
+                                            "headers", "size", "bodyUsed", "redirected")):
+            found |= {s for s in self.eval(inner, frame).taint if s.kind == FETCHED}
+        stack = [node]
+        while stack:
+            part = stack.pop()
+            stack.extend(part.named_children[:8])
+            if part.type != "binary_expression":
+                continue
+            sides = [part.child_by_field_name("left"), part.child_by_field_name("right")]
+            taint: set[Source] = set()
+            for side in sides:
+                if side is not None:
+                    taint |= self.eval(side, frame).taint
+            texts = [s.text.decode("utf-8", "replace") for s in sides if s is not None]
+            if any(s is not None and s.type in ("string", "template_string") for s in sides):
+                found |= {s for s in taint if s.kind == FETCHED}
+            if any(_MOMENT.search(t) for t in texts):
+                found |= {s for s in taint if s.kind == CLOCK}
+        return frozenset(found)
+
+    def destroys(self, ref: str, module: str, last: str, args: list[Value], node: Any) -> None:
+        """An SQL statement that drops a schema or database, an encryption (for the
+        ransomware combination): :mod:`.destruction`."""
+        text = args[0].text() if args and last in destruction.SQL_METHODS else None
+        if text is not None and len(text) <= 20_000:
+            if self._db_env is None:
+                self._db_env = destruction.server_from_env("\n".join(self.lines))
+            found = destruction.sql(text, self._db_env)
+            if found is not None:
+                self.fact(DESTRUCTION, node, found.target, frozenset(), "sql",
+                          scope=found.scope)
+        if (module == "crypto" and last in ("createCipheriv", "createCipher", "publicEncrypt")
+                or ref.endswith("subtle.encrypt")):
+            self.fact(DESTRUCTION, node, "files, encrypted", frozenset(), "encrypt",
+                      scope=QUIET)
 
     def write(self, target: str, carries: frozenset[Source], node: Any) -> None:
         normal = vocab.normal_path(target)
@@ -244,6 +310,15 @@ class Interpreter:
             self.functions[node.id] = node
             if name is not None:
                 frame.names[name.text.decode("utf-8", "replace")] = Value(ref=f"fn:{node.id}")
+        elif kind in ("if_statement", "while_statement") and node.child_by_field_name(
+                "condition") is not None:
+            gate = self.condition(node.child_by_field_name("condition"), frame)
+            self.gates.append(gate)
+            try:
+                for child in node.named_children[1:]:
+                    self.statement(child, frame)
+            finally:
+                self.gates.pop()
         elif kind == "import_statement":
             self.import_statement(node, frame)
         elif kind == "return_statement":
@@ -596,6 +671,9 @@ class Interpreter:
         module, _, last = ref.rpartition(".")
         module = _module(module)
         hidden = func.hidden
+        self.destroys(ref, module, last, args, node)
+        if ref in ("Date.now", "Date", "performance.now", "Date.parse"):
+            return Value(taint=frozenset({self.source(CLOCK, "the date", node)}))
         if ref in ("require", "import") or node.child_by_field_name("function") is not None and (
                 node.child_by_field_name("function").type == "import"):
             return self.require(first, node, hidden)
@@ -742,6 +820,10 @@ class Interpreter:
         first = args[0] if args else UNKNOWN
         target = first.text()
         normal = vocab.normal_path(target) if target is not None else None
+        if last.startswith(("readdir", "opendir", "glob")) and normal is not None and (
+                vocab.in_home(normal) or vocab.destructive_target(normal)):
+            self.fact(DESTRUCTION, node, f"the files under {normal}", frozenset(), "walk",
+                      scope=QUIET)
         if last in _FS_READS:
             sources: set[Source] = {s for s in first.taint if s.kind == SECRET}
             if normal is not None:
@@ -765,8 +847,10 @@ class Interpreter:
             return Value(inst="file", partial=normal) if last == "createWriteStream" else UNKNOWN
         if last in _FS_DELETES and target is not None:
             found = vocab.destructive_target(target, children=True)
-            if found:
-                self.fact(DESTRUCTION, node, found, frozenset(), last, hidden, ref)
+            scope = destruction.path_scope(target) if not found and HOLE not in target else None
+            if found or scope:
+                self.fact(DESTRUCTION, node, found or normal, self.gate(), last, hidden, ref,
+                          scope=QUIET if scope else "")
             return UNKNOWN
         return unknown(*args)
 
@@ -790,7 +874,9 @@ class Interpreter:
         evidence = self.evidence(node)
         for found in result.facts:
             merged = attrs.evolve(found, evidence=evidence or found.evidence,
-                                  hidden=found.hidden or hidden, callee=ref)
+                                  hidden=found.hidden or hidden, callee=ref,
+                                  carries=found.carries | self.gate()
+                                  if found.kind == DESTRUCTION else found.carries)
             key = (merged.kind, merged.line, merged.detail, merged.value)
             if key not in self.facts and len(self.facts) < MAX_FACTS:
                 self.facts[key] = merged

@@ -32,9 +32,18 @@ KINDS = (SECRET_READ, NETWORK_EGRESS, DECODE, DYNAMIC_EXEC, PERSISTENCE, DESTRUC
 #: ``.env`` or config file of the skill's own: low), ``decoded`` (a decoder's output, or a
 #: string built from character codes), ``fetched`` (a network response), and the symbolic ones.
 SECRET, ENV, CONFIG, DECODED, FETCHED = "secret", "env", "config", "decoded", "fetched"
+#: ``clock``: the date or time (``date +%s``, ``datetime.now()``), compared with a fixed moment
+#: in a condition (a time bomb).
+CLOCK = "clock"
 STDIN, ARGV, ARGFILE, FILE, STDOUT = "stdin", "argv", "argfile", "file", "stdout"
 SYMBOLIC = frozenset({STDIN, ARGV, ARGFILE, FILE, STDOUT})
 HIGH, LOW = "high", "low"
+#: Scopes of a ``destruction`` fact: ``wide`` (the home folder, the root, a disk, every ref of a
+#: remote, a server the environment names: blocked), ``scoped`` (what a cleanup skill may need:
+#: warned, naming the target), ``quiet`` (an absolute path, encryption, a walk of the user's
+#: files: nothing alone, judged when fetched data or the clock gates it, or in combination).
+#: A fact without a scope is wide.
+WIDE, SCOPED, QUIET = "wide", "scoped", "quiet"
 
 #: Bounds: facts kept per file, characters of a resolved value or an evidence text.
 MAX_FACTS = 200
@@ -69,7 +78,9 @@ class Fact:
     into it; ``detail`` a short word that refines ``kind`` (``http``, ``socket``, ``dns``,
     ``exec``, ``shell``, ``import``, ``agent-config``…); ``hidden`` says the target itself was
     built from fragments, character codes or a decoder (code that disguises what it calls);
-    ``callee`` the function called, as resolved (``os.system``), when there is one."""
+    ``callee`` the function called, as resolved (``os.system``), when there is one; ``scope``
+    how widely a ``destruction`` fact destroys (:data:`WIDE`, :data:`SCOPED`, :data:`QUIET`),
+    its ``carries`` then being what decides whether it runs (fetched data, the clock)."""
 
     kind: str
     path: str
@@ -80,6 +91,7 @@ class Fact:
     detail: str = ""
     hidden: bool = False
     callee: str = ""
+    scope: str = ""
 
 
 @attrs.frozen
@@ -120,7 +132,9 @@ class FileFacts:
     """What one file contributed. ``parsed`` is False when the file could not be parsed
     (``error`` says why; the line rules still read it); ``stdout`` the sources of what it
     prints; ``writes`` the files it writes; ``invocations`` the commands of its pipelines
-    that run other files of the skill (from markdown fences and shell lines)."""
+    that run other files of the skill (from markdown fences and shell lines); ``warned`` that
+    the facts come from a markdown block in a passage that warns against it (a security
+    tutorial, "never run this"): its findings warn at most."""
 
     path: str
     language: str
@@ -131,11 +145,13 @@ class FileFacts:
     error: str | None = None
     error_line: int | None = None
     invocations: tuple[object, ...] = ()
+    warned: bool = False
 
 
 __all__ = [
-    "ARGFILE", "ARGV", "CONFIG", "DECODE", "DECODED", "DESTRUCTION", "DYNAMIC_EXEC", "ENV",
+    "ARGFILE", "ARGV", "CLOCK", "CONFIG", "DECODE", "DECODED", "DESTRUCTION", "DYNAMIC_EXEC", "ENV",
     "FETCHED", "FILE", "HIGH", "KINDS", "LOW", "MAX_EVIDENCE", "MAX_FACTS", "MAX_VALUE",
-    "NETWORK_EGRESS", "PERSISTENCE", "SECRET", "SECRET_READ", "STDIN", "STDOUT", "SYMBOLIC", "UNRESOLVED",
+    "NETWORK_EGRESS", "PERSISTENCE", "QUIET", "SCOPED", "SECRET", "SECRET_READ", "STDIN", "STDOUT",
+    "SYMBOLIC", "UNRESOLVED", "WIDE",
     "Fact", "FileFacts", "Source", "Write", "clamp",
 ]

@@ -54,6 +54,7 @@ from lemon_core.auditor_kit.capabilities.python_calls import (
     frozen,
     items_of,
 )
+from lemon_core.auditor_kit.capabilities.python_destruction import named_stores
 from lemon_core.auditor_kit.capabilities.values import (
     HOLE,
     MAX_CONST,
@@ -138,6 +139,8 @@ class Interpreter(Calls):
         self.reached: set[str] = set()
         self.globals = _Frame({})
         self.current: ast.AST = tree
+        #: What decides the conditions around the current statement (fetched data, the clock).
+        self.gates: list[frozenset[Source]] = []
 
     # -- results --------------------------------------------------------------------------
 
@@ -150,6 +153,7 @@ class Interpreter(Calls):
                     self._standalone(name, node)
         except (_Budget, RecursionError):
             pass
+        named_stores(self)
         facts = dict(self.facts)
         writes = dict(self.writes)
         for child in self.children.values():
@@ -203,10 +207,11 @@ class Interpreter(Calls):
 
     def fact(self, kind: str, node: ast.AST, value: str | None,
              carries: frozenset[Source] = frozenset(), detail: str = "", hidden: bool = False,
-             callee: str = "") -> None:
+             callee: str = "", scope: str = "") -> None:
         merge_fact(self.facts, Fact(kind, self.path, self._line(node),
                                     None if value is None else clamp(value, MAX_VALUE),
-                                    self._evidence(node), carries, detail, hidden, callee))
+                                    self._evidence(node), carries, detail, hidden, callee,
+                                    scope))
 
     def write(self, target: str, carries: frozenset[Source], node: ast.AST,
               content: Sequence[Value] = ()) -> None:
@@ -279,9 +284,12 @@ class Interpreter(Calls):
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             self._for(node, frame)
         elif isinstance(node, (ast.While, ast.If)):
-            self.eval(node.test, frame)
-            self._weakly(node.body, frame)
-            self._weakly(node.orelse, frame)
+            self.gates.append(self.condition(node.test, frame))
+            try:
+                self._weakly(node.body, frame)
+                self._weakly(node.orelse, frame)
+            finally:
+                self.gates.pop()
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
                 value = self.eval(item.context_expr, frame)

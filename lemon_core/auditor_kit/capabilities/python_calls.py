@@ -34,6 +34,10 @@ from lemon_core.auditor_kit.capabilities.model import (
     UNRESOLVED,
     Source,
 )
+from lemon_core.auditor_kit.capabilities.python_destruction import (
+    CLOCK_CALLS,
+    Destruction,
+)
 from lemon_core.auditor_kit.capabilities.values import (
     HOLE,
     MAX_CONST,
@@ -81,7 +85,7 @@ def items_of(value: Value) -> tuple[Value, ...] | None:
     return None
 
 
-class Calls:
+class Calls(Destruction):
     """The calls :class:`~.python.Interpreter` knows (mixed into it)."""
 
     # provided by the interpreter
@@ -96,6 +100,10 @@ class Calls:
                    kwargs: dict[str, Value], node: ast.Call) -> Value | None:
         first = args[0] if args else None
         last = ref.rpartition(".")[2]
+        self.sql_call(last, args, node)
+        self.encryption(last, node)
+        if ref in CLOCK_CALLS:
+            return self.clock(node)
         if ref.startswith("."):
             return self.method(last, receiver or UNKNOWN, args, kwargs, node)
         if ref in ("open", "io.open", "codecs.open", "builtins.open") or (
@@ -187,11 +195,7 @@ class Calls:
                                 and receiver.inst in PATH_TYPES):
             target = receiver if (receiver is not None and receiver.inst in PATH_TYPES
                                   and last in ("unlink", "rmdir")) else first
-            text = target.text() if target is not None else None
-            found = (vocab.destructive_target(text, children=True) if text is not None
-                     else None)
-            if found:
-                self.fact(DESTRUCTION, node, found, frozenset(), last)
+            self.deletion(last, target.text() if target is not None else None, node)
             return UNKNOWN
         if ref in COPIERS and len(args) >= 2:
             source_value = self.open(args[0], Value(const="rb"), node)
@@ -456,9 +460,11 @@ class Calls:
             base = receiver if receiver is not None and receiver.inst in PATH_TYPES else (
                 args[0] if args else None)
             text = base.text() if base is not None else None
+            self.walk(text, node)
             sources = set(base.taint) if base is not None else set()
             if text is not None:
-                found = vocab.secret_path(text.split("*")[0].rstrip("/") or text)
+                found = vocab.secret_path(text.split("*")[0].rstrip("/") or text) or (
+                    vocab.secret_path(text) if "*" in text else None)
                 if found is not None:
                     sources.add(self.source(SECRET, vocab.normal_path(text), node, found[1]))
                     self.fact(SECRET_READ, node, vocab.normal_path(text), frozenset(sources),
@@ -576,7 +582,9 @@ class Calls:
         evidence = self._evidence(node)
         for found in result.facts:
             merged = attrs.evolve(found, evidence=evidence or found.evidence,
-                                  hidden=found.hidden or func.hidden, callee=ref)
+                                  hidden=found.hidden or func.hidden, callee=ref,
+                                  carries=found.carries | self.gate()
+                                  if found.kind == DESTRUCTION else found.carries)
             key = (merged.kind, merged.line, merged.detail, merged.value)
             if key not in self.facts and len(self.facts) < MAX_FACTS:
                 self.facts[key] = merged

@@ -23,8 +23,9 @@ from collections.abc import Iterable, Mapping
 
 import attrs
 
-from lemon_core.auditor_kit.capabilities import inline, vocab
+from lemon_core.auditor_kit.capabilities import destruction, inline, vocab
 from lemon_core.auditor_kit.capabilities.model import (
+    CLOCK,
     DECODE,
     DECODED,
     DESTRUCTION,
@@ -148,11 +149,34 @@ class _Pipeline:
         self.depth = 0
         #: The program text a stage reads on its input (a here-document, a here-string).
         self.stdin_code: str | None = None
+        #: What the script tells about its variables and branches (:mod:`.destruction`):
+        #: names assigned anywhere, ``set -u`` on, an orphan branch made.
+        self.assigned: set[str] = set()
+        self.strict = False
+        self.orphan = False
+        #: The folder whose search feeds the current loop or ``xargs`` (``find ~ … | while
+        #: read d``): a deletion of a path chosen at run time there deletes what it lists.
+        self.walking: str | None = None
+        self.filtered = False
+        #: The taint of the conditions (``if``, ``while``) the current line runs under.
+        self.gates: list[frozenset[Source]] = []
 
     def fact(self, kind: str, value: str | None, carries: Iterable[Source] = (),
-             detail: str = "") -> None:
+             detail: str = "", scope: str = "") -> None:
+        if kind == DESTRUCTION and self.gates:
+            carries = frozenset(carries).union(*self.gates)
         self.facts.append(Fact(kind, self.path, self.line, value, self.evidence,
-                               frozenset(carries), detail))
+                               frozenset(carries), detail, scope=scope))
+
+    def destroys(self, words: list[str]) -> None:
+        """The destruction facts of one simple command (wrappers still in front)."""
+        assigned = self.assigned | set(self.variables)
+        for found in destruction.command(words, values=self.values, assigned=assigned,
+                                         strict=self.strict, orphan=self.orphan,
+                                         walking=self.walking, filtered=self.filtered):
+            self.fact(DESTRUCTION, found.target, (), found.detail, found.scope)
+        if destruction.encrypts(words):
+            self.fact(DESTRUCTION, "files, encrypted", (), "encrypt", "quiet")
 
     def expand(self, word: str) -> list[str]:
         """``word`` with its variables replaced by their known texts (one word per known
@@ -208,6 +232,7 @@ class _Pipeline:
             taints[len(plain)] = self.word_taint(word, extra, i)
             plain.append(word)
             i += 1
+        self.destroys(plain)
         # leading assignments (X=1 cmd) and wrappers (sudo, env, timeout 5)
         while plain and _ASSIGN.match(plain[0]) and len(plain) > 1:
             plain.pop(0)
@@ -239,8 +264,9 @@ class _Pipeline:
         found = vocab.persistence_path(target)
         if found is not None:
             self.fact(PERSISTENCE, vocab.normal_path(target), carries, found[1])
-        if not append and vocab.destructive_target(target):
-            self.fact(DESTRUCTION, vocab.normal_path(target), (), "overwrite")
+        found = vocab.destructive_target(target) if target.startswith("/dev/") else None
+        if not append and found:  # a folder cannot be overwritten; a disk can
+            self.fact(DESTRUCTION, f"the disk {found}", (), "overwrite")
         self.writes.append(Write(vocab.normal_path(target), carries, self.path, self.line))
 
     def _command(self, words: list[str], taints: dict[int, frozenset[Source]],
@@ -267,19 +293,10 @@ class _Pipeline:
             decoded = Source(DECODED, tool, self.path, self.line)
             self.fact(DECODE, tool, carry | files, "shell")
             return carry | files | arg_taint | {decoded}
-        if tool == "rm" and any(w.startswith("-") and ("r" in w.lower() or w == "--recursive")
-                                for w in words[1:]):
-            for word in file_args:
-                target = vocab.destructive_target(word)
-                if target:
-                    self.fact(DESTRUCTION, target, (), "rm")
-            return frozenset()
-        if tool in ("dd", "mkfs", "wipefs", "shred") or tool.startswith("mkfs."):
-            for word in words[1:]:
-                target = vocab.destructive_target(word.partition("of=")[2] or word)
-                if target and (tool != "dd" or word.startswith("of=")):
-                    self.fact(DESTRUCTION, target, (), tool)
-            return frozenset()
+        if tool in ("rm", "dd", "mkfs", "wipefs", "shred") or tool.startswith("mkfs."):
+            return frozenset()  # what they destroy: :meth:`destroys`
+        if tool == "date":
+            return frozenset({Source(CLOCK, "the date", self.path, self.line)})
         if tool == "crontab" and any(not w.startswith("-l") for w in words[1:]):
             self.fact(PERSISTENCE, "crontab", carry | arg_taint, "cron")
             return frozenset()
@@ -631,17 +648,56 @@ _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_]\w*)\1")
 MAX_SCRIPT_LINES = 5_000
 
 
-def analyse_script(text: str, path: str, *, only: re.Pattern[str] | None = None
-                   ) -> ShellResult:
+_ASSIGNED = re.compile(r"(?:^|[\s;&|(])(?:(?:local|declare|typeset|readonly|export)\s+(?:-\w+\s+)*"
+                       r"|for\s+|select\s+)?([A-Za-z_]\w*)(?:\[[^\]]*\])?\+?=|"
+                       r"(?:^|[\s;&|(])(?:for|select)\s+([A-Za-z_]\w*)\s|"
+                       r"\b(?:read|mapfile|readarray|getopts)\b([^;&|\n]*)", re.MULTILINE)
+_STRICT = re.compile(r"\bset\s+(?:-\w*u\w*|-o\s+nounset)\b|\bset\s+-\w*\s+-\w*u")
+_OPENERS = ("if ", "elif ", "while ", "until ")
+#: A search of the home folder or the root feeding a loop or ``xargs``.
+_WALK = re.compile(r"\b(?:find|fd|ls|locate)\s+(?:-\S+\s+)*[\"']?((?:~|\$\{?HOME\}?|/)[^\s\"']*)"
+                   r"[\"']?(?=\s|$)|\bfor\s+\w+\s+in\s+[\"']?((?:~|\$\{?HOME\}?)[^\s\"']*)[\"']?/\*")
+_FEEDS = re.compile(r"\|\s*(?:while\s+read|xargs)\b|-exec\b|\bfor\s")
+
+
+def _prescan(run: _Pipeline, text: str) -> None:
+    """What the whole script says about its variables (:mod:`.destruction` needs it before
+    the line that uses them)."""
+    for match in _ASSIGNED.finditer(text[:500_000]):
+        if match.group(1) or match.group(2):
+            run.assigned.add(match.group(1) or match.group(2))
+        else:
+            run.assigned.update(re.findall(r"(?<![-\w])([A-Za-z_]\w*)", match.group(3) or ""))
+    run.strict = bool(_STRICT.search(text))
+    run.orphan = "--orphan" in text
+
+
+def _gate(run: _Pipeline, items: list[str], printed: frozenset[Source], line: str
+          ) -> frozenset[Source]:
+    """What decides a condition: fetched data it reads, or the clock compared with a fixed
+    moment (a number of epoch seconds or a date)."""
+    taint = set(printed)
+    for word in items:
+        for name in _VAR.findall(word) if "$" in word else ():
+            taint |= run.variables.get(name, frozenset())
+    moment = re.search(r"\b1[5-9]\d{8}\b|\b20\d\d-?[01]\d-?[0-3]\d\b", line)
+    return frozenset(s for s in taint if s.kind == FETCHED or (s.kind == CLOCK and moment))
+
+
+def analyse_script(text: str, path: str, *, only: re.Pattern[str] | None = None,
+                   first_line: int = 1) -> ShellResult:
     """A whole shell script: lines joined across backslashes, here-documents read as the
     input of their command, variables, loops and groups followed from line to line. With
     ``only``, a line is read when the pattern finds something in it (assignments are always
-    read, so the variables a read line uses are known)."""
+    read, so the variables a read line uses are known). Destruction under an ``if`` or
+    ``while`` whose condition reads fetched data or the clock carries that condition.
+    ``first_line`` is the number of the text's first line in its file."""
     lines = text.split("\n")[:MAX_SCRIPT_LINES]
     run = _Pipeline(path, 1, "", frozenset(), {})
+    _prescan(run, text)
     i = 0
     while i < len(lines):
-        number = i + 1
+        number = i + first_line
         line = lines[i]
         while line.rstrip().endswith("\\") and i + 1 < len(lines):
             i += 1
@@ -665,14 +721,44 @@ def analyse_script(text: str, path: str, *, only: re.Pattern[str] | None = None
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
-        if only is not None and not only.search(line) and not _ASSIGN.match(stripped):
+        opens = stripped.startswith(_OPENERS)
+        closes = len(run.gates) if re.search(r"(?:^|[;\s])(?:fi|done)\s*(?:[;|&>].*)?$",
+                                             stripped) else 0
+        if stripped.startswith(("fi", "done")) and run.gates and not opens:
+            run.gates.pop()
+            closes = 0
+        if only is not None and not only.search(line) and not _ASSIGN.match(stripped) and not (
+                opens or any(run.gates) or run.walking) and not _WALK.search(stripped):
             continue
         items = tokens(line)
         if not items:
             continue
         run.line = number
         run.evidence = clamp(stripped, MAX_EVIDENCE)
-        _sequence(items, run, frozenset(), 0)
+        before = len(run.facts)
+        walk = _WALK.search(stripped) if any(
+            w in stripped for w in ("find", "fd ", "ls ", "locate", "for ")) else None
+        folder = vocab.normal_path(walk.group(1) or walk.group(2) or "~").rstrip("/") or "/" \
+            if walk is not None else ""
+        if walk is not None and _FEEDS.search(stripped) and vocab.destructive_target(folder):
+            run.walking = folder
+            run.filtered = bool(re.search(r"\s-(?:i?name|i?path|i?regex|size|mtime|newer)\s",
+                                          stripped)) and not re.search(r"dirname|/\.\.", stripped)
+        printed = _sequence(items, run, frozenset(), 0)
+        if run.walking and (closes or re.search(r"(?:^|[;\s])done\b", stripped) or (
+                walk is not None and "while" not in stripped and not stripped.endswith("do"))):
+            run.walking = None
+        guarded = stripped.startswith(("[", "test ")) and "&&" in stripped
+        if opens or guarded:
+            gate = _gate(run, items, printed, stripped)
+            if gate:
+                run.facts[before:] = [attrs.evolve(f, carries=f.carries | gate)
+                                      if f.kind == DESTRUCTION else f
+                                      for f in run.facts[before:]]
+            if opens and not closes and not stripped.startswith("elif"):
+                run.gates.append(gate)
+            elif opens and stripped.startswith("elif") and run.gates:
+                run.gates[-1] = run.gates[-1] | gate
     return ShellResult(tuple(run.facts), tuple(run.writes), tuple(run.invocations), frozenset())
 
 

@@ -44,17 +44,34 @@ _SECRET_PATHS = [(lazy_compile(p, re.IGNORECASE), label, grade) for p, label, gr
     (r"(?:^|/)[._]netrc$", ".netrc", "high"),
     (r"(?:^|/)\.git-credentials$", ".git-credentials", "high"),
     (r"(?:^|/)\.config/gh/hosts\.ya?ml$", "GitHub CLI token", "high"),
+    ((r"(?:^|/)\.config/(?:hub|glab-cli/config\.ya?ml|doctl/config\.ya?ml|rclone/rclone\.conf|"
+      r"op/config|heroku)$|(?:^|/)\.(?:vault-token|pgpass|my\.cnf|boto|s3cfg)$|"
+      r"(?:^|/)\.terraform\.d/credentials\.tfrc\.json$|(?:^|/)\.cargo/credentials(?:\.toml)?$|"
+      r"(?:^|/)\.gem/credentials$|(?:^|/)\.oci/config$|(?:^|/)\.fly/config\.ya?ml$|"
+      r"(?:^|/)\.password-store(?:/|$)|(?:^|/)\.config/rclone/"), "a tool's stored credentials",
+     "high"),
     (r"(?:^|/)\.(?:npmrc|pypirc)$", "package registry tokens", "high"),
     (r"(?:^|/)\.gnupg(?:/|$)", "GnuPG keys", "high"),
     (r"(?:^|/)(?:Login Data|Cookies|Web Data|Local State)(?: For Account)?(?:-journal)?$",
      "browser credential store", "high"),
-    (r"(?:^|/)(?:key[34]\.db|logins\.json|cookies\.sqlite|signons\.sqlite)$",
-     "browser credential store", "high"),
-    ((r"Google/Chrome|google-chrome|chromium|BraveSoftware|Microsoft/Edge|\.mozilla/firefox|"
-     r"Firefox/Profiles|Library/Cookies|Opera Software|Vivaldi"), "browser profile", "high"),
-    (r"(?:^|/)Library/Keychains|\.keychain(?:-db)?$", "keychain", "high"),
-    ((r"(?:^|/)(?:wallet\.dat|\.solana/id\.json)$|\.ethereum/keystore|Exodus/exodus\.wallet|"
-     r"MetaMask|\.electrum(?:/|$)"), "cryptocurrency wallet", "high"),
+    ((r"(?:^|/)(?:key[34]\.db|logins\.json|cookies\.sqlite|signons\.sqlite|"
+     r"Cookies\.binarycookies|formhistory\.sqlite)$"), "browser credential store", "high"),
+    ((r"Local Extension Settings/|IndexedDB/chrome-extension_|"
+      r"nkbihfbeogaeaoehlefnkodbefgpgknn|bfnaelmomeimhlpmgjnjophhpkkoljpa|"
+      r"ibnejdfjmmkpcnlpebklmnkoeoihofec|hnfanknocfeofbddgcijnmhnfnkdnaad|"
+      r"(?:^|/)(?:wallet\.dat|\.solana/id\.json)$|\.ethereum/keystore|\.bitcoin/(?:wallets?|"
+      r"wallet\.dat)|Exodus/(?:exodus\.wallet|.*\.seco$)|MetaMask|\.electrum(?:/|$)|"
+      r"Electrum/wallets|atomic/Local Storage|Ledger Live|Guarda|Coinomi|Armory|"
+      r"(?:^|/)\.?(?:monero|litecoin|dogecoin|dashcore|zcash)/"),
+     "cryptocurrency wallet", "high"),
+    ((r"Google/Chrome|google-chrome|chromium|Chromium/User Data|BraveSoftware|Microsoft/Edge|"
+      r"microsoft-edge|\.mozilla/firefox|Firefox/Profiles|Mozilla/Firefox|Library/Cookies|"
+      r"Opera Software|(?:^|/)\.config/opera|Vivaldi|vivaldi/|Arc/User Data|Yandex/YandexBrowser|"
+      r"com\.apple\.Safari|Library/Safari|\.thunderbird/|Thunderbird/Profiles"),
+     "browser profile", "high"),
+    (r"Microsoft/(?:Credentials|Protect|Vault)(?:/|$)", "the Windows credential store", "high"),
+    ((r"(?:^|/)Library/Keychains|\.keychain(?:-db)?$|(?:^|/)\.local/share/(?:keyrings|kwalletd)"
+      r"(?:/|$)|\.kwl$"), "keychain", "high"),
     ((r"(?:^|/)\.claude/\.credentials\.json$|(?:^|/)\.codex/auth\.json$|"
      r"(?:^|/)\.config/(?:github-copilot|openai|anthropic)/"), "an agent's credentials", "high"),
     (r"(?:^|/)\.(?:bash|zsh|sh|python|psql|mysql)_history$|(?:^|/)\.history$",
@@ -80,6 +97,43 @@ def secret_path(path: str) -> tuple[str, str] | None:
                 return label, "high" if in_home(text) else "low"
             return label, grade
     return None
+
+
+#: File names of browser, keychain and wallet stores no other file shares, quoted as literals
+#: in a program that looks for them itself (``os.walk(home)`` then ``if name == "Login
+#: Data"``).
+_NAMED_STORE = lazy_compile(
+    r"""["'`](Login Data|Web Data|Local State|logins\.json|key[34]\.db|signons\.sqlite|"""
+    r"""cookies\.sqlite|Cookies\.binarycookies|wallet\.dat|login\.keychain-db|"""
+    r"""exodus\.wallet)["'`]""")
+_NAMED_WORDS = ("Login Data", "Web Data", "Local State", "logins.json", "key3.db", "key4.db",
+                "signons.sqlite", "cookies.sqlite", "binarycookies", "wallet.dat",
+                "keychain-db", "exodus.wallet")
+
+
+#: What a line that uses a store's name (not one that lists it) does with it.
+_USED = lazy_compile(r"\bif\b|join|open|glob|Path|path|==|endswith|includes|readFile|copy|"
+                     r"\bread|\bwalk")
+
+
+def named_stores(text: str) -> list[tuple[int, str, str, str]]:
+    """``(line, name, label, grade)`` of each credential store's file name quoted in program
+    ``text`` (at most 20)."""
+    if not any(word in text for word in _NAMED_WORDS):
+        return []
+    out = []
+    for match in _NAMED_STORE.finditer(text[:1_000_000]):
+        found = secret_path(match.group(1))
+        start = text.rfind("\n", 0, match.start()) + 1
+        end = text.find("\n", match.end())
+        line = text[start:end if end >= 0 else len(text)]
+        if len(re.findall(r"[\"'`][^\"'`\n]{1,60}[\"'`]", line)) >= 3 and not _USED.search(line):
+            continue  # a list of indicators (a scanner's keywords), not a path being built
+        if found is not None:
+            out.append((text.count("\n", 0, match.start()) + 1, match.group(1), *found))
+        if len(out) >= 20:
+            break
+    return out
 
 
 #: Environment names that hold a secret, and names of well-known credentials (sent to a host
@@ -225,8 +279,24 @@ def secret_command(words: list[str]) -> str | None:
     if tool == "security" and rest and rest[0] in ("find-generic-password",
                                                   "find-internet-password", "dump-keychain"):
         return f"the macOS keychain (security {rest[0]})"
-    if tool in ("secret-tool",) and rest[:1] == ["lookup"]:
-        return "the desktop keyring (secret-tool lookup)"
+    if tool in ("secret-tool",) and rest[:1] in (["lookup"], ["search"]):
+        return f"the desktop keyring (secret-tool {rest[0]})"
+    if tool in ("kwallet-query", "kwalletcli") or (tool == "keyring" and rest[:1] == ["get"]):
+        return f"the desktop keyring ({tool})"
+    if (tool, rest[:1]) in (("lpass", ["show"]), ("gopass", ["show"]), ("heroku", ["auth:token"]),
+                            ("doppler", ["secrets"]), ("sops", ["-d"]), ("sops", ["--decrypt"])):
+        return f"a stored secret ({tool} {rest[0]})"
+    if tool == "aws" and joined.startswith(("secretsmanager get-secret-value", "ssm get-parameter",
+                                            "sso get-role-credentials", "sts assume-role")):
+        return f"AWS secrets (aws {' '.join(words[1:3])})"
+    if tool == "gcloud" and joined.startswith("secrets versions access"):
+        return "a Google Cloud secret (gcloud secrets versions access)"
+    if tool == "az" and joined.startswith(("keyvault secret show", "keyvault secret download")):
+        return "an Azure Key Vault secret"
+    if tool == "kubectl" and (rest[:2] == ["create", "token"] or rest[:2] in (
+            ["get", "secret"], ["get", "secrets"]) and any(w.startswith(("-o", "--output"))
+                                                          for w in rest)):
+        return f"Kubernetes secrets (kubectl {' '.join(words[1:3])})"
     if tool == "op" and rest[:1] in (["read"], ["item"]):
         return "a 1Password secret (op)"
     if tool == "bw" and rest[:1] == ["get"]:
@@ -340,6 +410,7 @@ __all__ = [
     "destructive_target",
     "exec_call",
     "in_home",
+    "named_stores",
     "network_call",
     "normal_path",
     "persistence_path",

@@ -12,15 +12,34 @@ arguments (given by the command that runs it). Then:
 - a dangerous call reached through a name assembled at run time blocks (``hidden-call``);
 - writes into an agent's configuration in the home folder, or of decoded, fetched or secret
   data into one, block; a project's agent file, start-up files, cron and hooks warn;
-- single capabilities a legitimate skill may need warn, saying what was seen.
+- destruction of the home folder, the root, a disk, every ref of a remote or a server the
+  environment names blocks (``destruction``), and so does any destruction that fetched data or
+  the clock decides (``destruction-gated``: a remote flag, a time bomb) and encrypting the
+  user's files beside a network send (``ransomware``); what a cleanup skill may need warns,
+  naming the target (``destruction-scoped``);
+- single capabilities a legitimate skill may need warn, saying what was seen;
+- facts from a markdown block in a passage that warns against it warn at most.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import NamedTuple
 
+from lemon_plugins.auditors.capabilities.judge_destruction import (
+    DestructionJudge,
+    tempered,
+)
 from lemon_plugins.auditors.capabilities.rules import RULES
+from lemon_plugins.auditors.capabilities.words import (
+    Raw,
+    describe,
+    destination,
+    host_of,
+    names_strictly,
+    place,
+    shown,
+    words,
+)
 
 from lemon_core.auditor_kit.capabilities import vocab
 from lemon_core.auditor_kit.capabilities.model import (
@@ -54,103 +73,8 @@ from lemon_core.auditor_kit.hosts import host_class, names_host
 MAX_HOPS = 6
 #: Credential stores no honest skill both reads and sends data out beside.
 CRITICAL = ("browser credential store", "browser profile", "keychain", "cryptocurrency wallet",
-            "an agent's credentials", "system password file")
+            "an agent's credentials", "system password file", "the Windows credential store")
 _SECRET_KINDS = (SECRET, ENV, CONFIG)
-
-
-class Raw(NamedTuple):
-    rule: str
-    severity: str
-    message: str
-    path: str
-    line: int
-    excerpt: str
-
-
-def shown(text: str) -> str:
-    """``text`` with the parts folding could not resolve shown as ``…``."""
-    return text.replace(HOLE, "…")
-
-
-def _place(source: Source) -> str:
-    return f"{source.path}:{source.line}"
-
-
-def describe(source: Source) -> str:
-    """A source in words a user can judge."""
-    if source.kind == SECRET:
-        label = shown(source.label)
-        if "/" in label or label.startswith((".", "~")):
-            return f"the contents of {label}"
-        return label
-    if source.kind == ENV:
-        return f"the environment variable {source.label}"
-    if source.kind == CONFIG:
-        return f"the configuration file {source.label}"
-    if source.kind == DECODED:
-        return f"data decoded from {source.label}"
-    if source.kind == FETCHED:
-        return f"data downloaded from {source.label}"
-    if source.kind == FILE:
-        return f"the file {shown(source.label)}"
-    return shown(source.label)
-
-
-def _words(sources: dict[Source, str | None], fact: Fact, limit: int = 3) -> str:
-    parts = []
-    ordered = sorted(sources.items(), key=lambda item: (item[0].path, item[0].line,
-                                                         item[0].kind, item[0].label))
-    for source, via in ordered[:limit]:  # the same words whatever the hash seed
-        notes = []
-        if (source.path, source.line) != (fact.path, fact.line) and source.line:
-            notes.append(f"read at {_place(source)}")
-        if via:
-            notes.append(via)
-        parts.append(describe(source) + (f" ({', '.join(notes)})" if notes else ""))
-    more = len(sources) - limit
-    return "; ".join(parts) + (f" and {more} more" if more > 0 else "")
-
-
-def _destination(fact: Fact) -> str:
-    value = fact.value
-    if not value or HOLE in value.partition("://")[2].partition("/")[0] or value == HOLE:
-        return "a destination built at run time" + (f" ({shown(value)})" if value else "")
-    return shown(value)
-
-
-def _host(url: str | None) -> str | None:
-    """The host of a destination when folding resolved it (None when it is built at run
-    time)."""
-    if not url or url == HOLE:
-        return None
-    rest = url.split("://", 1)[-1]
-    host = rest.split("/", 1)[0].split("?", 1)[0]
-    if not host or HOLE in host or "." not in host and ":" not in host:
-        return None
-    return host
-
-
-_ALIASES = {"gh": "github", "hf": "huggingface", "aws": "amazonaws", "gcp": "googleapis",
-            "google": "googleapis", "gemini": "googleapis", "claude": "anthropic",
-            "npm": "npmjs", "twine": "pypi", "copilot": "githubcopilot",
-            "azure": "microsoftonline", "do": "digitalocean", "gl": "gitlab"}
-_GENERIC = frozenset({"api", "key", "token", "secret", "access", "auth", "bearer", "pat", "id",
-                      "env", "oauth", "code", "bot", "password", "session", "client",
-                      "application", "credentials", "private", "ssh", "storage"})
-
-
-def _names_strictly(credential: str, host: str) -> bool:
-    """Whether a well-known credential's vendor *is* the host's registered name
-    (``SLACK_BOT_TOKEN`` to ``slack.com``, not to ``slack-api-relay.example``)."""
-    labels = [label for label in host.lower().split(".") if label]
-    if len(labels) < 2:
-        return False
-    registered = labels[-2]
-    if registered in ("co", "com", "org", "net", "ac", "gov") and len(labels) >= 3:
-        registered = labels[-3]
-    words = {w for w in credential.lower().split("_") if w and w not in _GENERIC}
-    words |= {_ALIASES[w] for w in list(words) if w in _ALIASES}
-    return registered in words or (registered == "azure" and "azure" in words)
 
 
 _LANGUAGE_NAMES = {"python": "Python 3", "javascript": "JavaScript or TypeScript",
@@ -165,7 +89,7 @@ def _is_script(path: str) -> bool:
     return not lower.endswith((".md", ".markdown", ".mdx", ".txt", ".rst"))
 
 
-class Judge:
+class Judge(DestructionJudge):
     """Findings for the facts of one bundle (:meth:`findings`)."""
 
     def __init__(self, files: Iterable[FileFacts], paths: Iterable[str]) -> None:
@@ -178,6 +102,9 @@ class Judge:
         self.invocations: list[Invocation] = [
             i for f in self.files for i in f.invocations if isinstance(i, Invocation)]
         self._scripts: dict[str, str | None] = {}
+        #: Files that make an empty orphan branch: a forced push from them wipes history.
+        self.orphans = {f.path for f in self.files for fact in f.facts
+                        if fact.kind == DESTRUCTION and fact.detail == "orphan"}
 
     # -- resolving symbolic sources -------------------------------------------------------
 
@@ -235,7 +162,7 @@ class Judge:
                 contexts = [i for i in self.invocations
                             if i.script == source.label and (i.path, i.line) == (source.path,
                                                                                   source.line)]
-                note = via or f"through the output of {script}, piped at {_place(source)}"
+                note = via or f"through the output of {script}, piped at {place(source)}"
                 for invocation in contexts or [None]:
                     found_sources = self.resolve(facts.stdout, invocation, depth + 1, note)
                     for found, how in found_sources.items():
@@ -271,6 +198,7 @@ class Judge:
         exfiltrated: set[Source] = set()
         secret_reads: list[Fact] = []
         senders: list[Fact] = []
+        encrypting: list[Fact] = []
         for facts in self.files:
             if not facts.parsed:
                 where = f" (line {facts.error_line}: {facts.error})" if facts.error_line else (
@@ -291,12 +219,15 @@ class Judge:
                     secret_reads.append(fact)
                 if fact.kind == NETWORK_EGRESS:
                     senders.append(fact)
+                if fact.kind == DESTRUCTION and fact.detail in ("encrypt", "walk"):
+                    encrypting.append(fact)
                 for raw in self.judge(fact, resolved, exfiltrated):
                     key = (raw.rule, raw.path, raw.line)
                     if key not in seen:
                         seen.add(key)
-                        yield raw
+                        yield tempered(raw) if facts.warned else raw
         yield from self._combinations(secret_reads, senders, exfiltrated, seen)
+        yield from self._ransom(encrypting, senders)
 
     def _raw(self, rule: str, message: str, fact: Fact) -> Raw:
         return Raw(rule, RULES[rule][0], message, fact.path, fact.line, fact.evidence)
@@ -318,14 +249,13 @@ class Judge:
         elif fact.kind == PERSISTENCE:
             yield from self._persistence(fact, resolved)
         elif fact.kind == DESTRUCTION:
-            yield self._raw("capabilities.destruction",
-                            f"{where} deletes or overwrites {shown(fact.value or '?')}", fact)
+            yield from self._destruction(fact, resolved)
         elif fact.kind == UNRESOLVED and _is_script(fact.path):
             tainted = {s: v for s, v in resolved.items() if s.kind in (DECODED, FETCHED)}
             if tainted:
                 yield self._raw("capabilities.hidden-call", (
                     f"{where} calls {fact.value} with a name made of "
-                    f"{_words(tainted, fact)}"), fact)
+                    f"{words(tainted, fact)}"), fact)
             else:
                 yield self._raw("capabilities.unresolved", (
                     f"{where} calls {fact.value} with a name chosen at run time that cannot "
@@ -333,12 +263,12 @@ class Judge:
 
     def _network(self, fact: Fact, resolved: dict[Source, str | None],
                  exfiltrated: set[Source]) -> Iterator[Raw]:
-        destination = _destination(fact)
-        kind = host_class(_host(fact.value) or "") if _host(fact.value) else "unknown"
+        where_to = destination(fact)
+        kind = host_class(host_of(fact.value) or "") if host_of(fact.value) else "unknown"
         if kind == "loopback":
             return
         verb = "looks up a name built from" if fact.detail == "dns" else "sends"
-        host = _host(fact.value)
+        host = host_of(fact.value)
         high: dict[Source, str | None] = {}
         low: dict[Source, str | None] = {}
         for source, how in resolved.items():
@@ -347,7 +277,7 @@ class Judge:
             if source.kind in (ENV, CONFIG) and host is None:
                 continue  # a key handed to a URL the caller chooses: an API client
             named = host is not None and source.label != "the whole environment" and (
-                _names_strictly(source.label, host) if source.kind == ENV
+                names_strictly(source.label, host) if source.kind == ENV
                 and source.grade == HIGH else names_host(source.label, host))
             if named:
                 continue
@@ -356,11 +286,11 @@ class Judge:
         if high:
             exfiltrated.update(high)
             yield self._raw("capabilities.secret-exfiltration", (
-                f"{where} {verb} {_words(high, fact)} to {destination}"), fact)
+                f"{where} {verb} {words(high, fact)} to {where_to}"), fact)
             return
         if low:
             yield self._raw("capabilities.secret-to-host", (
-                f"{where} {verb} {_words(low, fact)} to {destination}, a host its name does "
+                f"{where} {verb} {words(low, fact)} to {where_to}, a host its name does "
                 "not name"), fact)
             return
         data: dict[Source, str | None] = {
@@ -370,7 +300,7 @@ class Judge:
         if data and fact.path.endswith((".py", *_JS_SUFFIXES, *_OTHER_SUFFIXES)) and kind in (
                 "unknown", "collector"):
             yield self._raw("capabilities.network-send", (
-                f"{where} {verb} {_words(data, fact)} to {destination}"), fact)
+                f"{where} {verb} {words(data, fact)} to {where_to}"), fact)
 
     def _exec(self, fact: Fact, resolved: dict[Source, str | None]) -> Iterator[Raw]:
         where = f"{fact.path}:{fact.line}"
@@ -391,16 +321,16 @@ class Judge:
                    fact.detail, "runs")
         if fetched:
             yield self._raw("capabilities.exec-fetched",
-                            f"{where} {how} {_words(fetched, fact)}", fact)
+                            f"{where} {how} {words(fetched, fact)}", fact)
         if decoded:
             text = f": {shown(fact.value)}" if fact.value else ""
             yield self._raw("capabilities.exec-decoded",
-                            f"{where} {how} {_words(decoded, fact)}{text}", fact)
+                            f"{where} {how} {words(decoded, fact)}{text}", fact)
         if not fetched and not decoded and fact.detail in ("exec", "eval", "compile") and (
                 _is_script(fact.path)):
             yield self._raw("capabilities.dynamic-exec", (
                 f"{where} {how} a value built at run time"
-                + (f" from {_words(resolved, fact)}" if resolved else "")), fact)
+                + (f" from {words(resolved, fact)}" if resolved else "")), fact)
 
     def _persistence(self, fact: Fact, resolved: dict[Source, str | None]) -> Iterator[Raw]:
         where = f"{fact.path}:{fact.line}"
@@ -410,7 +340,7 @@ class Judge:
         if fact.detail == "agent-config":
             home = vocab.in_home(target) or target.startswith("/")
             if home or payload or secret:
-                extra = f" with {_words(payload or secret, fact)}" if (payload or secret) else ""
+                extra = f" with {words(payload or secret, fact)}" if (payload or secret) else ""
                 yield self._raw("capabilities.agent-config", (
                     f"{where} writes {target}, an agent's configuration{extra}"), fact)
             else:
@@ -420,7 +350,7 @@ class Judge:
             return
         if payload:
             yield self._raw("capabilities.persistence-payload", (
-                f"{where} installs {_words(payload, fact)} into {target}"), fact)
+                f"{where} installs {words(payload, fact)} into {target}"), fact)
         else:
             yield self._raw("capabilities.persistence", (
                 f"{where} writes {target} ({fact.detail}): it runs again later"), fact)
@@ -440,12 +370,12 @@ class Judge:
                 other = sending[0]
                 rule = "capabilities.secret-and-network"
                 message = (f"{where} reads {value} ({label}) and "
-                           f"{other.path}:{other.line} sends data to {_destination(other)}")
+                           f"{other.path}:{other.line} sends data to {destination(other)}")
             elif any(s.grade == HIGH for s in fact.carries) and _is_script(fact.path) and (
                     fact.detail != "command"):
                 rule = "capabilities.secret-read"
                 message = f"{where} reads {value} ({label})" + (
-                    f"; the skill also sends data to {_destination(sending[0])} "
+                    f"; the skill also sends data to {destination(sending[0])} "
                     f"({sending[0].path}:{sending[0].line})" if sending else "")
             else:
                 continue

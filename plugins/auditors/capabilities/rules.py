@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 #: Bump on any change of the interpreter, a vocabulary, the judge or a severity (it keys the
 #: verdict cache).
-RULES_VERSION = "capabilities-4"
+RULES_VERSION = "capabilities-5"
 
 BLOCK, WARN = "block", "warn"
 
@@ -61,8 +61,22 @@ RULES: Mapping[str, tuple[str, str]] = {
     "capabilities.persistence-payload": (BLOCK, (
         "decoded or downloaded data is installed to run again later (a start-up file, cron, "
         "a service, a git hook)")),
-    "capabilities.destruction": (BLOCK, ("deletes or overwrites a home folder, the root file "
-                                        "system or a disk")),
+    "capabilities.destruction": (BLOCK, (
+        "destroys what no skill may: deletes the home folder, the root file system or a system "
+        "folder (also through a path built from an empty or unset variable, \"$DIR/\"*), "
+        "overwrites or formats a disk, force-pushes or mirrors over every ref of a remote or "
+        "deletes every tag, drops a schema or database on a server the environment names, "
+        "deletes every namespace of a cluster")),
+    "capabilities.destruction-gated": (BLOCK, (
+        "a deletion or teardown runs when data fetched from the network or the clock compared "
+        "with a fixed moment says so: a remote switch or a time bomb")),
+    "capabilities.ransomware": (BLOCK, (
+        "encrypts files while walking the user's folders, and the skill sends data out: the "
+        "files held for a key sent away")),
+    "capabilities.destruction-scoped": (WARN, (
+        "a destructive operation a cleanup skill may need (terraform destroy -auto-approve, "
+        "one namespace, a local database's table or schema, a folder of the home that holds "
+        "the user's data); the finding names what would be deleted")),
     "capabilities.network-send": (WARN, (
         "a script sends data from the machine (files, command output, arguments) to a host "
         "that is not a well-known service")),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -9,6 +10,10 @@ from typing import Any
 import pytest
 
 from lemon_core.cli import main
+
+#: The argv that runs ``lemon`` in a subprocess: this interpreter, whether or not a virtual
+#: environment is activated (its console script need not be on ``PATH``).
+LEMON = (sys.executable, "-m", "lemon_core.cli")
 
 
 def write_skill(root: Path, key: str, frontmatter: str | None = None, body: str = "Body.\n",

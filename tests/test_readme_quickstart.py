@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
 DEMO = REPO / "examples" / "demo-project"
@@ -162,6 +164,7 @@ def _run_quick_start(env: dict[str, str], demo: Path, out: Path,
              (out / f"{n}.err").read_text()) for n, line in enumerate(lines)]
 
 
+@pytest.mark.slow
 def test_the_quick_start_runs_as_written_twice_over(tmp_path: Path) -> None:
     blocks = _blocks("Quick start")
     first = _commands(blocks[0][1])

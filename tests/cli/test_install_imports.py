@@ -12,7 +12,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.gitserver import build_repo, git_server  # noqa: F401
+
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
 
 #: Not needed by an install from a git repository over HTTP, with why.
 NOT_NEEDED = {

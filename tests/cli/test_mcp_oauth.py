@@ -25,6 +25,8 @@ from tests.mcp.client.oauth.conftest import (  # noqa: F401  (fixtures)
 )
 from tests.mcp.client.servers import free_port
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 LEMON = str(Path(sys.executable).parent / "lemon")
@@ -66,6 +68,7 @@ def _credentials(rig: Rig) -> dict[str, object]:  # noqa: F811
                      token_auth_method="client_secret_post")
 
 
+@pytest.mark.slow
 def test_login_prints_the_url_waits_for_the_redirect_and_caches(
         rig: Rig, project: Path, tmp_path: Path) -> None:  # noqa: F811
     write_project(project, _pkce(rig))
@@ -102,6 +105,7 @@ def test_login_prints_the_url_waits_for_the_redirect_and_caches(
     _assert_clean(tmp_path, rig, listed.stdout, listed.stderr)
 
 
+@pytest.mark.slow
 def test_status_says_a_login_is_needed(rig: Rig, project: Path, tmp_path: Path) -> None:  # noqa: F811
     write_project(project, _pkce(rig))
     done = subprocess.run([LEMON, "mcp", "status", "--json", "--cwd", str(project)],

@@ -10,6 +10,8 @@ from lemon_core.install.failures import NoneInstalled
 from lemon_core.state.lockfile import read_lock_records
 from tests.install.support import skill_folder, snapshot
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 
 def _install(identifier, ctx, plugins, **options):
     options.setdefault("approve", True)

@@ -22,6 +22,8 @@ from tests.integration import hostile_tree as ht
 from tests.integration import measured_run
 from tests.integration.test_hostile_project import unsafe_characters
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 TIME_LIMIT = 20.0
 MEMORY_LIMIT_MB = 500
 LEMON = measured_run.default_lemon()
@@ -63,6 +65,7 @@ def test_planted_servers_do_not_start(tree: ht.HostileTree, args: tuple[str, ...
         assert set(acts.PLANTED_SERVERS) <= set(untrusted)
 
 
+@pytest.mark.slow
 def test_trusted_servers_start_and_a_changed_one_is_untrusted_again(
         tree: ht.HostileTree) -> None:
     run = lemon(tree, "mcp", "trust", "--all", "--approve")

@@ -23,6 +23,8 @@ from tests.integration import hostile_cache, measured_run
 from tests.integration import hostile_tree as ht
 from tests.mcp.servers.stdio import connect
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 #: server -> (its command, the skills folder it is pointed at: None for the project's catalog)

@@ -147,6 +147,7 @@ def _usable_dir_name(name: str) -> bool:
     )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=800,
     deadline=None,
@@ -207,6 +208,7 @@ TOKENS = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=400,
     deadline=None,

@@ -166,6 +166,7 @@ def yaml_documents(draw: st.DrawFn) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow
 @needs_libyaml
 @SETTINGS
 @given(yaml_documents())

@@ -20,6 +20,8 @@ from tests.gitserver import (
     commit,
 )
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 SKILL = "---\nname: demo\ndescription: Use when testing.\n---\nBody.\n"
 
 

@@ -12,6 +12,8 @@ from tests.registry_server import (
     web_server,  # noqa: F401 - the fixture
 )
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 
 def test_get_and_get_json(web_server):  # noqa: F811
     web_server.route("/a", json_answer({"x": 1}))

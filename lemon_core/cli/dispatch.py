@@ -49,7 +49,7 @@ def _find(app: typer.Typer, group_name: str, name: str) -> tuple[Any, Any] | Non
     return (group, matches[0]) if len(matches) == 1 else None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _pruned(app: typer.Typer, group_name: str, name: str) -> typer.Typer:
     """A copy of ``app`` holding only that group with only that command; one copy per
     command, kept, so a process that runs several commands (tests, an embedder) gets the same

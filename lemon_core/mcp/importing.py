@@ -77,7 +77,7 @@ def user_opted_in(ctx: LemonContext, importer: McpImporter) -> bool:
     own_rule = getattr(importer, "user_opt_in", None)
     try:
         return bool(own_rule(ctx)) if callable(own_rule) else False
-    except Exception:  # a third-party importer's bug reads nothing rather than everything
+    except Exception:  # noqa: BLE001 - a third-party importer's bug reads nothing rather than everything
         return False
 
 
@@ -91,7 +91,7 @@ def _guarded(ctx: LemonContext, importers: list[McpImporter], home: Path | None)
         for base in homes:
             try:
                 guarded.update(_real(path) for path in user_paths(ctx, base))
-            except Exception:  # a third-party importer's bug must not stop the import
+            except Exception:  # noqa: BLE001 - a third-party importer's bug must not stop the import
                 continue
     return frozenset(guarded)
 
@@ -111,7 +111,7 @@ def _run(importer: McpImporter, request: ImportRequest) -> ImportOutcome:
         if not all(isinstance(item, kind) for items, kind in kinds for item in items):
             raise TypeError("import_scope returned records of the wrong type")
         return result
-    except Exception as exc:  # reported by type only: the text could quote a secret
+    except Exception as exc:  # noqa: BLE001 - reported by type only: the text could quote a secret
         failure = ImportFailure(
             importer.name,
             request.scope,
@@ -195,7 +195,7 @@ def unread_user_files(ctx: LemonContext, plugins: Plugins | None = None
         paths = []
         try:
             paths = list(user_paths(ctx, base)) if callable(user_paths) else []
-        except Exception:  # noqa: BLE001,S110 - a third-party importer's bug counts nothing
+        except Exception:  # noqa: BLE001 - a third-party importer's bug counts nothing
             pass
         for path in paths:
             if Path(path).is_file():

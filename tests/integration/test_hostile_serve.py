@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from pathlib import Path
 
 import anyio
 import pytest

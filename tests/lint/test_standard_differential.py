@@ -177,7 +177,7 @@ def _same_verdicts_in_lemons_words(folder: Path, data: bytes) -> None:
     """``lint --standard``'s wording: one message per reference message, each with a rule id,
     and a YAML error placed on a line the reference names."""
     text = data.decode("utf-8", "replace")
-    for (code, reference), (rule, words) in (
+    for (_code, reference), (rule, words) in (
         (pair, explain(*pair, text)) for pair in check_standard(folder)
     ):
         assert rule.startswith("standard_") and words and "JSONesque" not in words

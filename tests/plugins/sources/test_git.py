@@ -161,7 +161,7 @@ def test_a_failed_git_install_changes_nothing(served, tmp_path: Path, suffix: st
     agent = home / ".lemon" / "agent"
     assert not (agent / "skill" / "demo").exists()
     assert not (agent / "skills.lock.json").exists()
-    leftovers = [p for p in agent.rglob("*")] if agent.exists() else []
+    leftovers = list(agent.rglob("*")) if agent.exists() else []
     assert [p for p in leftovers if p.is_file()] == []
 
 

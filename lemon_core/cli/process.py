@@ -8,7 +8,7 @@ away, ``lemon skill list | head``, exits 1 without a traceback).
 The speed-up, behind this seam only: ``gc.freeze()`` (public since Python 3.7) moves every
 object the imports built into the collector's permanent generation, so the cyclic collector
 never walks Typer's and the commands' objects again while the command builds its answer.
-``LEMON_PLAIN_PROCESS=1`` turns it off (the plain path; tests/cli/test_process.py checks the
+``LEMON_PLAIN=process`` (or ``LEMON_PLAIN=1``, :mod:`lemon_core.plain`) turns it off (the plain path; tests/cli/test_process.py checks the
 two give the same output and exit codes).
 
 It replaces two tricks of the first releases: the collector turned off while
@@ -26,14 +26,12 @@ import sys
 from collections.abc import Callable
 from typing import NoReturn
 
-#: The off switch: set to 1, the process runs with the collector as Python leaves it.
-PLAIN_SWITCH = "LEMON_PLAIN_PROCESS"
+from lemon_core.plain import plain as _plain
 
 
 def run_process(main: Callable[[], None]) -> NoReturn:
     """Run ``main`` as the whole process and exit with its code."""
-    plain = os.environ.get(PLAIN_SWITCH) == "1"
-    if not plain:
+    if not _plain("process"):
         gc.freeze()  # what the imports built lives until the end: never walk it again
     code: int | str | None = 0
     try:
@@ -64,4 +62,4 @@ def _quiet_stdout() -> None:
         pass
 
 
-__all__ = ["PLAIN_SWITCH", "run_process"]
+__all__ = ["run_process"]

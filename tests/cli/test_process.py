@@ -1,5 +1,5 @@
 """cli.process: a ``lemon`` process gives the same output and exit code with its speed-up
-(``gc.freeze``) as on the plain path (``LEMON_PLAIN_PROCESS=1``), and ends cleanly when its
+(``gc.freeze``) as on the plain path (``LEMON_PLAIN=process``), and ends cleanly when its
 reader goes away."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.integration  # starts processes or loopback servers
 
 
 def _run(argv: list[str], env: dict[str, str], plain: bool) -> tuple[int, str, str]:
-    env = {**env, "LEMON_PLAIN_PROCESS": "1"} if plain else env
+    env = {**env, "LEMON_PLAIN": "process"} if plain else env
     done = subprocess.run([*LEMON, *argv], capture_output=True, text=True, env=env,
                           timeout=120, check=False)
     return done.returncode, done.stdout, done.stderr
@@ -29,7 +29,7 @@ def test_the_speed_up_changes_no_output_and_no_exit_code(tmp_path: Path) -> None
     for index in range(40):
         write_skill(project / ".agents" / "skills", f"skill-{index:02d}")
     env = {**os.environ, "HOME": str(tmp_path), "LEMON_CACHE_DIR": str(tmp_path / "cache")}
-    env.pop("LEMON_PLAIN_PROCESS", None)
+    env.pop("LEMON_PLAIN", None)
     where = ["--cwd", str(project)]
     for argv in (["--help"], ["--version"], [], ["skill", "list", "--json", *where],
                  ["skill", "list", *where], ["skill", "inspect", "skill-03", *where],
@@ -50,7 +50,7 @@ def test_a_reader_that_goes_away_ends_the_process_quietly(tmp_path: Path, plain:
         write_skill(project / ".agents" / "skills", f"skill-{index:03d}",
                     description="A description long enough to fill a pipe. " * 6)
     env = {**os.environ, "HOME": str(tmp_path), "LEMON_CACHE_DIR": str(tmp_path / "cache"),
-           **({"LEMON_PLAIN_PROCESS": "1"} if plain else {})}
+           **({"LEMON_PLAIN": "1"} if plain else {})}
     with subprocess.Popen([*LEMON, "skill", "list", "--json", "--cwd", str(project)], env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
         assert proc.stdout is not None and proc.stderr is not None

@@ -12,6 +12,9 @@ process     ``gc.freeze()`` after the imports            the collector as Python
             (:mod:`lemon_core.cli.process`)
 dispatch    Typer builds only the command a run names    Typer builds every command
             (:mod:`lemon_core.cli.dispatch`)
+yaml        frontmatter of text, lists and plain values   PyYAML's full safe loader
+            built from libyaml's events
+            (:mod:`lemon_core.manifest.parse_fast`)
 ==========  ===========================================  ===================================
 """
 

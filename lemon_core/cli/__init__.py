@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 
@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(code)
 
 
-def _click_errors() -> tuple[type[Exception], type[Exception], type[Exception]]:
+def _click_errors() -> tuple[Any, Any, Any]:
     """Click's ``UsageError``, ``ClickException`` and ``NoArgsIsHelpError`` classes as Typer
     raises them (Typer 0.28 vendors its own copy of Click; older Typer uses Click itself)."""
     mro = typer.BadParameter.__mro__
@@ -165,7 +165,7 @@ def _cwd_is_gone() -> bool:
     return False
 
 
-def _fail(message: str, code: int) -> None:
+def _fail(message: str, code: int) -> NoReturn:
     """One escaped line on stderr (``lemon: MESSAGE``), then exit ``code``."""
     from lemon_core.cli.output import fail
 

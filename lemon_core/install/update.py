@@ -125,7 +125,7 @@ def _approver(batch: Sequence[outdated.Installed], approve: approval.Approver,
                         advice=("approve it when asked, or pass ",
                                 Option("allow_trust_change")))
             request = attrs.evolve(request, notes=(*lines, *request.notes))
-        return True if approve is True else bool(approve(request))  # type: ignore[operator]
+        return True if approve is True else bool(approve(request))
 
     return ask
 

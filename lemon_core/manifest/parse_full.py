@@ -116,7 +116,7 @@ def repair_colon_values(text: str) -> tuple[str, list[tuple[str, int]]] | None:
         value = match["value"].rstrip() if match else ""
         if match is None or not _needs_quoting(value):
             end = index + 1
-            if value.startswith(("|", ">")):
+            if match is not None and value.startswith(("|", ">")):
                 end = _block_end(lines, index, len(match["indent"]))  # leave block text alone
             out += lines[index:end]
             index = end

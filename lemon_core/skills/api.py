@@ -163,14 +163,16 @@ class _State:
     @classmethod
     def read(cls, ctx: LemonContext) -> _State:
         project, d1 = SkillSettings(), None
-        project_lock, d3 = {}, None
+        project_lock: Mapping[str, LockRecord] = {}
+        d3 = None
         d5 = None
         if is_project_dir(ctx):  # home is never a project: it has no project state
             d5 = world_writable_warning(ctx)
             project, d1 = read_settings(settings_path(ctx, local=True))
             project_lock, d3 = read_lock_records(lockfile_path(ctx, local=True))
         global_, d2 = SkillSettings(), None
-        global_lock, d4 = {}, None
+        global_lock: Mapping[str, LockRecord] = {}
+        d4 = None
         if ctx.usable_agent_dir is not None:  # never below an unusable home
             global_, d2 = read_settings(settings_path(ctx, local=False))
             global_lock, d4 = read_lock_records(lockfile_path(ctx, local=False))

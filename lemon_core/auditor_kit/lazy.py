@@ -46,8 +46,10 @@ class LazyPattern:
         found = self.__dict__.get("_start_search", False)
         if found is False:
             from lemon_core.auditor_kit.starts import start_search
+            from lemon_core.plain import plain
 
-            found = start_search(self.__dict__["_compiled"], self._source, self._flags)
+            found = None if plain("search") else start_search(
+                self.__dict__["_compiled"], self._source, self._flags)
             self.__dict__["_start_search"] = found
         return found
 

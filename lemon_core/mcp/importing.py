@@ -25,6 +25,7 @@ import attrs
 from lemon_core.mcp.importer_kit.normalise import valid_name
 from lemon_core.mcp.schema import check_server
 from lemon_core.models import McpServer
+from lemon_core.protocols import UserOptIn, UserPaths
 from lemon_core.records import (
     ImportFailure,
     ImportOutcome,
@@ -74,9 +75,10 @@ def user_opted_in(ctx: LemonContext, importer: McpImporter) -> bool:
         return True
     if importer.name.lower() in {part.strip() for part in value.split(",")}:
         return True
-    own_rule = getattr(importer, "user_opt_in", None)
+    if not isinstance(importer, UserOptIn) or not callable(importer.user_opt_in):
+        return False
     try:
-        return bool(own_rule(ctx)) if callable(own_rule) else False
+        return bool(importer.user_opt_in(ctx))
     except Exception:  # noqa: BLE001 - a third-party importer's bug reads nothing rather than everything
         return False
 
@@ -85,12 +87,11 @@ def _guarded(ctx: LemonContext, importers: list[McpImporter], home: Path | None)
     homes = {ctx.home} | ({home} if home is not None else set())
     guarded: set[str] = set()
     for importer in importers:
-        user_paths = getattr(importer, "user_paths", None)
-        if not callable(user_paths):
+        if not isinstance(importer, UserPaths) or not callable(importer.user_paths):
             continue
         for base in homes:
             try:
-                guarded.update(_real(path) for path in user_paths(ctx, base))
+                guarded.update(_real(path) for path in importer.user_paths(ctx, base))
             except Exception:  # noqa: BLE001 - a third-party importer's bug must not stop the import
                 continue
     return frozenset(guarded)
@@ -191,10 +192,10 @@ def unread_user_files(ctx: LemonContext, plugins: Plugins | None = None
     for importer in plugins.mcp_importers():
         if home is not None and user_opted_in(ctx, importer):
             continue
-        user_paths = getattr(importer, "user_paths", None)
-        paths = []
+        paths: list[Path] = []
         try:
-            paths = list(user_paths(ctx, base)) if callable(user_paths) else []
+            if isinstance(importer, UserPaths) and callable(importer.user_paths):
+                paths = list(importer.user_paths(ctx, base))
         except Exception:  # noqa: BLE001 - a third-party importer's bug counts nothing
             pass
         for path in paths:

@@ -77,7 +77,7 @@ def test_set_up_is_two_commands_and_ci_runs_exactly_them() -> None:
     install, test = _commands(block)
     assert install.startswith("python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[mcp]' ")
     assert install.endswith(" lemon skill list --cwd examples/demo-project")
-    assert test == "pip install -e '.[test]' && pytest"
+    assert test == "pip install -e '.[test]' && ruff check && mypy && pytest"
     printed = subprocess.run([str(REPO / ".ci" / "run"), "--print"], capture_output=True,
                              text=True, check=True, timeout=60)
     assert printed.stdout == block

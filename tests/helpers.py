@@ -73,8 +73,8 @@ def test_agent_dir(project: Path) -> Path:
     configured = os.environ.get("LEMON_AGENT_DIR")
     if configured:
         return Path(configured)
-    for folder in project.resolve().parents:
-        if folder.parent.name.startswith("pytest-"):
+    for folder in project.resolve().parents:  # the nearest test folder: pytest-N/<test> or,
+        if folder.parent.name.startswith(("pytest-", "popen-gw")):  # with xdist, popen-gwN/<test>
             return folder / "agent"
     raise AssertionError(f"no test tmp_path above {project}")
 

@@ -68,7 +68,7 @@ def main() -> None:
             echo = host.call(names["echo"], {"text": "still here"})
             answer_ms = (time.monotonic() - before) * 1000
             written = host.call(names["flooding"], {}).result
-            conn = next(iter(host._conns.values()))  # noqa: SLF001 - a figure, not an API
+            conn = next(iter(host._conns.values()))
             bucket = getattr(conn.transport, "bucket", None)
     print(json.dumps({
         "kind": opts.kind, "rate": opts.rate, "seconds": opts.seconds,

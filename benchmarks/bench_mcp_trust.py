@@ -42,7 +42,7 @@ anyio.run(main)
 '''
 
 
-def _ctx(project: Path, agent: Path):  # noqa: ANN202
+def _ctx(project: Path, agent: Path):
     from lemon_core.context import LemonContext
 
     return LemonContext(cwd=project, home=agent, platform="linux",

@@ -347,7 +347,7 @@ def measure(name: str, path: Path, server: Any, lemon: list[str], extra: dict[st
             row["installed"] = len(names)
             dest = scratch / f"clone-{i}"
             shutil.rmtree(dest, ignore_errors=True)
-            for j in range(repeat):
+            for _ in range(repeat):
                 shutil.rmtree(dest, ignore_errors=True)
                 clones.append(clone(url, dest, env, timeout))
             shutil.rmtree(dest, ignore_errors=True)

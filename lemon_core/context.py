@@ -13,6 +13,7 @@ import stat
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -40,14 +41,22 @@ def normalise_platform(name: str) -> str:
     return name
 
 
+def _absolute(path: str | os.PathLike[str]) -> Path:
+    return Path(path).absolute()
+
+
+def _plain_dict(env: Mapping[str, str]) -> dict[str, str]:
+    return dict(env)
+
+
 @attrs.frozen
 class LemonContext:
     """Where and how lemon runs. Build it with :meth:`from_environment` or directly in tests."""
 
-    cwd: Path = attrs.field(converter=lambda p: Path(p).absolute())
+    cwd: Path = attrs.field(converter=_absolute)
     #: As given: a relative home stays relative (and :attr:`home_problem` says so).
     home: Path = attrs.field(converter=Path)
-    env: Mapping[str, str] = attrs.field(factory=dict, converter=lambda e: dict(e))
+    env: Mapping[str, str] = attrs.field(factory=dict, converter=_plain_dict)
     platform: str = attrs.field(default=normalise_platform(sys.platform))
 
     @classmethod
@@ -66,7 +75,7 @@ class LemonContext:
                 raise LemonError(CWD_GONE) from None
         return cls(cwd=Path(cwd), home=Path(home), env=environ)
 
-    def evolve(self, **changes: object) -> LemonContext:
+    def evolve(self, **changes: Any) -> LemonContext:
         """A copy with some fields replaced (``ctx.evolve(cwd=other)``)."""
         return attrs.evolve(self, **changes)
 

@@ -127,7 +127,7 @@ def entry_points(groups: Iterable[str]) -> list[EntryPoint]:
     wanted = set(groups)
     if not plain_layout():
         return _from_importlib(wanted)
-    found = []
+    found: list[EntryPoint] = []
     for folder in _distributions():
         text = _read(folder / "entry_points.txt")
         if not text:

@@ -309,7 +309,7 @@ class Plugins:
         for impl in self._impls(hook):
             try:
                 self._call(impl, kwargs)
-            except Exception as exc:  # an observer never breaks the operation it observes
+            except Exception as exc:  # noqa: BLE001 - an observer never breaks the operation it observes
                 failure = HookFailure(impl.plugin_name, hook, exc)
                 _log.warning("%s", failure.message)
                 failures.append(failure)

@@ -98,6 +98,37 @@ class SkillSource(Protocol):
         """Skills of this source matching ``query`` (may return an empty list)."""
 
 
+# Optional members of a source, each a protocol of its own: the host asks ``isinstance(source,
+# SourceForms)`` (present or not at run time, checked by a type checker when present).
+
+
+@runtime_checkable
+class SourceForms(Protocol):
+    """A source that lists the identifier forms it accepts (``gh:<owner>/<repo>``…), for the
+    router's message when no source accepts an identifier."""
+
+    forms: Sequence[str]
+
+
+@runtime_checkable
+class BindingSource(Protocol):
+    """A source whose references depend on where lemon runs (a relative path): after
+    :meth:`SkillSource.parse` accepted an identifier, the host asks it to bind the reference
+    to ``ctx``."""
+
+    def bind(self, ref: SourceRef, ctx: LemonContext) -> SourceRef:
+        """``ref`` made independent of the working directory."""
+
+
+@runtime_checkable
+class CatalogSource(Protocol):
+    """A source with a catalog to browse (``lemon skill search --source NAME``): its skills
+    as mappings (``id``, ``key``, ``name``, ``description``…), filtered by keyword."""
+
+    def catalog(self, ctx: LemonContext, **filters: Any) -> Iterable[dict[str, Any]]:
+        """The catalog's entries that match ``filters``."""
+
+
 # -- MCP config importers ---------------------------------------------------------------------
 
 
@@ -118,12 +149,8 @@ class McpImporter(Protocol):
     into an error record (never a crash). :class:`lemon_core.mcp.importer_kit.files.FileImporter`
     implements all of this for file-based tools.
 
-    Optional members (looked up with ``getattr``; not part of the runtime check):
-
-    - ``user_opt_in(ctx) -> bool``: the provider's own reason to read its user files without
-      the user's opt-in (omp: always; Claude Code: ``CLAUDE_CONFIG_DIR`` is set).
-    - ``user_paths(ctx, home) -> Sequence[Path]``: every user-level file of the tool under
-      ``home``; the host keeps project reads off these paths (``request.read_text``).
+    Optional members, each a protocol of its own (:class:`UserOptIn`, :class:`UserPaths`;
+    not part of this protocol's runtime check).
     """
 
     name: str
@@ -133,6 +160,24 @@ class McpImporter(Protocol):
         """The scope's entries: valid servers in file then entry order, skipped entries with
         their reasons, and files that failed (read through ``request.read_text``, which
         bounds the size and never reads a guarded path)."""
+
+
+@runtime_checkable
+class UserOptIn(Protocol):
+    """An importer with its own reason to read its user files without the user's opt-in
+    (omp: always; Claude Code: ``CLAUDE_CONFIG_DIR`` is set)."""
+
+    def user_opt_in(self, ctx: LemonContext) -> bool:
+        """Whether the user files may be read."""
+
+
+@runtime_checkable
+class UserPaths(Protocol):
+    """An importer that names every user-level file of its tool under ``home``; the host keeps
+    project reads off these paths (``request.read_text``)."""
+
+    def user_paths(self, ctx: LemonContext, home: Path) -> Sequence[Path]:
+        """The tool's user files under ``home``."""
 
 
 # -- auditors ---------------------------------------------------------------------------------
@@ -226,9 +271,7 @@ class Auditor(Protocol):
 
     name: str
 
-    #: Optional: a version string of the auditor's rules; a change invalidates cached
-    #: verdicts. Looked up with ``getattr``; an auditor without it is never cached.
-    # rules_version: str
+    #: Optional member (:class:`VersionedAuditor`): a version string of the auditor's rules.
 
     def audit(self, bundle: AuditBundle) -> Iterable[Finding]:
         """Findings for ``bundle`` (none means nothing to report)."""
@@ -292,6 +335,14 @@ class CommandKit(Protocol):
         ...
 
 
+@runtime_checkable
+class VersionedAuditor(Protocol):
+    """An auditor that versions its rules: a change of ``rules_version`` invalidates cached
+    verdicts; an auditor without it (or with an empty one) is never cached."""
+
+    rules_version: str
+
+
 # -- observer events --------------------------------------------------------------------------
 
 
@@ -327,6 +378,8 @@ __all__ = [
     "AuditFile",
     "AuditSeverity",
     "Auditor",
+    "BindingSource",
+    "CatalogSource",
     "CliCommand",
     "CommandKit",
     "FetchResult",
@@ -337,6 +390,10 @@ __all__ = [
     "SkillLoadEvent",
     "SkillSource",
     "SkillWriteEvent",
+    "SourceForms",
     "SourceRef",
     "TrustLevel",
+    "UserOptIn",
+    "UserPaths",
+    "VersionedAuditor",
 ]

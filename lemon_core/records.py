@@ -8,6 +8,7 @@ These belong to the plugin contract (:class:`~lemon_core.protocols.McpImporter` 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -23,10 +24,10 @@ if TYPE_CHECKING:
 ImportScope = Literal["project", "user"]
 
 
-def _tuple(value: object) -> tuple[object, ...]:
+def _tuple(value: Iterable[object]) -> tuple[object, ...]:
     """``tuple(value)`` (a function: attrs reading a builtin's signature costs a tokenizer
     start-up)."""
-    return tuple(value)  # type: ignore[call-overload]
+    return tuple(value)
 
 
 @attrs.frozen

@@ -295,7 +295,7 @@ class GitServer:
             self._server.server_close()
             self._server = None
 
-    def __enter__(self) -> GitServer:  # noqa: PYI034
+    def __enter__(self) -> GitServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -9,6 +10,10 @@ from typing import Any
 import pytest
 
 from lemon_core.cli import main
+
+#: The argv that runs ``lemon`` in a subprocess: this interpreter, whether or not a virtual
+#: environment is activated (its console script need not be on ``PATH``).
+LEMON = (sys.executable, "-m", "lemon_core.cli")
 
 
 def write_skill(root: Path, key: str, frontmatter: str | None = None, body: str = "Body.\n",
@@ -68,8 +73,8 @@ def test_agent_dir(project: Path) -> Path:
     configured = os.environ.get("LEMON_AGENT_DIR")
     if configured:
         return Path(configured)
-    for folder in project.resolve().parents:
-        if folder.parent.name.startswith("pytest-"):
+    for folder in project.resolve().parents:  # the nearest test folder: pytest-N/<test> or,
+        if folder.parent.name.startswith(("pytest-", "popen-gw")):  # with xdist, popen-gwN/<test>
             return folder / "agent"
     raise AssertionError(f"no test tmp_path above {project}")
 

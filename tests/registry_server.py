@@ -90,7 +90,7 @@ class WebServer:
                     return found
         return json_answer({"message": "Not Found"}, 404)
 
-    def __enter__(self) -> WebServer:  # noqa: PYI034
+    def __enter__(self) -> WebServer:
         owner = self
 
         class Handler(http.server.BaseHTTPRequestHandler):

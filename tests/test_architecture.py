@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -117,6 +117,7 @@ _json_values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @given(_json_values, st.integers(min_value=0, max_value=8))
 def test_nesting_check_matches_the_real_depth(value: object, limit: int) -> None:
     text = json.dumps(value)

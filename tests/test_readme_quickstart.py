@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
 DEMO = REPO / "examples" / "demo-project"
@@ -75,7 +77,7 @@ def test_set_up_is_two_commands_and_ci_runs_exactly_them() -> None:
     install, test = _commands(block)
     assert install.startswith("python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[mcp]' ")
     assert install.endswith(" lemon skill list --cwd examples/demo-project")
-    assert test == "pip install -e '.[test]' && pytest"
+    assert test == "pip install -e '.[test]' && ruff check && mypy && pytest"
     printed = subprocess.run([str(REPO / ".ci" / "run"), "--print"], capture_output=True,
                              text=True, check=True, timeout=60)
     assert printed.stdout == block
@@ -162,6 +164,7 @@ def _run_quick_start(env: dict[str, str], demo: Path, out: Path,
              (out / f"{n}.err").read_text()) for n, line in enumerate(lines)]
 
 
+@pytest.mark.slow
 def test_the_quick_start_runs_as_written_twice_over(tmp_path: Path) -> None:
     blocks = _blocks("Quick start")
     first = _commands(blocks[0][1])

@@ -22,7 +22,7 @@ from typing import Any
 from lemon_core.audit.bundle import ReadBundle
 from lemon_core.audit.policy import HOST_RULES_VERSION, severity_of
 from lemon_core.audit.sealed import SealedDocs
-from lemon_core.protocols import Finding
+from lemon_core.protocols import Finding, VersionedAuditor
 
 FORMAT = 1
 _FIELDS = ("rule", "severity", "message", "path", "auditor", "family", "line", "excerpt")
@@ -30,7 +30,9 @@ _FIELDS = ("rule", "severity", "message", "path", "auditor", "family", "line", "
 
 def rules_version(auditor: object) -> str | None:
     """The auditor's ``rules_version`` when it is a non-empty string, else None."""
-    value = getattr(auditor, "rules_version", None)
+    if not isinstance(auditor, VersionedAuditor):
+        return None
+    value = auditor.rules_version
     return value if isinstance(value, str) and value else None
 
 

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from lemon_core.audit.cache import rules_version
 from lemon_core.audit.policy import HOST, HOST_RULES, HOST_RULES_VERSION
 
 HEADER = """\
@@ -51,7 +52,7 @@ def policy_markdown(auditors: Iterable[Any]) -> str:
     sections = [(HOST, HOST_RULES_VERSION, HOST_RULES,
                  "What the host itself sees while reading the bundle; it fails closed.")]
     for auditor in sorted(auditors, key=lambda a: str(getattr(a, "name", ""))):
-        version = getattr(auditor, "rules_version", None)
+        version = rules_version(auditor)
         sections.append((str(auditor.name), version, _rules_of(auditor),
                          getattr(auditor, "policy", None)))
     out = [HEADER]

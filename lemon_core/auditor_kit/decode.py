@@ -130,10 +130,10 @@ def decoded_payloads(text: str) -> Iterator[Decoded]:
     ``chr(99)+chr(117)`` / ``fromCharCode(...)`` / ``bytes([...])`` lists."""
     found = 0
     passes = [(_HEX_RUN, "hex"), (_B64, "base64")]
-    if "\\" in text and _ESCAPE_HINT.compiled().search(text):
+    if "\\" in text and _ESCAPE_HINT.search(text):
         passes.insert(0, (_ESCAPES, "escapes"))
     if "(" in text and ("chr" in text or "harCode" in text or "bytes" in text) and \
-            _CHARCODE_HINT.compiled().search(text):
+            _CHARCODE_HINT.search(text):
         passes.insert(0, (_CHARCODES, "charcodes"))
     for pattern, encoding in passes:
         matches = _run_matches(pattern, text, encoding) if encoding in _RUNS else \

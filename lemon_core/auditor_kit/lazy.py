@@ -46,8 +46,10 @@ class LazyPattern:
         found = self.__dict__.get("_start_search", False)
         if found is False:
             from lemon_core.auditor_kit.starts import start_search
+            from lemon_core.plain import plain
 
-            found = start_search(self.__dict__["_compiled"], self._source, self._flags)
+            found = None if plain("search") else start_search(
+                self.__dict__["_compiled"], self._source, self._flags)
             self.__dict__["_start_search"] = found
         return found
 
@@ -56,16 +58,16 @@ class LazyPattern:
         if len(string) >= LONG_TEXT and isinstance(string, str):
             starts = self._starts()
             if starts is not None:
-                return starts.search(string, pos, endpos)  # type: ignore[no-any-return]
-        return self.__dict__["_compiled"].search(string, pos, endpos)  # type: ignore[no-any-return]
+                return starts.search(string, pos, endpos)
+        return self.__dict__["_compiled"].search(string, pos, endpos)
 
     def _finditer(self, string: str, pos: int = 0,
                   endpos: int = sys.maxsize) -> Iterator[re.Match[str]]:
         if len(string) >= LONG_TEXT and isinstance(string, str):
             starts = self._starts()
             if starts is not None:
-                return starts.finditer(string, pos, endpos)  # type: ignore[no-any-return]
-        return self.__dict__["_compiled"].finditer(string, pos, endpos)  # type: ignore[no-any-return]
+                return starts.finditer(string, pos, endpos)
+        return self.__dict__["_compiled"].finditer(string, pos, endpos)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):

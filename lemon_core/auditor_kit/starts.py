@@ -17,6 +17,14 @@ turn and a match cannot begin anywhere else (lookbehinds and ``\\b`` still see t
 letter, ``ſ`` to ``s``, ``K`` to ``k``). A pattern whose starts cannot be read (a class, an
 optional or non-ASCII opening…), or that the engine already skips through
 (:func:`engine_skips`), is searched as it is.
+
+The starts are read from the pattern's source by :class:`_Reader`, a small reader of the
+regular-expression syntax the auditors write (literals, escapes, sets, groups, alternation,
+repeats, anchors and lookarounds); anything else it does not know (a verbose pattern, a
+back-reference, a scoped flag…) makes the starts unknown. It replaces a reading of CPython's
+private ``re._parser`` tree. ``LEMON_PLAIN=search`` (:mod:`lemon_core.plain`) turns the start
+search off; tests/auditor_kit/test_starts.py checks it finds what the plain search finds, for
+every pattern of the built-in auditors and for generated ones.
 """
 
 from __future__ import annotations
@@ -25,15 +33,6 @@ import bisect
 import functools
 import re
 from collections.abc import Iterator
-
-try:  # Python 3.11+
-    from re import _compiler as _sre_compile
-    from re import _constants as _sre
-    from re import _parser as _sre_parse
-except ImportError:  # pragma: no cover - Python 3.10
-    import sre_compile as _sre_compile  # type: ignore[no-redef]
-    import sre_constants as _sre  # type: ignore[no-redef]
-    import sre_parse as _sre_parse  # type: ignore[no-redef]
 
 from lemon_core.auditor_kit.lines import lower_same_length
 
@@ -44,15 +43,204 @@ MAX_STARTS = 64
 #: A text with more non-ASCII characters than this share is searched as it is.
 MAX_NON_ASCII_SHARE = 1 / 16
 
-_ZERO_WIDTH = frozenset({_sre.AT, _sre.ASSERT, _sre.ASSERT_NOT})
-_REPEATS = frozenset(op for op in (getattr(_sre, "MAX_REPEAT", None), getattr(_sre, "MIN_REPEAT", None),
-                                   getattr(_sre, "POSSESSIVE_REPEAT", None)) if op is not None)
-_GROUPS = frozenset(op for op in (_sre.SUBPATTERN, getattr(_sre, "ATOMIC_GROUP", None))
-                    if op is not None)
-
 #: (strings, complete): a match begins with one of ``strings`` ("" when it may be empty);
 #: ``complete`` when a match is exactly one of them. None: a match may begin with anything.
 _Starts = tuple[frozenset[str], bool] | None
+
+#: What the reader makes of a pattern: items of a sequence, each one of
+#: ("chars", [code, ...]) one character among these; ("zero",) an anchor or lookaround;
+#: ("branch", [sequence, ...]); ("group", sequence); ("repeat", least, most, sequence);
+#: ("any",) anything else (a class such as \w, a dot, a negated set).
+_Item = tuple
+_ESCAPED_CHARS = {"n": "\n", "t": "\t", "r": "\r", "f": "\f", "v": "\v", "a": "\a"}
+_ZERO_ESCAPES = frozenset("bBAZ")
+_CLASS_ESCAPES = frozenset("dDwWsS")
+
+
+class _Unknown(Exception):
+    """A construct the reader does not know: the starts are unknown."""
+
+
+class _Reader:
+    """Reads a pattern's source into :data:`_Item` sequences (see the module docstring)."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.at = 0
+
+    def read(self) -> list[_Item]:
+        if self.source.startswith("(?"):  # global inline flags, e.g. (?i) or (?s)
+            end = self.source.find(")")
+            flags = self.source[2:end] if end > 0 else ""
+            if flags and flags.isalpha():
+                if "x" in flags:
+                    raise _Unknown  # verbose: white space and comments
+                self.at = end + 1
+        items = self._alternation()
+        if self.at != len(self.source):
+            raise _Unknown
+        return items
+
+    def _alternation(self) -> list[_Item]:
+        branches = [self._sequence()]
+        while self._peek() == "|":
+            self.at += 1
+            branches.append(self._sequence())
+        return branches[0] if len(branches) == 1 else [("branch", branches)]
+
+    def _sequence(self) -> list[_Item]:
+        items: list[_Item] = []
+        while self.at < len(self.source) and self._peek() not in "|)":
+            item = self._atom()
+            items.append(self._repeat(item))
+        return items
+
+    def _peek(self) -> str:
+        return self.source[self.at] if self.at < len(self.source) else ""
+
+    def _atom(self) -> _Item:
+        char = self.source[self.at]
+        self.at += 1
+        if char == "(":
+            return self._group()
+        if char == "[":
+            return self._set()
+        if char == "\\":
+            return self._escape()
+        if char in "^$":
+            return ("zero",)
+        if char == ".":
+            return ("any",)
+        if char in "*+?{":
+            raise _Unknown  # a repeat of nothing (or a literal brace): not read
+        return ("chars", [ord(char)])
+
+    def _group(self) -> _Item:
+        source = self.source
+        if source.startswith("?:", self.at):
+            self.at += 2
+        elif source.startswith("?P<", self.at):
+            end = source.find(">", self.at)
+            if end < 0:
+                raise _Unknown
+            self.at = end + 1
+        elif source.startswith(("?=", "?!", "?<=", "?<!"), self.at):
+            self.at += 3 if source.startswith("?<", self.at) else 2
+            self._alternation()
+            self._close()
+            return ("zero",)
+        elif source.startswith("?", self.at):
+            raise _Unknown  # a scoped flag, a comment, a conditional…
+        inner = self._alternation()
+        self._close()
+        return ("group", inner)
+
+    def _close(self) -> None:
+        if self._peek() != ")":
+            raise _Unknown
+        self.at += 1
+
+    def _escape(self) -> _Item:
+        if self.at >= len(self.source):
+            raise _Unknown
+        char = self.source[self.at]
+        self.at += 1
+        if char in _ZERO_ESCAPES:
+            return ("zero",)
+        if char in _CLASS_ESCAPES:
+            return ("any",)
+        if char in _ESCAPED_CHARS:
+            return ("chars", [ord(_ESCAPED_CHARS[char])])
+        if char.isalnum() or not char.isascii():
+            raise _Unknown  # a back-reference, \x41, \u00e9, \N{…}: not read
+        return ("chars", [ord(char)])
+
+    def _set(self) -> _Item:
+        source = self.source
+        if self._peek() == "^":
+            self._skip_set(opening=True)
+            return ("any",)
+        codes: list[int] = []
+        first = True
+        while True:
+            if self.at >= len(source):
+                raise _Unknown
+            char = source[self.at]
+            if char == "]" and not first:
+                self.at += 1
+                return ("chars", codes) if codes else ("any",)
+            first = False
+            code = self._set_char()
+            if code is None:
+                self._skip_set()
+                return ("any",)
+            if self._peek() == "-" and self.at + 1 < len(source) and source[self.at + 1] != "]":
+                self.at += 1
+                high = self._set_char()
+                if high is None or high < code:
+                    raise _Unknown
+                if high - code >= 10:
+                    self._skip_set()
+                    return ("any",)  # a wide range
+                codes.extend(range(code, high + 1))
+            else:
+                codes.append(code)
+
+    def _set_char(self) -> int | None:
+        """The code of one character of a set, None for a class escape (\\w, \\s…)."""
+        char = self.source[self.at]
+        self.at += 1
+        if char == "[":
+            raise _Unknown  # a nested set (a FutureWarning in CPython)
+        if char != "\\":
+            return ord(char)
+        if self.at >= len(self.source):
+            raise _Unknown
+        char = self.source[self.at]
+        self.at += 1
+        if char in _CLASS_ESCAPES:
+            return None
+        if char in _ESCAPED_CHARS:
+            return ord(_ESCAPED_CHARS[char])
+        if char.isalnum() or not char.isascii():
+            raise _Unknown
+        return ord(char)
+
+    def _skip_set(self, opening: bool = False) -> None:
+        """Move past the ``]`` that closes the set being read (``opening``: from its first
+        character, where ``^`` negates and a ``]`` is a member)."""
+        source = self.source
+        if opening and self._peek() == "^":
+            self.at += 1
+        if opening and self._peek() == "]":
+            self.at += 1
+        while self.at < len(source) and source[self.at] != "]":
+            self.at += 2 if source[self.at] == "\\" else 1
+        if self.at >= len(source):
+            raise _Unknown
+        self.at += 1
+
+    def _repeat(self, item: _Item) -> _Item:
+        char = self._peek()
+        if char in ("?", "*", "+"):
+            self.at += 1
+            least, most = {"?": (0, 1), "*": (0, None), "+": (1, None)}[char]
+        elif char == "{":
+            end = self.source.find("}", self.at)
+            body = self.source[self.at + 1:end] if end > 0 else ""
+            match = re.fullmatch(r"(\d*)(,?)(\d*)", body)
+            if match is None or not (match[1] or match[3]):
+                raise _Unknown  # a literal brace: not read
+            least = int(match[1] or 0)
+            most = int(match[3]) if match[3] else (None if match[2] else least)
+            self.at = end + 1
+        else:
+            return item
+        if self._peek() in ("?", "+"):
+            self.at += 1  # lazy or possessive: the same strings can start it
+        if item[0] == "zero":
+            raise _Unknown
+        return ("repeat", least, most, [item])
 
 
 def _char(code: int) -> str | None:
@@ -79,50 +267,41 @@ def _literals(codes: list[int]) -> frozenset[str]:
     return frozenset(chars)
 
 
-def _item(op: object, av: object) -> _Starts:
-    if op is _sre.LITERAL:
-        return _literals([av]), True  # type: ignore[list-item]
-    if op is _sre.IN:
-        codes = []
-        for member, value in av:  # type: ignore[attr-defined]
-            if member is _sre.LITERAL:
-                codes.append(value)
-            elif member is _sre.RANGE and value[1] - value[0] < 10:
-                codes.extend(range(value[0], value[1] + 1))
-            else:  # a negated set, a category, a wide range
-                return None
-        return _literals(codes), True
-    if op is _sre.BRANCH:
+def _item(item: _Item) -> _Starts:
+    kind = item[0]
+    if kind == "chars":
+        return _literals(item[1]), True
+    if kind == "branch":
         strings: set[str] = set()
         complete = True
-        for alternative in av[1]:  # type: ignore[index]
-            found = _sequence(alternative.data)
+        for alternative in item[1]:
+            found = _sequence(alternative)
             if found is None:
                 return None
             strings |= found[0]
             complete = complete and found[1]
         return frozenset(strings), complete
-    if op in _GROUPS:
-        return _sequence((av[-1] if op is _sre.SUBPATTERN else av).data)  # type: ignore[index, union-attr]
-    if op in _REPEATS:
-        least, most, body = av  # type: ignore[misc]
-        found = _sequence(body.data)
+    if kind == "group":
+        return _sequence(item[1])
+    if kind == "repeat":
+        least, most, body = item[1], item[2], item[3]
+        found = _sequence(body)
         if found is None:
             return None
         if least == 0:
             return found[0] | {""}, found[1] and most == 1
         return found[0], found[1] and least == most == 1
-    return None  # any character, a class, a back-reference…
+    return None  # any character, a class, a negated set…
 
 
-def _sequence(items: list[tuple[object, object]]) -> _Starts:
+def _sequence(items: list[_Item]) -> _Starts:
     """The starts of ``items`` matched one after the other."""
     position = 0
-    while position < len(items) and items[position][0] in _ZERO_WIDTH:
+    while position < len(items) and items[position][0] == "zero":
         position += 1  # an assertion consumes nothing: it only narrows where a match is
     if position == len(items):
         return frozenset({""}), True
-    head = _item(*items[position])
+    head = _item(items[position])
     if head is None:
         return None
     strings, complete = head
@@ -143,21 +322,24 @@ def _sequence(items: list[tuple[object, object]]) -> _Starts:
     return frozenset(cut), rest[1] and cut == joined
 
 
-@functools.lru_cache(maxsize=16)
-def _parse(source: str, flags: int) -> object:
-    """The parse tree of the pattern (read, never changed, by both analyses below)."""
-    return _sre_parse.parse(source, flags)
+@functools.lru_cache(maxsize=256)
+def _read(source: str, flags: int) -> list[_Item] | None:
+    """The pattern read by :class:`_Reader`, None when it holds what the reader does not know."""
+    if flags & re.VERBOSE:
+        return None
+    try:
+        return _Reader(source).read()
+    except (_Unknown, IndexError):
+        return None
 
 
 @functools.lru_cache(maxsize=256)
 def literal_starts(source: str, flags: int = 0) -> tuple[str, ...] | None:
     """The lower-cased strings (at most :data:`MAX_START` characters) one of which begins
     every match of the pattern ``source`` compiled with ``flags`` (compared without regard to
-    ASCII case), or None when they cannot be told from its parse tree."""
-    try:
-        found = _sequence(_parse(source, flags).data)  # type: ignore[attr-defined]
-    except Exception:  # noqa: BLE001 - an unknown construct: search as it is
-        return None
+    ASCII case), or None when they cannot be told from its source."""
+    items = _read(source, flags)
+    found = _sequence(items) if items is not None else None
     if found is None or "" in found[0] or len(found[0]) > MAX_STARTS:
         return None
     return tuple(sorted(found[0]))  # empty: every match opens with a non-ASCII character
@@ -165,15 +347,26 @@ def literal_starts(source: str, flags: int = 0) -> tuple[str, ...] | None:
 
 @functools.lru_cache(maxsize=256)
 def engine_skips(source: str, flags: int = 0) -> bool:
-    """Whether the engine itself skips to where a match can start (the pattern opens with
-    a case-sensitive literal or set): then its own search is as quick as a start search."""
-    try:
-        parsed = _parse(source, flags)
-        flags |= parsed.state.flags  # type: ignore[attr-defined]
-        prefix = _sre_compile._get_literal_prefix(parsed, flags)[0]
-        return bool(prefix) or _sre_compile._get_charset_prefix(parsed, flags) is not None
-    except Exception:  # noqa: BLE001 - not known: the start search decides on its own
-        return False
+    """Whether the engine itself skips to where a match can start: the pattern opens (inside
+    its groups) with a set, or with a character whose case does not matter. Then its own
+    search is as quick as a start search. (A judgement of speed only: either answer finds the
+    same matches.)"""
+    items = _read(source, flags)
+    ignore_case = bool(flags & re.IGNORECASE) or source.startswith("(?") and "i" in \
+        source[2:source.find(")")]
+    while items:
+        head = items[0]
+        if head[0] == "group":
+            items = head[1]
+            continue
+        if head[0] != "chars":
+            return False
+        codes = head[1]
+        if len(codes) > 1:
+            return True  # a set: the engine skips through its characters
+        char = chr(codes[0])
+        return not ignore_case or char.lower() == char.upper()
+    return False
 
 
 _NON_ASCII = re.compile("[^\x00-\x7f]")

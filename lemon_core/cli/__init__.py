@@ -7,31 +7,22 @@ pluggy, dulwich, mcp) are imported inside command bodies so ``lemon --help`` sta
 
 from __future__ import annotations
 
-import gc
-
-# Importing Typer and the commands builds thousands of objects that all live until the process
-# ends; the cyclic collector would walk them several times over (about 10 ms of every start).
-# It is off while this module imports, and on again after (as it was) for library users.
-_GC_WAS_ENABLED = gc.isenabled()
-gc.disable()
-
 import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 
 from lemon_core.cli import mcp as mcp_cli
-from lemon_core.cli import mcp_oauth  # noqa: F401  (``lemon mcp login/logout``)
-from lemon_core.cli import mcp_runtime  # noqa: F401  (``lemon mcp tools/status/call``)
-from lemon_core.cli import mcp_serve  # noqa: F401  (``lemon mcp serve``)
-from lemon_core.cli import mcp_test  # noqa: F401  (registers ``lemon mcp test``)
-from lemon_core.cli import mcp_trust  # noqa: F401  (``lemon mcp trust/untrust``)
-from lemon_core.cli import plugin_commands
-from lemon_core.cli import plugins as plugins_cli
-from lemon_core.cli import skill_app
-from lemon_core.cli import (  # noqa: F401  (each registers its ``lemon skill`` commands)
+from lemon_core.cli import (  # noqa: F401  (each registers its commands on its group's app)
+    mcp_oauth,  # ``lemon mcp login/logout``
+    mcp_runtime,  # ``lemon mcp tools/status/call``
+    mcp_serve,  # ``lemon mcp serve``
+    mcp_test,  # ``lemon mcp test``
+    mcp_trust,  # ``lemon mcp trust/untrust``
+    plugin_commands,
     skill,
+    skill_app,
     skill_audit,
     skill_install,
     skill_new,
@@ -39,6 +30,7 @@ from lemon_core.cli import (  # noqa: F401  (each registers its ``lemon skill`` 
     skill_serve,
     skill_update,
 )
+from lemon_core.cli import plugins as plugins_cli
 from lemon_core.cli.dispatch import app_for
 
 app = typer.Typer(
@@ -61,7 +53,6 @@ SHELLS = ("bash", "zsh", "fish", "powershell", "pwsh")
 def _print_version(value: bool) -> None:
     if value:
         from lemon_core import __version__
-
         from lemon_core.cli.output import say
 
         say(f"lemon {__version__}")
@@ -106,9 +97,6 @@ def _root(
 # ``_LEMON_COMPLETE=complete_bash lemon`` (what the scripts run) answers with Typer's
 # completion classes, which match the scripts above.
 typer.completion.completion_init()
-
-if _GC_WAS_ENABLED:
-    gc.enable()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -157,7 +145,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(code)
 
 
-def _click_errors() -> tuple[type[Exception], type[Exception], type[Exception]]:
+def _click_errors() -> tuple[Any, Any, Any]:
     """Click's ``UsageError``, ``ClickException`` and ``NoArgsIsHelpError`` classes as Typer
     raises them (Typer 0.28 vendors its own copy of Click; older Typer uses Click itself)."""
     mro = typer.BadParameter.__mro__
@@ -179,7 +167,7 @@ def _cwd_is_gone() -> bool:
     return False
 
 
-def _fail(message: str, code: int) -> None:
+def _fail(message: str, code: int) -> NoReturn:
     """One escaped line on stderr (``lemon: MESSAGE``), then exit ``code``."""
     from lemon_core.cli.output import fail
 
@@ -199,34 +187,11 @@ def _tolerant_stdout() -> None:
 
 
 def console() -> None:
-    """The ``lemon`` console script: :func:`main` without the cyclic garbage collector, then
-    exit without tearing down.
+    """The ``lemon`` console script: :func:`main` run as a short-lived process
+    (:mod:`lemon_core.cli.process`: its exit code, its output flushed)."""
+    from lemon_core.cli.process import run_process
 
-    Freeing every object of a large listing one by one at interpreter exit costs more than
-    parsing it back from the cache (40 ms for 10,000 skills); the process is ending, so its
-    output is flushed and it leaves at once. Nothing lemon writes is pending at that point:
-    every file write is already complete and synced.
-    """
-    # A command is a short-lived process that builds many objects which all stay alive until it
-    # exits; the cyclic collector would only walk them again and again (it doubled the time of
-    # a 10,000-skill listing). Memory is returned when the process ends.
-    gc.disable()
-    code: int | str | None = 0
-    try:
-        main()
-    except SystemExit as exc:
-        code = exc.code
-    if isinstance(code, str):
-        from lemon_core.cli.output import say
-
-        say(code, err=True)
-        code = 1
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BrokenPipeError:  # the reader went away (``lemon skill list | head``)
-        code = code or 1
-    os._exit(code or 0)
+    run_process(main)
 
 
 __all__ = ["app", "console", "main"]

@@ -20,6 +20,8 @@ from typing import Any
 import typer
 from typer.main import get_command_name
 
+from lemon_core.plain import plain
+
 #: The variable Typer's completion scripts set (``_<PROG>_COMPLETE``).
 COMPLETE_ENV = "_LEMON_COMPLETE"
 
@@ -34,9 +36,14 @@ def command_name(info: typer.models.CommandInfo) -> str | None:
 
 def app_for(app: typer.Typer, argv: Sequence[str]) -> typer.Typer:
     """``app`` pruned to the one command ``argv`` names, or ``app`` itself."""
-    if len(argv) < 2 or os.environ.get(COMPLETE_ENV) or _find(app, argv[0], argv[1]) is None:
+    if len(argv) < 2 or os.environ.get(COMPLETE_ENV) or plain("dispatch"):
         return app
-    return _pruned(app, argv[0], argv[1])
+    try:
+        if _find(app, argv[0], argv[1]) is None:
+            return app
+        return _pruned(app, argv[0], argv[1])
+    except (AttributeError, TypeError):  # a Typer whose lists are not these: build them all
+        return app
 
 
 def _find(app: typer.Typer, group_name: str, name: str) -> tuple[Any, Any] | None:
@@ -49,7 +56,7 @@ def _find(app: typer.Typer, group_name: str, name: str) -> tuple[Any, Any] | Non
     return (group, matches[0]) if len(matches) == 1 else None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _pruned(app: typer.Typer, group_name: str, name: str) -> typer.Typer:
     """A copy of ``app`` holding only that group with only that command; one copy per
     command, kept, so a process that runs several commands (tests, an embedder) gets the same

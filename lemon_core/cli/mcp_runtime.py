@@ -213,7 +213,8 @@ def call(
 
     arguments = _arguments(args)
     if approve:
-        approver: Any = lambda request: True  # the user approved up front
+        def approver(request: Any) -> bool:  # the user approved up front
+            return True
     elif sys.stdin.isatty() and sys.stderr.isatty():
         approver = _terminal_approver
     else:

@@ -21,7 +21,7 @@ that is not exactly the recorded one; one fetched tree installs several skills.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -96,6 +96,10 @@ def _consent(approve: Approve | Consent) -> Consent:
     return Consent.of(approve)
 
 
+def _strings(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(values)
+
+
 @attrs.frozen
 class InstallRequest:
     """Every option of one install (see :func:`install`).
@@ -119,7 +123,7 @@ class InstallRequest:
     local: bool = False
     force: bool = False
     approve: Consent = attrs.field(default=Consent(), converter=_consent)
-    skills: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    skills: tuple[str, ...] = attrs.field(default=(), converter=_strings)
     all_skills: bool = False
     choose: select.Selector | None = None
     revision: str | None = None
@@ -129,7 +133,7 @@ class InstallRequest:
     keep_identity: bool = False
     discard_edits: bool = False
     each: bool = False
-    agents: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    agents: tuple[str, ...] = attrs.field(default=(), converter=_strings)
     copy: bool = False
     progress: ProgressCallback | None = None
     refresh: Callable[[], None] | None = None

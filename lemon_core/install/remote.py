@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from lemon_core.errors import LemonError, UsageError
+from lemon_core.protocols import CatalogSource
 
 if TYPE_CHECKING:
     from lemon_core.context import LemonContext
@@ -99,10 +100,9 @@ def browse(source_name: str, ctx: LemonContext | None = None, *,
         ctx = LemonContext.from_environment()
     for source in _sources(ctx, plugins):
         if source.name == source_name:
-            catalog = getattr(source, "catalog", None)
-            if not callable(catalog):
+            if not isinstance(source, CatalogSource) or not callable(source.catalog):
                 break
-            return list(catalog(ctx, **filters))
+            return list(source.catalog(ctx, **filters))
     raise LemonError(f"no installed source named {source_name!r} has a catalog to browse "
                      "(see 'lemon plugins list')")
 

@@ -23,6 +23,7 @@ import re
 from typing import TYPE_CHECKING
 
 from lemon_core.errors import UsageError
+from lemon_core.protocols import BindingSource, SourceForms
 
 if TYPE_CHECKING:
     from lemon_core.context import LemonContext
@@ -84,7 +85,7 @@ def sources_of(ctx: LemonContext | None, plugins: Plugins | None = None) -> list
 def accepted_forms(sources: list[SkillSource]) -> list[str]:
     forms: list[str] = []
     for source in sources:
-        for form in getattr(source, "forms", ()) or ():
+        for form in (source.forms if isinstance(source, SourceForms) else ()) or ():
             if form not in forms:
                 forms.append(str(form))
     return forms
@@ -104,9 +105,8 @@ def resolve(identifier: str, ctx: LemonContext, *,
             ref = source.parse(text)
             if ref is None:
                 continue
-            bind = getattr(source, "bind", None)
-            if callable(bind):
-                ref = bind(ref, ctx)
+            if isinstance(source, BindingSource) and callable(source.bind):
+                ref = source.bind(ref, ctx)
             return source, ref
     forms = accepted_forms(sources)
     listed = "; ".join(forms) if forms else "no source is installed (see 'lemon plugins list')"

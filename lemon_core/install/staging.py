@@ -157,7 +157,7 @@ def remove_tree(path: Path) -> None:
         shutil.rmtree(path, onerror=_make_writable)
 
 
-def _make_writable(func, failed, exc_info) -> None:  # type: ignore[no-untyped-def]
+def _make_writable(func, failed, exc_info) -> None:
     """A fetched folder may be read-only (mode 0500): allow its owner to empty it, retry."""
     parent = os.path.dirname(failed)
     with contextlib.suppress(OSError):

@@ -71,7 +71,7 @@ class Said(str):
 
     cause: BaseException
 
-    def __new__(cls, message: str, cause: BaseException) -> Said:  # noqa: PYI034
+    def __new__(cls, message: str, cause: BaseException) -> Said:
         said = super().__new__(cls, message)
         said.cause = cause
         return said

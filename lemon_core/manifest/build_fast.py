@@ -236,7 +236,7 @@ def _plain_metadata(value: Any) -> dict[str, Any]:
         category = lemon.get("category")
         if not (category is None or type(category) is str):
             raise _NotPlain
-    return json_value(value)  # type: ignore[no-any-return]
+    return json_value(value)
 
 
 __all__ = ["build_manifest"]

@@ -296,7 +296,7 @@ def _metadata(check: Checker, value: Any) -> dict[str, Any]:
         category = lemon.get("category")
         if category is not None and not isinstance(category, str):
             wrong_type(check, "metadata.lemon.category", category, "text")
-    return json_value(value)  # type: ignore[no-any-return]
+    return json_value(value)
 
 
 def _hide(check: Checker, data: Mapping[Any, Any]) -> bool:

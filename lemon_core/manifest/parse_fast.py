@@ -1,12 +1,20 @@
 """A faster path to the safe YAML loader's result, for the frontmatter most skills have.
 
-``Loader(text).get_single_node()`` + ``construct_document`` spend most of their time in
-Python: the resolver's bookkeeping for every node and the constructor's generic dispatch
-(state generators, recursion guards, a method per scalar). For libyaml and a document
-without aliases, :func:`load_plain` composes with the same C parser and an equivalent, leaner
-resolver, then builds the data in one recursive pass for the tags that plain frontmatter
-uses. Anything else gives up, and ``yaml_loader`` runs the full loader from the start; so
+The full loader (``get_single_node`` + ``construct_document``) spends most of its time in
+Python: a node object and the resolver's bookkeeping for every value, then the constructor's
+generic dispatch. Most frontmatter is a mapping of text, lists of text and a few booleans and
+numbers. :func:`load_plain` reads the same C parser's events (``CSafeLoader.get_event``, the
+loader's public event interface that ``yaml.parse`` uses) and builds that data in one pass; each plain (unquoted) scalar's type is asked of
+the loader's own public ``resolve`` (a plain word that is not one of YAML 1.1's boolean or null
+words is text without asking), so a value means here what it means to the full loader.
+It builds text, booleans, null and plain decimal numbers itself and gives up on anything else
+(a tag, an anchor or alias, a merge key, a complex or repeated top-level key, a second
+document, a date, ``0x1F``, ``1_000``, ``1e3``…): then the full loader runs from the start, so
 the result, the warnings and every error are those of the full loader.
+tests/manifest/test_manifest_fastpath.py checks the two agree on every document it makes.
+
+It replaces a first version that subclassed PyYAML's C parser to override its resolver methods
+and called the safe constructor's per-tag methods (PyYAML internals).
 """
 
 from __future__ import annotations
@@ -15,138 +23,141 @@ import re
 from typing import Any
 
 import yaml
-import yaml.constructor
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 FAST_FOR: type | None = getattr(yaml, "CSafeLoader", None)
 
 _STR = "tag:yaml.org,2002:str"
-_SEQ = "tag:yaml.org,2002:seq"
-_MAP = "tag:yaml.org,2002:map"
+_BOOL = "tag:yaml.org,2002:bool"
+_NULL = "tag:yaml.org,2002:null"
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+#: The YAML 1.1 words that are true (the others its resolver calls bool are false).
+_TRUE = frozenset(("yes", "true", "on"))
+#: The plain scalars opening with a letter that YAML 1.1 does not read as text (its booleans
+#: and null); every other type opens with a digit, a sign, a dot or ``~ < =``.
+_WORDS = frozenset("yes Yes YES no No NO true True TRUE false False FALSE on On ON off Off OFF "
+                   "null Null NULL".split())
+#: The numbers built here, written as Python writes them (any other form: the full loader).
+_PLAIN_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+_PLAIN_FLOAT = re.compile(r"[-+]?[0-9]+\.[0-9]+")
 
 
 class _NotPlain(Exception):
     """The document needs the full loader."""
 
 
-def _resolver_table() -> dict[Any, tuple[tuple[str, re.Pattern[str]], ...]] | None:
-    """The safe loader's implicit resolvers by first character (key None: any other), as
-    ``Resolver.resolve`` tries them; None when that resolver is not the plain one the fast
-    resolver mirrors (path resolvers, other default tags)."""
-    loader = FAST_FOR
-    if (
-        loader is None
-        or loader.yaml_path_resolvers
-        or (loader.DEFAULT_SCALAR_TAG, loader.DEFAULT_SEQUENCE_TAG) != (_STR, _SEQ)
-        or loader.DEFAULT_MAPPING_TAG != _MAP
-    ):
+def _resolver() -> Any:
+    """The bound ``resolve`` of the loader the full path uses (its implicit types, including
+    any a program added with ``yaml.add_implicit_resolver``)."""
+    if FAST_FOR is None:
         return None
-    resolvers = loader.yaml_implicit_resolvers
-    wildcard = tuple(resolvers.get(None, ()))
-    table: dict[Any, tuple[tuple[str, re.Pattern[str]], ...]] = {
-        first: tuple(found) + wildcard for first, found in resolvers.items() if first is not None
-    }
-    table[None] = wildcard
-    return table
-
-
-_RESOLVERS = _resolver_table()
-if _RESOLVERS is None:  # pragma: no cover - a PyYAML this module does not know
-    FAST_FOR = None
-
-#: The scalar constructors of the safe loader that depend on nothing but the node.
-_SCALAR_CONSTRUCTORS: dict[str, Any] = {}
-if FAST_FOR is not None:
-    _constructor = yaml.constructor.SafeConstructor()
-    _pure = {"construct_yaml_null", "construct_yaml_bool", "construct_yaml_int",
-             "construct_yaml_float", "construct_yaml_timestamp",
-             "construct_yaml_binary"}  # fmt: skip
-    for _tag, _function in FAST_FOR.yaml_constructors.items():
-        if getattr(_function, "__name__", None) in _pure and _function is getattr(
-            yaml.constructor.SafeConstructor, _function.__name__
-        ):
-            _SCALAR_CONSTRUCTORS[_tag] = _function.__get__(_constructor)
-
-    class _PlainParser(yaml.cyaml.CParser):  # type: ignore[misc]
-        """libyaml's composer with the resolver that ``Resolver`` amounts to for the safe
-        loader (no path resolvers: descending and ascending keep no state)."""
-
-        def descend_resolver(self, current_node: Any, current_index: Any) -> None:
-            pass
-
-        def ascend_resolver(self) -> None:
-            pass
-
-        def resolve(
-            self,
-            kind: type,
-            value: str,
-            implicit: Any,
-            _table: Any = _RESOLVERS.get,  # type: ignore[union-attr]
-            _wildcard: Any = _RESOLVERS[None],  # type: ignore[index]
-        ) -> str:
-            if kind is ScalarNode:
-                if implicit[0]:
-                    for tag, regexp in _table(value[:1], _wildcard):
-                        if regexp.match(value):
-                            return tag  # type: ignore[no-any-return]
-                return _STR
-            return _SEQ if kind is SequenceNode else _MAP
-
-
-def load_plain(text: str) -> tuple[Any, Node | None] | None:
-    """The safe loader's data for a document without aliases, and the root node when its
-    top-level keys still need the duplicate check (None when each key is distinct text); None
-    when the full loader must decide. A YAML error of the parser is raised: the full loader
-    would meet the same."""
+    loader = FAST_FOR("")
     try:
-        node = _PlainParser(text).get_single_node()
-    except yaml.YAMLError:
-        raise  # the full loader's parser is the same: it would fail the same way
+        return loader.resolve
+    finally:
+        loader.dispose()
+
+
+_RESOLVE = _resolver()
+
+
+def _scalar(event: Any) -> Any:
+    """The value of a scalar event, as the safe loader builds it; raises :class:`_NotPlain`."""
+    if event.anchor is not None or event.tag is not None:
+        raise _NotPlain  # an anchor (maybe repeated) or a tag: the full loader decides
+    value = event.value
+    if not event.implicit[0]:
+        return value  # quoted or a block scalar: text
+    if value[:1].isalpha() and value not in _WORDS and value[:1].isascii():
+        return value  # YAML 1.1 reads a plain word as text unless it is one of _WORDS
+    tag = _RESOLVE(yaml.ScalarNode, value, event.implicit)
+    if tag == _STR:
+        return value
+    if tag == _BOOL:
+        return value.lower() in _TRUE
+    if tag == _NULL:
+        return None
+    if tag == _INT and _PLAIN_INT.fullmatch(value):
+        return int(value)
+    if tag == _FLOAT and _PLAIN_FLOAT.fullmatch(value):
+        return float(value)
+    raise _NotPlain  # a date, 0x1F, 1_000, 1:20, .inf, <<, =…
+
+
+def load_plain(text: str) -> tuple[Any, None] | None:
+    """The safe loader's data for ``text`` and None (the second item is kept for callers
+    that took the root node for a duplicate-key check: a repeated top-level key now gives up),
+    or None when the full loader must decide. A YAML error of the parser is raised: the full
+    loader's parser is the same and would fail the same way."""
+    if FAST_FOR is None or _RESOLVE is None:
+        return None
+    try:
+        loader = FAST_FOR(text)
     except Exception:  # noqa: BLE001 - e.g. text libyaml cannot take: the full loader decides
         return None
     try:
-        if node is None:
-            return None, None
-        if node.__class__ is not MappingNode or node.tag != _MAP:
-            return _build(node), None
-        data, text_keys = _build_mapping(node)
-    except Exception:  # noqa: BLE001 - another tag, a bad value, ...: the full loader decides
+        return _build(loader.get_event), None
+    except yaml.YAMLError:
+        raise
+    except _NotPlain:
         return None
-    if text_keys and len(data) == len(node.value):
-        return data, None  # no key written twice (each key is its scalar's own text)
-    return data, node
+    except Exception:  # noqa: BLE001 - e.g. text libyaml cannot take: the full loader decides
+        return None
+    finally:
+        loader.dispose()
 
 
-def _build(node: Node) -> Any:
-    """The data the safe constructor builds from ``node``, for plain tags; else raises."""
-    tag = node.tag
-    kind = node.__class__
-    if kind is ScalarNode:
-        if tag == _STR:
-            return node.value
-        return _SCALAR_CONSTRUCTORS[tag](node)  # a KeyError for other tags
-    if kind is MappingNode and tag == _MAP:
-        return _build_mapping(node)[0]
-    if kind is SequenceNode and tag == _SEQ:
-        return [_build(child) for child in node.value]
-    raise _NotPlain
+def _build(next_event: Any) -> Any:
+    """The document's data from the loader's events (``get_event``; one pass, no recursion)."""
+    # Each open collection: [container, pending key or _NO_KEY, top-level keys seen or None].
+    stack: list[list[Any]] = []
+    root: Any = None
+    documents = 0
+    while True:
+        event = next_event()
+        kind = event.__class__
+        if kind is yaml.StreamEndEvent:
+            return root
+        if kind is yaml.ScalarEvent:
+            value: Any = _scalar(event)
+        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+            if event.anchor is not None or event.tag is not None:
+                raise _NotPlain
+            if stack and stack[-1][1] is _NO_KEY and isinstance(stack[-1][0], dict):
+                raise _NotPlain  # a collection as a key
+            container: Any = {} if kind is yaml.MappingStartEvent else []
+            stack.append([container, _NO_KEY, set() if not stack else None])
+            continue
+        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            value = stack.pop()[0]
+        elif kind is yaml.DocumentStartEvent:
+            documents += 1
+            if documents > 1:
+                raise _NotPlain  # the full loader reports the second document
+            continue
+        elif kind is yaml.AliasEvent:
+            raise _NotPlain
+        else:  # stream start, document end
+            continue
+        if not stack:
+            root = value
+            continue
+        top = stack[-1]
+        if isinstance(top[0], list):
+            top[0].append(value)
+        elif top[1] is _NO_KEY:
+            if not isinstance(value, str):
+                raise _NotPlain  # a key that is not text (1, yes, null): the full loader
+            if top[2] is not None:
+                if value in top[2]:
+                    raise _NotPlain  # a repeated top-level key: the full loader warns
+                top[2].add(value)
+            top[1] = value
+        else:
+            top[0][top[1]] = value
+            top[1] = _NO_KEY
 
 
-def _build_mapping(node: MappingNode) -> tuple[dict[Any, Any], bool]:
-    """A ``map`` node's data, and whether every key is plain text (tagged ``str``)."""
-    data = {}
-    text_keys = True
-    for key_node, value_node in node.value:
-        if key_node.__class__ is not ScalarNode:
-            raise _NotPlain  # a complex key may be unhashable
-        if key_node.tag == _STR:
-            key = key_node.value
-        else:  # a KeyError for merge (<<) and value (=) keys, which the full loader handles
-            key = _SCALAR_CONSTRUCTORS[key_node.tag](key_node)
-            text_keys = False
-        data[key] = _build(value_node)
-    return data, text_keys
-
+_NO_KEY = object()
 
 __all__ = ["FAST_FOR", "load_plain"]

@@ -33,6 +33,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from lemon_core.manifest import parse_fast as yaml_fast
 from lemon_core.manifest.frontmatter import FrontmatterError
+from lemon_core.plain import plain as plain_path
 
 #: The loader class; tests swap in ``yaml.SafeLoader`` to cover the pure-Python path.
 Loader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -115,7 +116,7 @@ def repair_colon_values(text: str) -> tuple[str, list[tuple[str, int]]] | None:
         value = match["value"].rstrip() if match else ""
         if match is None or not _needs_quoting(value):
             end = index + 1
-            if value.startswith(("|", ">")):
+            if match is not None and value.startswith(("|", ">")):
                 end = _block_end(lines, index, len(match["indent"]))  # leave block text alone
             out += lines[index:end]
             index = end
@@ -162,7 +163,7 @@ def _load_bounded(text: str, first_line: int) -> tuple[Any, list[Note]]:
     """One bounded parse; YAML errors become ``yaml_invalid``."""
     try:
         _check_depth(text)
-        if Loader is yaml_fast.FAST_FOR and "*" not in text:
+        if Loader is yaml_fast.FAST_FOR and "*" not in text and not plain_path("yaml"):
             plain = yaml_fast.load_plain(text)
             if plain is not None:
                 data, node = plain

@@ -25,6 +25,7 @@ import attrs
 from lemon_core.mcp.importer_kit.normalise import valid_name
 from lemon_core.mcp.schema import check_server
 from lemon_core.models import McpServer
+from lemon_core.protocols import UserOptIn, UserPaths
 from lemon_core.records import (
     ImportFailure,
     ImportOutcome,
@@ -74,10 +75,11 @@ def user_opted_in(ctx: LemonContext, importer: McpImporter) -> bool:
         return True
     if importer.name.lower() in {part.strip() for part in value.split(",")}:
         return True
-    own_rule = getattr(importer, "user_opt_in", None)
+    if not isinstance(importer, UserOptIn) or not callable(importer.user_opt_in):
+        return False
     try:
-        return bool(own_rule(ctx)) if callable(own_rule) else False
-    except Exception:  # a third-party importer's bug reads nothing rather than everything
+        return bool(importer.user_opt_in(ctx))
+    except Exception:  # noqa: BLE001 - a third-party importer's bug reads nothing rather than everything
         return False
 
 
@@ -85,13 +87,12 @@ def _guarded(ctx: LemonContext, importers: list[McpImporter], home: Path | None)
     homes = {ctx.home} | ({home} if home is not None else set())
     guarded: set[str] = set()
     for importer in importers:
-        user_paths = getattr(importer, "user_paths", None)
-        if not callable(user_paths):
+        if not isinstance(importer, UserPaths) or not callable(importer.user_paths):
             continue
         for base in homes:
             try:
-                guarded.update(_real(path) for path in user_paths(ctx, base))
-            except Exception:  # a third-party importer's bug must not stop the import
+                guarded.update(_real(path) for path in importer.user_paths(ctx, base))
+            except Exception:  # noqa: BLE001 - a third-party importer's bug must not stop the import
                 continue
     return frozenset(guarded)
 
@@ -111,7 +112,7 @@ def _run(importer: McpImporter, request: ImportRequest) -> ImportOutcome:
         if not all(isinstance(item, kind) for items, kind in kinds for item in items):
             raise TypeError("import_scope returned records of the wrong type")
         return result
-    except Exception as exc:  # reported by type only: the text could quote a secret
+    except Exception as exc:  # noqa: BLE001 - reported by type only: the text could quote a secret
         failure = ImportFailure(
             importer.name,
             request.scope,
@@ -191,11 +192,11 @@ def unread_user_files(ctx: LemonContext, plugins: Plugins | None = None
     for importer in plugins.mcp_importers():
         if home is not None and user_opted_in(ctx, importer):
             continue
-        user_paths = getattr(importer, "user_paths", None)
-        paths = []
+        paths: list[Path] = []
         try:
-            paths = list(user_paths(ctx, base)) if callable(user_paths) else []
-        except Exception:  # noqa: BLE001,S110 - a third-party importer's bug counts nothing
+            if isinstance(importer, UserPaths) and callable(importer.user_paths):
+                paths = list(importer.user_paths(ctx, base))
+        except Exception:  # noqa: BLE001 - a third-party importer's bug counts nothing
             pass
         for path in paths:
             if Path(path).is_file():

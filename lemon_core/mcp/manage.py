@@ -25,15 +25,16 @@ from lemon_core.mcp.config import (
     DEFAULT_LOCK_TIMEOUT,
     LemonScope,
     McpFile,
+    lock_timeout,
     mcp_path,
     parse_file,
     read_bytes,
-    lock_timeout,
     read_file,
 )
 from lemon_core.mcp.names import check_name, show
 from lemon_core.mcp.schema import entry_label
 from lemon_core.mcp.spec import ServerSpec, build_entry
+
 
 class ServerExistsError(LemonError):
     """``add`` found an entry with that name and was not told to replace it."""

@@ -24,6 +24,7 @@ so importing one submodule (the manifest parser, the install path) does not impo
 
 from __future__ import annotations
 
+import builtins
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'lemon_core.skills' has no attribute {name!r}")
 
 
-def __dir__() -> list[str]:
+def __dir__() -> builtins.list[str]:
     # The API is resolved lazily by ``__getattr__``; show it to ``dir()`` and completion too.
     return sorted(set(globals()) | set(_PUBLIC))
 

@@ -14,11 +14,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lemon_core.approval import Approve
 from lemon_core.context import LemonContext
 from lemon_core.install import pipeline, router
 from lemon_core.install import preview as previewing
 from lemon_core.install import remove as removing
-from lemon_core.approval import Approve
 from lemon_core.install.pipeline import InstallResult
 from lemon_core.install.preview import Preview
 from lemon_core.install.remove import RemoveResult

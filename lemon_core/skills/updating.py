@@ -9,11 +9,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lemon_core.approval import Approve
 from lemon_core.context import LemonContext
 from lemon_core.install import outdated as outdating
 from lemon_core.install import sync as syncing
 from lemon_core.install import update as updating
-from lemon_core.approval import Approve
 from lemon_core.skills.calls import call_workspace, changed
 from lemon_core.skills.installing import _plugins
 

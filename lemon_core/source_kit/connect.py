@@ -28,7 +28,7 @@ def _same_origin_pool(base: type) -> type:
     """A urllib3 pool manager class that follows redirects itself, within one origin only."""
     from urllib.parse import urljoin
 
-    class SameOriginManager(base):  # type: ignore[misc, valid-type]
+    class SameOriginManager(base):
         def urlopen(self, method: str, url: str, redirect: bool = True, **kw: Any) -> Any:
             for _ in range(MAX_REDIRECTS + 1):
                 response = super().urlopen(method, url, redirect=False, **kw)

@@ -157,7 +157,7 @@ def _fetch(client: Any, path: str, wants: Any, depth: int | None, limits: FetchL
                                    depth=depth)
         if f.tell():
             f.seek(0)
-            inflated = check_pack(f, limits)  # type: ignore[arg-type]
+            inflated = check_pack(f, limits)
             if inflated > IN_MEMORY_BYTES:
                 target = scratch()
             f.seek(0)

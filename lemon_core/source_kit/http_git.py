@@ -112,7 +112,7 @@ class StdlibHttpGitClient(AbstractHttpGitClient):
         connection = self._connection
         if connection.sock is None:
             connection.connect()
-            connection.sock.settimeout(READ_TIMEOUT)  # type: ignore[union-attr]
+            connection.sock.settimeout(READ_TIMEOUT)  # type: ignore[attr-defined]
         return connection
 
     def _send(self, method: str, url: str, headers: dict[str, str],

@@ -256,7 +256,7 @@ def read_small(store: Any, sha: bytes, cap: int, what: str,
                base_cap: int | None = None) -> bytes:
     """The bytes of the blob ``sha``, refused past ``cap`` (its bases past ``base_cap``,
     default ``cap``) before it is inflated."""
-    return load(store, sha, cap, what, base_cap).as_raw_string()  # type: ignore[no-any-return]
+    return load(store, sha, cap, what, base_cap).as_raw_string()
 
 
 def _write_all(fd: int, data: bytes | memoryview) -> None:

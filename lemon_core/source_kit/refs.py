@@ -140,7 +140,7 @@ def resolve(remote: RemoteRefs, ref: str | None, shown: str) -> Resolution:
         if name in remote.refs:
             return Resolution(want=remote.refs[name], commit=remote.commit_of(name), name=name)
     if looks_like_commit(ref):
-        tips = {sha for sha in (*remote.refs.values(), *remote.peeled.values())}
+        tips = {*remote.refs.values(), *remote.peeled.values()}
         if len(ref) in (40, 64):
             return Resolution(want=ref, commit=ref)
         matches = sorted({sha for sha in tips if sha.startswith(ref)})

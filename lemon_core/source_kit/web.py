@@ -97,7 +97,7 @@ def _proxies(ctx: LemonContext | None, host: str) -> dict[str, str]:
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
         return None  # the 3xx reaches get() as an HTTPError, which follows it by hand
 
 

@@ -117,5 +117,5 @@ class BuiltinSource:
 
 
 @hookimpl
-def lemon_register_sources(register):  # type: ignore[no-untyped-def]
+def lemon_register_sources(register):
     register(BuiltinSource())

@@ -190,6 +190,6 @@ class GhSource:
 
 
 @hookimpl
-def lemon_register_sources(register):  # type: ignore[no-untyped-def]
+def lemon_register_sources(register):
     """Register the gh source."""
     register(GhSource())

@@ -140,7 +140,7 @@ SOURCES = (GitSource("git", 10, "git+"), GitSource("git-ssh", 20, "scp"),
 
 
 @hookimpl
-def lemon_register_sources(register):  # type: ignore[no-untyped-def]
+def lemon_register_sources(register):
     """Register the git source at its three router positions."""
     for source in SOURCES:
         register(source)

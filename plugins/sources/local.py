@@ -118,5 +118,5 @@ class LocalSource:
 
 
 @hookimpl
-def lemon_register_sources(register):  # type: ignore[no-untyped-def]
+def lemon_register_sources(register):
     register(LocalSource())

@@ -182,5 +182,5 @@ class RegistrySource:
 
 
 @hookimpl
-def lemon_register_sources(register):  # type: ignore[no-untyped-def]
+def lemon_register_sources(register):
     register(RegistrySource())

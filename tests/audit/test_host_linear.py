@@ -43,6 +43,7 @@ def _cpu(folder: Path, body: str) -> float:
     return best
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("make", "small"), [(_one_line, 60_000), (_many_lines, 800)],
                          ids=["one-long-line", "many-short-lines"])
 def test_four_times_the_skill_costs_about_four_times_not_sixteen(tmp_path: Path, make,

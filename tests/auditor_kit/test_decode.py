@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -47,6 +48,7 @@ def test_assignments_follow_earlier_ones() -> None:
                                  "K": "ab"}
 
 
+@pytest.mark.slow
 @given(st.text(max_size=300))
 def test_decoding_never_raises(text: str) -> None:
     for found in decoded_payloads(text):

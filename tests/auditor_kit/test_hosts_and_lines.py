@@ -114,6 +114,7 @@ def test_word_lines_searches_every_callers_words_in_the_whole_text() -> None:
                     assert found.get(word, set()) == index.lines_containing(lower, (word,)), word
 
 
+@pytest.mark.slow
 def test_host_tables_are_looked_up_as_the_entry_by_entry_comparison_does() -> None:
     import random
 

@@ -4,7 +4,11 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from lemon_core.auditor_kit.lazy import LazyPattern, lazy_compile
+
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
 
 _CHECK = """
 import lemon_plugins.auditors.code.commands as commands

@@ -8,6 +8,8 @@ import random
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lemon_core.auditor_kit.lazy import LONG_TEXT, LazyPattern, lazy_compile
 from lemon_core.auditor_kit.starts import StartSearch, literal_starts
@@ -117,11 +119,72 @@ def test_lazy_patterns_use_the_start_search_for_long_texts_only() -> None:
     (r"(?i)ıx", ("ix",)),  # the dotless i matches an ASCII i when case is ignored
     (r"a(?:é|b)", ("ab",)),  # "aé" is tried where the é stands (a wildcard)
     (r"aé", ("a",)),  # cut before a non-ASCII character
-    (r"(?:x|ö)y", ("xy",)),
+    (r"(?:x|ö)y", ("x",)),  # an alternative the reader cannot complete: its head only
+    (r"(?i)\bpip3?\s+install", ("pip",)),
+    (r"(?x) a b", None),  # verbose: not read
+    (r"(a)\1", None),  # a back-reference: not read
+    (r"\x41b", None),  # a hex escape: not read
+    (r"[a-c]x|[\w]y", None),  # a class escape in a set
+    (r"x{2,3}y", ("x",)),
+    (r"(?=ab)abc", ("abc",)),
+    (r"a{,2}b", None),  # may start with b or a: an optional repeat (as a*b)
 ])  # fmt: skip
 def test_literal_starts(source: str, starts: tuple[str, ...] | None) -> None:
     found = literal_starts(source)
-    if starts is None or source == r"a*b":
-        assert found is None or source == r"a*b" and set(found) == {"a", "b"}
+    if starts is None or source in (r"a*b", r"a{,2}b"):
+        assert found is None or source in (r"a*b", r"a{,2}b") and set(found) == {"a", "b"}
     else:
         assert found == starts
+
+
+_ATOMS = ["a", "b", "ab", "é", "ſ", "K", r"\b", "^", "$", r"\s", r"\w", ".", "[ab]", "[^a]",
+          "[a-c]", r"[\w-]", r"\.", r"\$", "x", "-", "ı"]  # fmt: skip
+
+
+@st.composite
+def _sources(draw: st.DrawFn, depth: int = 0) -> str:
+    """A small pattern of the constructs the reader knows (and some it gives up on)."""
+    parts = []
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.integers(0, 9 if depth < 2 else 5))
+        if kind <= 5:
+            part = draw(st.sampled_from(_ATOMS))
+        elif kind <= 7:
+            inner = draw(st.lists(_sources(depth + 1), min_size=1, max_size=3))
+            part = draw(st.sampled_from(["(?:{})", "({})", "(?={})", "(?!{})"])).format(
+                "|".join(inner))
+        else:
+            part = "(?:" + draw(_sources(depth + 1)) + ")"
+        if draw(st.booleans()):
+            part += draw(st.sampled_from(["?", "*", "+", "{2}", "{1,2}", "{,2}", "??", "*?"]))
+        parts.append(part)
+    return "".join(parts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_sources(), st.booleans(), st.lists(st.sampled_from(
+    ["a", "b", "ab", "AB", "é", "ſ", "K", "k", " ", "x", "-", ".", "$", "ı", "I", "c"]),
+    min_size=60, max_size=200))
+def test_start_search_equals_the_plain_search_on_generated_patterns(
+        source: str, ignore_case: bool, pieces: list[str]) -> None:
+    """The reader's starts, on patterns it makes, find exactly what the engine finds."""
+    flags = re.IGNORECASE if ignore_case else 0
+    try:
+        pattern = re.compile(source, flags)
+    except re.error:
+        return
+    starts = literal_starts(source, flags)
+    if starts is None:
+        return
+    text = "".join(pieces)
+    fast = StartSearch(pattern, starts)
+    assert [_shape(m) for m in fast.finditer(text)] == [_shape(m) for m in pattern.finditer(text)]
+    assert _shape(fast.search(text, 3)) == _shape(pattern.search(text, 3))
+
+
+def test_the_off_switch_searches_as_the_pattern(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LEMON_PLAIN", "search")
+    pattern = lazy_compile(r"\bcurl\b[^\n|]*\|\s*sh\b", re.IGNORECASE)
+    line = "x" * LONG_TEXT + " CURL https://a.example | sh"
+    assert pattern.search(line).span() == (LONG_TEXT + 1, len(line))
+    assert pattern.__dict__["_start_search"] is None

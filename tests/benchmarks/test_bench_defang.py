@@ -6,6 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_defang.py"
 
 

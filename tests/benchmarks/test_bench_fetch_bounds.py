@@ -20,6 +20,7 @@ def _load():  # type: ignore[no-untyped-def]
     return module
 
 
+@pytest.mark.slow
 def test_every_row_runs_with_small_sizes(capsys: pytest.CaptureFixture[str]) -> None:
     # 70 MiB inside: over the 64 MiB a fetched file may hold, built as a 70 KiB loose object
     assert _load().main(["--outside", "8", "--chunk", "4", "--http-outside", "8",

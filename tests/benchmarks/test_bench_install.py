@@ -19,6 +19,7 @@ def _load():  # type: ignore[no-untyped-def]
     return module
 
 
+@pytest.mark.slow
 def test_prints_every_figure(capsys: pytest.CaptureFixture[str]) -> None:
     assert _load().main(["--repeat", "1", "--files", "3", "--history", "2"]) == 0
     out = capsys.readouterr().out

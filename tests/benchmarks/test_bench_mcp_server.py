@@ -29,6 +29,7 @@ def test_queries_are_deterministic(bench) -> None:
     assert all(1 <= len(q.split()) <= 3 for q in bench.queries(50))
 
 
+@pytest.mark.slow
 def test_runs_on_a_tiny_corpus(bench, tmp_path: Path, capsys) -> None:
     assert bench.main(["--skills", "30", "--corpus", str(tmp_path / "c"), "--queries", "3",
                        "--starts", "1"]) == 0

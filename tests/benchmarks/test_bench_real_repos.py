@@ -13,6 +13,8 @@ import pytest
 
 from tests.gitserver import build_repo
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_real_repos.py"
 
 

@@ -42,6 +42,7 @@ def test_plain_bm25_baseline(bench) -> None:
     assert ranker.search("nothing", 3) == []
 
 
+@pytest.mark.slow
 def test_runs_on_tiny_corpora(bench, tmp_path: Path, capsys) -> None:
     real = tmp_path / "real"
     write_skill(real / "acme__repo" / "skills", "pdf-tools", description="Merge PDF files.")

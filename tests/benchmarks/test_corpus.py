@@ -12,6 +12,8 @@ from types import ModuleType
 
 import pytest
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
@@ -82,6 +84,7 @@ def test_mtimes_are_aged(corpus: ModuleType, tmp_path: Path) -> None:
     assert newest < time.time() - 60
 
 
+@pytest.mark.slow
 def test_bench_script_runs_end_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bench = _load("bench_discovery", monkeypatch)
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEMON_")}

@@ -8,9 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
+@pytest.mark.slow
 def test_hostile_script_measures_and_compares(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEMON_")}
     env["TMPDIR"] = str(tmp_path)

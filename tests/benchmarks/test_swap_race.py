@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "swap_race.py"
 
 

@@ -28,6 +28,8 @@ from lemon_core.context import LemonContext
 from lemon_core.skills import api
 from tests.helpers import run_cli, write_skill
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes, FIFOs, devices")
 OLD = 1_600_000_000  # every mtime of the tree: far outside the catalog's racy window
 

@@ -174,7 +174,6 @@ def test_new_roots_and_skills_are_noticed_without_refresh(home: Path, project: P
 def test_the_persistent_cache_notices_a_new_root(home: Path, project: Path) -> None:
     """Across processes (a fresh in-process catalog stands for one), a cached snapshot is used
     only while nothing it was built from changed."""
-    from lemon_core.skills import api
 
     ctx = _ctx(home, project, LEMON_CACHE_DIR=str(home.parent / "cache"))
     write_skill(project / ".agents" / "skills", "first")

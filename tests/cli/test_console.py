@@ -7,12 +7,16 @@ import os
 import subprocess
 from pathlib import Path
 
-from tests.helpers import write_skill
+import pytest
+
+from tests.helpers import LEMON, write_skill
+
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
 
 
 def _lemon(*argv: str, home: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "HOME": str(home), "LEMON_CACHE_DIR": str(home / "cache")}
-    return subprocess.run(["lemon", *argv], capture_output=True, text=True, env=env,
+    return subprocess.run([*LEMON, *argv], capture_output=True, text=True, env=env,
                           check=False)
 
 

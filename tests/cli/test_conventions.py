@@ -15,7 +15,9 @@ import typer
 
 import lemon_core
 from lemon_core.cli import app
-from tests.helpers import run_cli
+from tests.helpers import LEMON, run_cli
+
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
 
 
 def _tree() -> Iterator[tuple[tuple[str, ...], Any]]:
@@ -117,7 +119,7 @@ def test_a_nonexistent_cwd_is_a_usage_error_naming_it(capsys: pytest.CaptureFixt
 def _complete(words: str, cword: int, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "_LEMON_COMPLETE": "complete_bash", "COMP_WORDS": words,
            "COMP_CWORD": str(cword), "HOME": str(tmp_path)}
-    return subprocess.run(["lemon"], capture_output=True, text=True, env=env, timeout=60,
+    return subprocess.run([*LEMON], capture_output=True, text=True, env=env, timeout=60,
                           check=False)
 
 
@@ -134,7 +136,7 @@ def test_bash_completion_completes_groups_commands_and_options(tmp_path: Path) -
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
 def test_show_completion_prints_the_script(tmp_path: Path, shell: str) -> None:
     env = {**os.environ, "HOME": str(tmp_path)}
-    done = subprocess.run(["lemon", "--show-completion", shell], capture_output=True, text=True,
+    done = subprocess.run([*LEMON, "--show-completion", shell], capture_output=True, text=True,
                           env=env, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     assert "_LEMON_COMPLETE=complete_" + shell in done.stdout

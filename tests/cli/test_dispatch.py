@@ -52,3 +52,11 @@ def test_pruning_leaves_the_app_untouched() -> None:
     app_for(app, ["skill", "install"])
     assert [(g.name, len(g.typer_instance.registered_commands))  # type: ignore[union-attr]
             for g in app.registered_groups] == before
+
+
+@pytest.mark.parametrize("value", ["1", "all", "dispatch", "process,dispatch"])
+def test_the_off_switch_gets_the_full_app(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("LEMON_PLAIN", value)
+    assert app_for(app, ["skill", "install"]) is app
+    monkeypatch.setenv("LEMON_PLAIN", "process")
+    assert app_for(app, ["skill", "install"]) is not app

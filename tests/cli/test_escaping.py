@@ -18,7 +18,8 @@ import pytest
 
 from tests.helpers import run_cli, write_skill
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX file names")
+pytestmark = [pytest.mark.integration,
+              pytest.mark.skipif(sys.platform == "win32", reason="POSIX file names")]
 
 #: Clear the screen, set the window title, go back to the line start, forge an error line,
 #: then a right-to-left override and a zero-width space.

@@ -12,7 +12,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.gitserver import build_repo, git_server  # noqa: F401
+
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
 
 #: Not needed by an install from a git repository over HTTP, with why.
 NOT_NEEDED = {
@@ -46,7 +50,7 @@ def _modules_after(argv: list[str], home: Path) -> set[str]:
     return set(modules.strip().split(","))
 
 
-def test_a_git_install_imports_nothing_it_does_not_need(git_server, tmp_path) -> None:  # noqa: F811
+def test_a_git_install_imports_nothing_it_does_not_need(git_server, tmp_path) -> None:
     repo, _ = build_repo(tmp_path / "probe.git", {"SKILL.md": SKILL})
     url = git_server.add("o/probe.git", repo)
     home = tmp_path / "home"

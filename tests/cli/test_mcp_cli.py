@@ -29,6 +29,8 @@ from tests.mcp.support import (
     assert_no_secrets,
 )
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 
 @attrs.frozen
 class Result:

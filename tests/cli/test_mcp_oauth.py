@@ -25,6 +25,8 @@ from tests.mcp.client.oauth.conftest import (  # noqa: F401  (fixtures)
 )
 from tests.mcp.client.servers import free_port
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 LEMON = str(Path(sys.executable).parent / "lemon")
@@ -47,7 +49,7 @@ def _cached_tokens(tmp_path: Path) -> list[str]:
     return values
 
 
-def _assert_clean(tmp_path: Path, rig: Rig, *texts: str) -> None:  # noqa: F811
+def _assert_clean(tmp_path: Path, rig: Rig, *texts: str) -> None:
     secrets = [CLIENT_SECRET, HEADER_SECRET, *_cached_tokens(tmp_path), *rig.auth.access,
                *rig.auth.refresh]
     for text in texts:
@@ -56,18 +58,19 @@ def _assert_clean(tmp_path: Path, rig: Rig, *texts: str) -> None:  # noqa: F811
         assert "Traceback" not in text and "OAuth flow error" not in text
 
 
-def _pkce(rig: Rig) -> dict[str, object]:  # noqa: F811
+def _pkce(rig: Rig) -> dict[str, object]:
     return rig.entry(client_id=PUBLIC_CLIENT, flow="authorization_code_pkce",
                      redirect_uri=f"http://127.0.0.1:{free_port()}/callback")
 
 
-def _credentials(rig: Rig) -> dict[str, object]:  # noqa: F811
+def _credentials(rig: Rig) -> dict[str, object]:
     return rig.entry(client_id=CLIENT_ID, client_secret=CLIENT_SECRET,
                      token_auth_method="client_secret_post")
 
 
+@pytest.mark.slow
 def test_login_prints_the_url_waits_for_the_redirect_and_caches(
-        rig: Rig, project: Path, tmp_path: Path) -> None:  # noqa: F811
+        rig: Rig, project: Path, tmp_path: Path) -> None:
     write_project(project, _pkce(rig))
     proc = subprocess.Popen([LEMON, "mcp", "login", "api", "--cwd", str(project)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -102,7 +105,8 @@ def test_login_prints_the_url_waits_for_the_redirect_and_caches(
     _assert_clean(tmp_path, rig, listed.stdout, listed.stderr)
 
 
-def test_status_says_a_login_is_needed(rig: Rig, project: Path, tmp_path: Path) -> None:  # noqa: F811
+@pytest.mark.slow
+def test_status_says_a_login_is_needed(rig: Rig, project: Path, tmp_path: Path) -> None:
     write_project(project, _pkce(rig))
     done = subprocess.run([LEMON, "mcp", "status", "--json", "--cwd", str(project)],
                           capture_output=True, text=True, timeout=120, check=False)
@@ -118,7 +122,7 @@ def test_status_says_a_login_is_needed(rig: Rig, project: Path, tmp_path: Path) 
     _assert_clean(tmp_path, rig, done.stdout, tools.stdout, tools.stderr)
 
 
-def test_login_with_client_credentials_and_logout(capsys, rig: Rig, project: Path,  # noqa: F811
+def test_login_with_client_credentials_and_logout(capsys, rig: Rig, project: Path,
                                                   tmp_path: Path) -> None:
     write_project(project, _credentials(rig))
     code, out, err = run_cli(capsys, "mcp", "login", "api", "--json", "--cwd", str(project))
@@ -135,7 +139,7 @@ def test_login_with_client_credentials_and_logout(capsys, rig: Rig, project: Pat
     assert code == 0 and json.loads(out) == {"name": "api", "forgot": False}
 
 
-def test_login_failures_are_fixed_messages(capsys, rig: Rig, project: Path,  # noqa: F811
+def test_login_failures_are_fixed_messages(capsys, rig: Rig, project: Path,
                                            tmp_path: Path) -> None:
     entry = rig.entry(client_id=CLIENT_ID, client_secret="WRONG-SECRET-0000",
                       token_auth_method="client_secret_post")
@@ -151,7 +155,7 @@ def test_login_failures_are_fixed_messages(capsys, rig: Rig, project: Path,  # n
     _assert_clean(tmp_path, rig, out, err)
 
 
-def test_persist_false_login_warns(capsys, rig: Rig, project: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_persist_false_login_warns(capsys, rig: Rig, project: Path, tmp_path: Path) -> None:
     write_project(project, {**_credentials(rig), "persist_oauth_tokens": False})
     code, out, err = run_cli(capsys, "mcp", "login", "api", "--cwd", str(project))
     assert code == 0 and "kept in memory" in err

@@ -17,6 +17,8 @@ from tests.helpers import run_cli
 from tests.mcp.client.servers import sdk_server
 from tests.mcp.runtime.support import SECRET, SLOW, stdio_entry, write_project
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 
@@ -35,6 +37,7 @@ def _run(capsys, project: Path, *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+@pytest.mark.slow
 def test_tools_status_and_call_over_stdio_and_http(capsys, project: Path,
                                                    tmp_path: Path) -> None:
     marker = tmp_path / "http-marker"
@@ -73,6 +76,7 @@ def test_tools_status_and_call_over_stdio_and_http(capsys, project: Path,
         assert code == 0 and out.strip() == "plain"
 
 
+@pytest.mark.slow
 def test_call_approval_args_and_unknown_names(capsys, project: Path, tmp_path: Path) -> None:
     marker = tmp_path / "marker"
     write_project(project, stdio_entry("git", "full", tmp_path / "g.log", marker,
@@ -93,6 +97,7 @@ def test_call_approval_args_and_unknown_names(capsys, project: Path, tmp_path: P
     assert code == 1 and "lemon mcp tools" in err
 
 
+@pytest.mark.slow
 def test_approval_is_asked_on_a_terminal(project: Path, tmp_path: Path) -> None:
     marker = tmp_path / "marker"
     write_project(project, stdio_entry("git", "full", tmp_path / "g.log", marker,
@@ -129,6 +134,7 @@ def test_approval_is_asked_on_a_terminal(project: Path, tmp_path: Path) -> None:
     assert b"touched" in seen and marker.read_text().split() == ["called"]
 
 
+@pytest.mark.slow
 def test_a_registered_gateway_is_skipped_not_listed_twice(capsys, project: Path,
                                                           tmp_path: Path) -> None:
     # the user registered 'lemon mcp serve' in a file lemon reads: connecting to it would list
@@ -181,6 +187,7 @@ def test_an_unusable_lemon_file_is_named_and_fails_like_mcp_list(capsys, project
     assert "cursor:project" in err and "not valid JSON" in err
 
 
+@pytest.mark.slow
 def test_call_by_server_and_tool_with_close_names(capsys, project: Path, tmp_path: Path) -> None:
     """Issue 23 §5: 'lemon mcp call SERVER TOOL' (the tool's own name on that server) works
     like the model-facing name; a miss names the closest servers, tools or names."""

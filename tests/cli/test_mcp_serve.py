@@ -15,6 +15,8 @@ from tests.mcp.gateway.support import gateway, lemon_entry, serve_env
 from tests.mcp.runtime.support import SECRET, stdio_entry, write_project
 from tests.mcp.servers.stdio import BIN
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 

@@ -12,6 +12,8 @@ import pytest
 from tests.helpers import run_cli, write_skill
 from tests.mcp.client.servers import free_port, sdk_server, unauthorized_server
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 BIN = Path(sys.executable).parent

@@ -17,6 +17,8 @@ import pytest
 
 from tests.helpers import run_cli
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 BIN = Path(sys.executable).parent

@@ -12,6 +12,8 @@ import pytest
 
 from tests.helpers import run_cli, write_skill
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 
 @pytest.fixture
 def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:

@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 
 from lemon_core.catalog.walk import MAX_DEPTH
-from tests.helpers import write_skill
+from tests.helpers import LEMON, write_skill
+
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
 
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="POSIX file names and FIFOs")
 
@@ -98,7 +100,7 @@ def _build(project: Path) -> dict[str, str]:
 
 
 def _lemon(env: dict[str, str], *argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["lemon", *argv], env=env, capture_output=True, timeout=120,
+    return subprocess.run([*LEMON, *argv], env=env, capture_output=True, timeout=120,
                           check=False, text=True, errors="surrogateescape")
 
 
@@ -155,7 +157,7 @@ def test_undecodable_paths_print_on_a_strict_terminal(hostile) -> None:
     pty = pytest.importorskip("pty")
     project, expected, env = hostile
     main_fd, child_fd = pty.openpty()
-    with subprocess.Popen(["lemon", "skill", "list", "--cwd", str(project), "--json"], env=env,
+    with subprocess.Popen([*LEMON, "skill", "list", "--cwd", str(project), "--json"], env=env,
                           stdout=child_fd, stderr=subprocess.PIPE) as proc:
         os.close(child_fd)
         chunks = []

@@ -15,7 +15,8 @@ import pytest
 
 from tests.helpers import write_skill
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX symbolic links")
+pytestmark = [pytest.mark.integration,
+              pytest.mark.skipif(sys.platform == "win32", reason="POSIX symbolic links")]
 
 
 def _lemon(project: Path, home: Path, tmp_path: Path, *argv: str) -> subprocess.CompletedProcess:

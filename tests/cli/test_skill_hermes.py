@@ -15,6 +15,8 @@ from tests.helpers import run_cli
 from tests.registry_server import WebServer
 from tests.registry_server import hermes as serve_hermes
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 
 def md(name: str, description: str) -> bytes:
     return f"---\nname: {name}\ndescription: {description}\n---\nBody\n".encode()

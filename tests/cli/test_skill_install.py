@@ -13,6 +13,8 @@ import pytest
 
 from tests.helpers import run_cli, write_skill
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 
 @pytest.fixture
 def env(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

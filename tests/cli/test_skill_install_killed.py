@@ -23,7 +23,8 @@ import pytest
 from lemon_core.fsio.tree import bundle_hash, scan_tree
 from tests.helpers import write_skill
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs SIGKILL")
+pytestmark = [pytest.mark.integration,
+              pytest.mark.skipif(sys.platform == "win32", reason="needs SIGKILL")]
 
 #: A lemon whose activation stops at ``STOP_AT`` (``aside``: between its two renames;
 #: ``commit``: after the lockfile record, before the backup is deleted) until ``GO`` exists.

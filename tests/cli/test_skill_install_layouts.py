@@ -27,6 +27,8 @@ import pytest
 from tests.gitserver import GitServer, build_repo, commit
 from tests.helpers import run_cli
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 
 def _skill(name: str, description: str = "", body: str = "Body.\n") -> str:
     return (f"---\nname: {name}\ndescription: {description or 'Use when testing ' + name + '.'}"

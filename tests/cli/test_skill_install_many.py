@@ -12,6 +12,8 @@ import pytest
 from tests.gitserver import build_repo
 from tests.helpers import run_cli
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 
 def _skill(name: str, description: str = "", body: str = "Body.\n") -> str:
     return (f"---\nname: {name}\ndescription: {description or 'Use when testing ' + name}.\n"

@@ -18,7 +18,8 @@ import pytest
 
 from tests.helpers import write_skill
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+pytestmark = [pytest.mark.integration,
+              pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")]
 
 
 def _read_until(fd: int, text: str, timeout: float = 60.0) -> str:

@@ -17,8 +17,9 @@ import pytest
 
 from tests.helpers import write_skill
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32" or not hasattr(os, "openpty"),
-                                reason="needs a pseudo-terminal")
+pytestmark = [pytest.mark.integration,
+              pytest.mark.skipif(sys.platform == "win32" or not hasattr(os, "openpty"),
+                                 reason="needs a pseudo-terminal")]
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 

@@ -12,6 +12,8 @@ import pytest
 from tests.gitserver import GitServer, build_repo
 from tests.helpers import run_cli, write_skill
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 
 @pytest.fixture
 def env(home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:

@@ -19,7 +19,8 @@ import pytest
 from tests.helpers import write_skill
 from tests.install.support import snapshot
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX links and terminals")
+pytestmark = [pytest.mark.integration,
+              pytest.mark.skipif(sys.platform == "win32", reason="POSIX links and terminals")]
 
 
 def _env(home: Path, tmp_path: Path) -> dict[str, str]:

@@ -12,6 +12,8 @@ from tests.registry_server import WebServer
 from tests.registry_server import hermes as serve_hermes
 from tests.registry_server import registry as serve_registry
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 
 @pytest.fixture
 def sources(monkeypatch, tmp_path):

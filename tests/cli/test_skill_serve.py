@@ -12,6 +12,8 @@ import pytest
 from tests.helpers import run_cli, write_skill
 from tests.mcp.servers.stdio import connect
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 

@@ -14,6 +14,8 @@ import pytest
 
 from tests.helpers import run_cli, write_skill
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 LEMON = str(Path(sys.executable).parent / "lemon")
 
 
@@ -157,6 +159,7 @@ def _three(changed=(), readme="# one\n"):
     return {**files, "README.md": readme}
 
 
+@pytest.mark.slow
 def test_the_real_lemon_judges_git_skills_per_folder(env, home, tmp_path) -> None:
     """Three skills of one repository over the loopback git server: a README-only commit
     outdates none, a change to one outdates it alone; ``update`` without a terminal prints a

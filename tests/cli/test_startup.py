@@ -2,6 +2,13 @@
 
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import LEMON
+
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
 
 HEAVY = ("yaml", "cattrs", "attrs", "pluggy", "dulwich", "pydantic", "mcp", "strictyaml",
          "tomllib", "tomli", "lemon_core.skills.api", "lemon_core.models", "tree_sitter")
@@ -39,9 +46,14 @@ def test_version_and_completion_import_no_heavy_library() -> None:
     assert _loaded_after(completing) == []
 
 
-def test_help_runs_as_a_console_script() -> None:
-    result = subprocess.run(["lemon", "--help"], capture_output=True, text=True, check=True)
-    assert "skill" in result.stdout and "mcp" in result.stdout and "plugins" in result.stdout
+def test_help_runs_as_a_console_script_and_as_a_module() -> None:
+    """The script installed next to this interpreter (found without ``PATH``: no virtual
+    environment need be activated), and ``python -m lemon_core.cli``, which the tests use."""
+    script = str(Path(sys.executable).with_name("lemon"))
+    for argv in ([script, "--help"], [*LEMON, "--help"]):
+        result = subprocess.run(argv, capture_output=True, text=True, check=True)
+        assert "skill" in result.stdout and "mcp" in result.stdout and "plugins" in result.stdout
+        assert result.stdout.startswith("Usage: lemon ")
 
 
 def test_importing_the_cli_leaves_the_collector_as_it_was() -> None:

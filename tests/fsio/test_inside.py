@@ -120,6 +120,7 @@ def test_a_swap_between_the_check_and_the_open_fails_closed(
     assert info.value.code == "symlink" and "OUTSIDE" not in info.value.message
 
 
+@pytest.mark.slow
 def test_a_flipping_folder_never_serves_outside_bytes(racing: tuple[Path, Path],
                                                       tmp_path: Path) -> None:  # fmt: skip
     """A thread flips ``references/`` (a real folder / a link out) and ``b.md`` (a file / a

@@ -29,6 +29,8 @@ from lemon_core.fsio.write import (
 )
 from tests.helpers import write_skill
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 STRESS = os.environ.get("LEMON_STRESS") == "1"
 WRITERS = 30
 LEMON = [sys.executable, "-c",
@@ -80,6 +82,7 @@ def _writer_round(path: Path, timeout: float = 10.0) -> tuple[list[str], list[st
     return ok, failed
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_thirty_writers_never_fail_inside_their_timeout(tmp_path: Path) -> None:
     """Before the fix, 18 of 30 rounds had a writer failing within 0.4 s with "busy … held by
@@ -299,6 +302,7 @@ def test_thirty_concurrent_mcp_adds(tmp_path: Path, cli_env: dict[str, str]) -> 
         assert set(names) <= written  # no update lost
 
 
+@pytest.mark.slow
 def test_thirty_concurrent_skill_disables_and_enables(tmp_path: Path,
                                                      cli_env: dict[str, str]) -> None:
     """6 processes by default (each CLI run scans the skills), 30 with LEMON_STRESS=1."""

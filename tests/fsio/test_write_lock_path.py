@@ -18,6 +18,8 @@ import pytest
 from lemon_core.errors import BusyError
 from lemon_core.fsio.write import file_lock, lock_holder, lock_path, update_file
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 LEMON = [sys.executable, "-c",
          "import sys; from lemon_core.cli import main; sys.argv[0] = 'lemon'; main()"]
 

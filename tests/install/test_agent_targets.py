@@ -23,6 +23,8 @@ from lemon_core.state.lockfile import read_lock_records
 from lemon_core.state.records import AgentTarget
 from tests.install.support import Faults, skill_folder, snapshot
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 
 def _install(ctx, plugins, folder: Path, **options):
     return pipeline.install(InstallRequest(str(folder), approve=True, **options), ctx, plugins)

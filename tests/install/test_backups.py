@@ -8,9 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from lemon_core.install import backups
 from lemon_core.install.owner import Owner, hostname, this_process
 from tests.helpers import write_skill
+
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
 
 
 def _dead_owner() -> Owner:

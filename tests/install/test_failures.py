@@ -11,6 +11,8 @@ from lemon_core.install.pipeline import InstallRequest
 from lemon_core.state.lockfile import read_lock_records
 from tests.install.support import Faults, skill_folder, snapshot
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 
 def _install(identifier, ctx, plugins, **options):
     options.setdefault("approve", True)

@@ -11,6 +11,8 @@ from lemon_core.install.pipeline import InstallRequest
 from tests.gitserver import GitServer, build_repo, commit
 from tests.install.support import skill_folder
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 
 def _states(ctx, plugins, *keys):
     return outdated.states(ctx, plugins, outdated.installed(ctx, keys))

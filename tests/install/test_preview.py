@@ -17,6 +17,8 @@ from tests.gitserver import GitServer, build_repo
 from tests.helpers import write_skill
 from tests.install.support import MarkerPlugin, snapshot
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 
 @pytest.fixture
 def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -17,6 +17,8 @@ from tests.registry_server import WebServer, json_answer
 from tests.registry_server import hermes as serve_hermes
 from tests.registry_server import registry as serve_registry
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 
 class Failing(FakeSource):
     def __init__(self, name: str, error: Exception, order: int = 50) -> None:

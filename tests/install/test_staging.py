@@ -21,6 +21,8 @@ from lemon_core.install import staging
 from lemon_core.install.pipeline import InstallRequest, install
 from tests.install.support import skill_folder
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 CHILD = """
 import sys, time
 from pathlib import Path

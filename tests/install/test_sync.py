@@ -15,6 +15,8 @@ from lemon_core.state.lockfile import read_lock_records
 from tests.gitserver import GitServer, build_repo, commit
 from tests.install.support import skill_folder, snapshot
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 
 @pytest.fixture
 def git_plugins(recorder):

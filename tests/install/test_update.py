@@ -14,6 +14,8 @@ from lemon_core.install.update import TrustChangeRefused, update
 from lemon_core.state.lockfile import read_lock_records
 from tests.install.support import Faults, skill_folder, snapshot
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 
 def _record(agent, key="demo"):
     return read_lock_records(agent / "skills.lock.json")[0][key]

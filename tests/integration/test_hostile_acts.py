@@ -22,6 +22,8 @@ from tests.integration import hostile_tree as ht
 from tests.integration import measured_run
 from tests.integration.test_hostile_project import unsafe_characters
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 TIME_LIMIT = 20.0
 MEMORY_LIMIT_MB = 500
 LEMON = measured_run.default_lemon()
@@ -63,6 +65,7 @@ def test_planted_servers_do_not_start(tree: ht.HostileTree, args: tuple[str, ...
         assert set(acts.PLANTED_SERVERS) <= set(untrusted)
 
 
+@pytest.mark.slow
 def test_trusted_servers_start_and_a_changed_one_is_untrusted_again(
         tree: ht.HostileTree) -> None:
     run = lemon(tree, "mcp", "trust", "--all", "--approve")
@@ -204,7 +207,7 @@ def test_what_the_skills_server_serves(tree: ht.HostileTree) -> None:
                     try:
                         read = await client.read_resource(uri)
                         seen[uri] = json.dumps(read.model_dump(), ensure_ascii=False)
-                    except Exception as exc:  # an MCP error is a refusal
+                    except Exception as exc:  # noqa: BLE001 - an MCP error is a refusal
                         seen[uri] = f"refused: {exc}"
 
     anyio.run(body)

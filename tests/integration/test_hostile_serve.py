@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from pathlib import Path
 
 import anyio
 import pytest
@@ -22,6 +21,8 @@ import pytest
 from tests.integration import hostile_cache, measured_run
 from tests.integration import hostile_tree as ht
 from tests.mcp.servers.stdio import connect
+
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
 
 pytest.importorskip("mcp")
 

@@ -18,6 +18,8 @@ from tests.registry_server import WebServer
 from tests.registry_server import hermes as serve_hermes
 from tests.registry_server import registry as serve_registry
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "thirdparty_plugin"
 COMMIT = "ab12" * 10
 

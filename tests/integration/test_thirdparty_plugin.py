@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "thirdparty_plugin"
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "plugins.md"
 DIST, VERSION = "lemon-example-plugin", "0.3.0"
@@ -161,6 +163,7 @@ def test_the_plugin_works_through_the_library(venv):
     assert Path(report["plugin_file"]).resolve().is_relative_to(python.parent.parent.resolve())
 
 
+@pytest.mark.slow
 def test_the_guides_example_tests_pass_against_the_installed_plugin(venv, tmp_path):
     python, env = venv
     blocks = re.findall(r"```python\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.S)

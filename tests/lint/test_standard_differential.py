@@ -147,6 +147,7 @@ def _usable_dir_name(name: str) -> bool:
     )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=800,
     deadline=None,
@@ -176,7 +177,7 @@ def _same_verdicts_in_lemons_words(folder: Path, data: bytes) -> None:
     """``lint --standard``'s wording: one message per reference message, each with a rule id,
     and a YAML error placed on a line the reference names."""
     text = data.decode("utf-8", "replace")
-    for (code, reference), (rule, words) in (
+    for (_code, reference), (rule, words) in (
         (pair, explain(*pair, text)) for pair in check_standard(folder)
     ):
         assert rule.startswith("standard_") and words and "JSONesque" not in words
@@ -207,6 +208,7 @@ TOKENS = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=400,
     deadline=None,

@@ -18,7 +18,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from yaml.nodes import ScalarNode
 
 from lemon_core.manifest import build_fast as manifest_fast
 from lemon_core.manifest import build_full as manifest_rules
@@ -166,6 +166,7 @@ def yaml_documents(draw: st.DrawFn) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow
 @needs_libyaml
 @SETTINGS
 @given(yaml_documents())
@@ -181,16 +182,24 @@ SPECIAL = ["", "~", "null", "Null", "NULL", "n", "N", "y", "yes", "No", "true", 
 
 @needs_libyaml
 @SETTINGS
-@given(st.sampled_from(SPECIAL) | st.text(max_size=12))
-def test_lean_resolver_agrees_with_pyyaml_resolver(value: str) -> None:
-    lean = yaml_fast._PlainParser("")
-    full = yaml.resolver.Resolver()
-    for implicit in [(True, False), (False, True), (False, False), (True, True)]:
-        assert lean.resolve(ScalarNode, value, implicit) == full.resolve(
-            ScalarNode, value, implicit
-        )
-    for kind in (SequenceNode, MappingNode):
-        assert lean.resolve(kind, None, True) == full.resolve(kind, None, True)
+@given(st.sampled_from(SPECIAL) | st.text(max_size=12) | st.from_regex(r"[A-Za-z]\w*", fullmatch=True))
+def test_a_plain_word_is_text_as_the_loader_resolves_it(value: str) -> None:
+    """The fast path reads a plain scalar opening with an ASCII letter as text without asking
+    the resolver, unless it is one of YAML 1.1's boolean and null words: the loader agrees."""
+    loader = yaml.CSafeLoader("")
+    tag = loader.resolve(ScalarNode, value, (True, False))
+    loader.dispose()
+    shortcut = value[:1].isalpha() and value[:1].isascii() and value not in yaml_fast._WORDS
+    assert not shortcut or tag == "tag:yaml.org,2002:str"
+    assert (value in yaml_fast._WORDS) <= (tag != "tag:yaml.org,2002:str")
+
+
+def test_the_off_switch_takes_the_full_loader(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    monkeypatch.setattr(yaml_fast, "load_plain", lambda text: calls.append(text))
+    monkeypatch.setenv("LEMON_PLAIN", "yaml")
+    assert yaml_loader.load_yaml("a: b\n") == ({"a": "b"}, [])
+    assert calls == []
 
 
 # -- manifest rules ----------------------------------------------------------------------------

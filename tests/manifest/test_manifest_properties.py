@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -112,6 +113,7 @@ values = st.recursive(
 near_valid = st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=10), values, max_size=10)
 
 
+@pytest.mark.slow
 @BOUNDED
 @given(near_valid)
 def test_near_valid_yaml(data: dict[str, Any]) -> None:

@@ -21,6 +21,8 @@ import pytest
 from lemon_core.mcp.config import parse_file
 from tests.mcp.support import assert_no_secrets
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 LEMON = [
     sys.executable,
     "-c",
@@ -68,6 +70,7 @@ def leftovers(path: Path) -> list[str]:
     return sorted(p.name for p in path.parent.iterdir() if p.name != path.name)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lock_timeout", ["10", "0"])
 def test_twenty_concurrent_adds(tmp_path: Path, env: dict[str, str], lock_timeout: str) -> None:
     """Every name ends up in the file, or its process failed with a clear busy error."""
@@ -99,6 +102,7 @@ def test_twenty_concurrent_adds(tmp_path: Path, env: dict[str, str], lock_timeou
     assert leftovers(path) == []  # the lock is released, no temporary file is left
 
 
+@pytest.mark.slow
 def test_a_killed_writer_never_leaves_a_partial_file(tmp_path: Path, env: dict[str, str]) -> None:
     rng = random.Random(20240601)
     path = project_file(tmp_path)

@@ -354,6 +354,7 @@ _entry = st.fixed_dictionaries(
 )  # fmt: skip
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(st.dictionaries(st.sampled_from(["servers", "enabled", "enabled_servers", "x"]),
                        st.lists(_entry, max_size=3) | _json, max_size=3))  # fmt: skip

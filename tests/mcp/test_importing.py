@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lemon_core.context import LemonContext
 from lemon_core.fsio import read as reading
 from lemon_core.hookspecs import hookimpl
-from lemon_core.context import LemonContext
 from lemon_core.mcp.importing import import_servers
 from lemon_core.models import McpServer, ServerSource
 from lemon_core.plugin_registry import Plugins
@@ -512,6 +512,7 @@ def test_arbitrary_bytes_never_raise(ws: Workspace, file: tuple[str, bool], data
     assert isinstance(outcome, ImportOutcome)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

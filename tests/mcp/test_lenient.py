@@ -88,6 +88,7 @@ _entry = st.fixed_dictionaries(
 )  # fmt: skip
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(st.dictionaries(st.sampled_from(["servers", "enabled", "enabled_servers", "x", *LISTS]),
                        st.lists(_entry | _json, max_size=4) | _json, max_size=4))  # fmt: skip

@@ -45,6 +45,8 @@ from tests.mcp.support import (
     write_json,
 )
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 #: Fixtures defined in tests/mcp/support.py (conftest.py belongs to the importer tests).
 FIXTURES = (ctx, global_file, project_file)
 

@@ -123,7 +123,6 @@ def test_find_relevant_sees_changes(make_ctx, agents) -> None:
 
 def test_find_relevant_index_is_cached_with_the_catalog(make_ctx, agents, monkeypatch) -> None:
     from lemon_core.search import snapshot_index
-    from lemon_core.skills import api
 
     write_skill(agents, "first", description="Formats yaml documents.")
     past = os.stat(agents).st_mtime - 3600  # outside the catalog's racy window

@@ -20,6 +20,8 @@ from tests.gitserver import (
     commit,
 )
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 SKILL = "---\nname: demo\ndescription: Use when testing.\n---\nBody.\n"
 
 
@@ -111,8 +113,7 @@ def test_file_urls(history, tmp_path: Path) -> None:
 def test_no_git_folder_no_hooks_run(tmp_path: Path, git_server: GitServer) -> None:
     marker = tmp_path / "marker"
     script = f"#!/bin/sh\ntouch {marker}\n"
-    hooks = {name: script for name in ("post-checkout", "post-merge", "pre-upload-pack",
-                                       "post-update", "reference-transaction", "pre-commit")}
+    hooks = dict.fromkeys(("post-checkout", "post-merge", "pre-upload-pack", "post-update", "reference-transaction", "pre-commit"), script)
     repo, sha = build_repo(tmp_path / "hooked", {"SKILL.md": SKILL}, bare=False, hooks=hooks)
     url = git_server.add("o/hooked.git", repo)
     for n, where in enumerate((url, f"file://{tmp_path / 'hooked'}")):

@@ -4,9 +4,9 @@ is unpacked or written."""
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import subprocess
-import os
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +16,8 @@ import pytest
 from lemon_core.source_kit import fetch_tree
 from lemon_core.source_kit.limits import FetchLimits, FetchTooLarge, check_pack
 from tests.gitserver import GitServer, build_repo, commit
+
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
 
 SKILL = "---\nname: demo\ndescription: Use when testing.\n---\n"
 MIB = 1024 * 1024
@@ -148,6 +150,7 @@ def test_files_over_the_total_cap_together_are_refused_over_a_file_url(tmp_path:
     assert os.listdir(dest) == []
 
 
+@pytest.mark.slow
 def test_over_http_the_pack_goes_to_disk_not_memory(tmp_path: Path,
                                                      git_server: GitServer) -> None:
     """24 MiB of blobs outside the folder, under the pack caps: the fetch holds about one

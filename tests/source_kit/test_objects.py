@@ -24,6 +24,8 @@ from lemon_core.source_kit.objects import (
 from lemon_core.source_kit.transport import GitSourceError
 from tests.gitserver import Zeros, build_repo
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 MIB = 1024 * 1024
 
 

@@ -10,6 +10,8 @@ import pytest
 from lemon_core.source_kit import Auth, GitSourceError, fetch_tree, token_auth
 from tests.gitserver import GitServer, build_repo
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 SKILL = "---\nname: demo\ndescription: Use when testing.\n---\n"
 TOKEN = "ghp_s3cretTOKENvalue"
 

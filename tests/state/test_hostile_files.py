@@ -17,6 +17,8 @@ from tests.state.hostile import (
     project_with_a_skill,
 )
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 UNREADABLE = {"skills.json": "unreadable_settings", "skills.lock.json": "unreadable_lockfile"}
 INVALID = {"skills.json": "invalid_settings", "skills.lock.json": "invalid_lockfile"}
 

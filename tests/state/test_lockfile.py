@@ -12,6 +12,8 @@ from lemon_core.errors import ConfigError
 from lemon_core.state.lockfile import read_lock_records, write_records
 from lemon_core.state.records import AuditOverride, LockRecord
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 
 def _record(key: str, **fields: object) -> LockRecord:
     return LockRecord(key, "git", source_id="https://example.invalid/r.git",
@@ -80,6 +82,7 @@ def _install_many(path: str, worker: int, count: int) -> None:
         write_records(Path(path), {key: _record(key)}, timeout=60)
 
 
+@pytest.mark.slow
 def test_writers_in_several_processes_lose_no_record(tmp_path: Path) -> None:
     path = tmp_path / "agent" / "skills.lock.json"
     context = multiprocessing.get_context("spawn")

@@ -12,6 +12,8 @@ from lemon_core.models import SkillEntry, SkillManifest, Verification
 from lemon_core.state.readiness import compute_status
 from lemon_core.state.records import LockRecord
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 
 def _entry(tmp_path: Path, **fields) -> SkillEntry:
     folder = tmp_path / "skill"

@@ -12,6 +12,8 @@ from lemon_core.state.settings import (
     settings_path,
 )
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 
 def test_missing_file_reads_empty(tmp_path: Path) -> None:
     assert read_settings(tmp_path / "skills.json") == (SkillSettings(), None)
@@ -113,6 +115,7 @@ def test_a_failed_write_leaves_the_old_file_whole(make_ctx, monkeypatch) -> None
     assert sorted(os.listdir(path.parent)) == ["skills.json"]
 
 
+@pytest.mark.slow
 def test_concurrent_writers_lose_no_key(make_ctx, tmp_path: Path) -> None:
     """Several processes disabling different keys at once: every key ends up disabled."""
     import subprocess

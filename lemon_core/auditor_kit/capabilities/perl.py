@@ -214,7 +214,7 @@ class PerlReader(PerlCalls):
             self.assign(left.child_by_field_name("left"), value)
             return
         if left.type in ("variable_declaration", "parenthesized_expression", "list_expression"):
-            targets = [c for c in left.named_children]
+            targets = list(left.named_children)
             if len(targets) == 1 and targets[0].type != "list_expression":
                 self.assign(targets[0], value)
                 return

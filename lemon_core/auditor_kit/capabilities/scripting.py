@@ -223,7 +223,7 @@ class Reader:
             pending = True
             while pending:  # functions no call reached run once with unknown arguments
                 pending = False
-                for name, node in list(self.functions.items()):
+                for name, _node in list(self.functions.items()):
                     if name not in self.reached:
                         self.reached.add(name)
                         self.invoke(name, [], once=True)

@@ -115,7 +115,7 @@ def _devnull() -> TextIO:
     """One null sink for every stdio server's stderr, opened once per process (a file per
     connection would leak one descriptor each)."""
     if not _DEVNULL:
-        _DEVNULL.append(open(os.devnull, "w"))  # noqa: SIM115  (lives as long as the process)
+        _DEVNULL.append(open(os.devnull, "w"))
     return _DEVNULL[0]
 
 

@@ -57,7 +57,7 @@ class _Reading:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def __aenter__(self) -> _Reading:  # noqa: PYI034 - a final class
+    async def __aenter__(self) -> _Reading:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

@@ -136,7 +136,7 @@ class McpHost:
         self.config_errors: tuple[Any, ...] = ()
 
     # -- lifecycle -----------------------------------------------------------------------
-    def __enter__(self) -> McpHost:  # noqa: PYI034 - the class is final in practice
+    def __enter__(self) -> McpHost:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -43,7 +43,7 @@ class HostStatus(tuple[ServerStatus, ...]):
 
     _fields = ("disabled", "cached_tools", "cache_ttl_ms")
 
-    def __new__(  # noqa: PYI034 - the class is final in practice
+    def __new__(
             cls, servers: Any = (), *, disabled: bool = False, cached_tools: int = 0,
             cache_ttl_ms: int = 0) -> HostStatus:
         self = super().__new__(cls, servers)

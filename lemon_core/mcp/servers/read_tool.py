@@ -64,7 +64,7 @@ def read_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
         raise ValueError("key is required: a skill key as find_skills returns it")
     out: dict[str, Any] = {"view": arguments.get("view", "full")}
     if not isinstance(out["view"], str):
-        raise ValueError(f"view must be one of {', '.join(VIEWS)}")  # noqa: TRY004
+        raise ValueError(f"view must be one of {', '.join(VIEWS)}")
     for name, target in (("section", "section"), ("path", "file")):
         value = arguments.get(name)
         if value is not None and not isinstance(value, str):
@@ -74,7 +74,7 @@ def read_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
     for flag in ("include_status", "include_manifest"):
         value = arguments.get(flag, False)
         if not isinstance(value, bool):
-            raise ValueError(f"{flag} must be true or false")  # noqa: TRY004
+            raise ValueError(f"{flag} must be true or false")
         out[flag] = value
     limit = arguments.get("max_chars")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)

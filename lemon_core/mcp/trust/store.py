@@ -162,7 +162,7 @@ def _edit(ctx: LemonContext, change: Any) -> Any:
 def _servers_of(raw: dict[str, Any], project: str) -> dict[str, Any]:
     projects = raw.setdefault("projects", {})
     entry = projects.setdefault(project, {})
-    return entry.setdefault("servers", {})  # type: ignore[no-any-return]
+    return entry.setdefault("servers", {})
 
 
 def trust_servers(ctx: LemonContext, servers: Iterable[McpServer]) -> list[str]:
@@ -182,7 +182,7 @@ def trust_servers(ctx: LemonContext, servers: Iterable[McpServer]) -> list[str]:
             names.append(name)
         return names
 
-    return _edit(ctx, change)  # type: ignore[no-any-return]
+    return _edit(ctx, change)
 
 
 def untrust_servers(ctx: LemonContext, names: Iterable[str] | None = None) -> list[str]:
@@ -200,7 +200,7 @@ def untrust_servers(ctx: LemonContext, names: Iterable[str] | None = None) -> li
             del raw["projects"][project]
         return gone
 
-    return _edit(ctx, change)  # type: ignore[no-any-return]
+    return _edit(ctx, change)
 
 
 __all__ = ["FILE_NAME", "MAX_STORE_BYTES", "TrustData", "TrustStoreError", "parse",

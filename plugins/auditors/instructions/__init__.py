@@ -377,7 +377,7 @@ def _warned_against(text: str, start: int) -> bool:
     than said: a negator or a "detect/such as" word governs it from the same clause."""
     before = text[max(0, start - 120):start]
     cut = None
-    for cut in _CLAUSE_END.finditer(before):
+    for cut in _CLAUSE_END.finditer(before):  # noqa: B007 - the last one is wanted
         pass
     clause = before[cut.end():] if cut is not None else before
     return _WARNS_AGAINST.search(clause) is not None

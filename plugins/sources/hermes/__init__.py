@@ -261,7 +261,7 @@ class HermesSource:
 
 
 @hookimpl
-def lemon_register_sources(register):  # type: ignore[no-untyped-def]
+def lemon_register_sources(register):
     register(HermesSource())
 
 

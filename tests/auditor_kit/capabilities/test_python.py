@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from lemon_core.auditor_kit.capabilities import python
 from lemon_core.auditor_kit.capabilities.model import (
     DESTRUCTION,
@@ -59,6 +61,7 @@ def test_deletes_of_home_and_of_project_files() -> None:
     assert DESTRUCTION not in facts("import shutil\nshutil.rmtree('build')\n")
 
 
+@pytest.mark.slow
 def test_budgets_end_the_analysis_without_raising() -> None:
     body = "def f(x):\n    return g(x) + g(x)\ndef g(x):\n    return f(x) + f(x)\nf(1)\n"
     assert python.analyse("t.py", body).parsed

@@ -16,6 +16,8 @@ from lemon_core.models import McpServer, ServerSource
 from tests.mcp.client.servers import free_port, sdk_server, unauthorized_server
 from tests.mcp.servers.lazy_fixtures import skill
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 SOURCE = ServerSource("lemon", "project")
@@ -96,6 +98,7 @@ def test_http_401_is_reported_by_status(ctx: LemonContext, kind: str) -> None:
     assert "HTTP 401" in str(error)
 
 
+@pytest.mark.slow
 def test_a_server_that_never_answers_times_out(ctx: LemonContext) -> None:
     server = McpServer(name="mute", transport="stdio", source=SOURCE, command=sys.executable,
                        args=("-c", "import time; time.sleep(60)"), timeout_ms=300,

@@ -16,6 +16,8 @@ import pytest
 from lemon_core.context import LemonContext
 from lemon_core.mcp.client.flood import NotificationBucket
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 NOTE = json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
                    "params": {"level": "info", "data": "x"}}).encode()
 SERVER = str(Path(__file__).parents[1] / "runtime" / "notify_server.py")
@@ -66,6 +68,7 @@ def ctx(make_ctx: Callable[..., LemonContext], tmp_path: Path) -> LemonContext:
     return make_ctx(LEMON_AGENT_DIR=str(tmp_path / "agent"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["message", "list_changed"])
 def test_a_real_flood_is_dropped_and_the_host_keeps_answering(
         ctx: LemonContext, kind: str, caplog: pytest.LogCaptureFixture) -> None:

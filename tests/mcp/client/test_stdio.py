@@ -27,6 +27,8 @@ from lemon_core.mcp.client.stdio import (
 )
 from lemon_core.models import McpServer, ServerSource
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 FLOOD = str(Path(__file__).parent / "flood_server.py")
@@ -104,6 +106,7 @@ def test_an_endless_line_ends_the_connection_with_oversized_and_bounded_memory()
     assert transport.pid is not None and _gone(transport.pid)
 
 
+@pytest.mark.slow
 def test_many_small_lines_quickly_past_8_mib_in_all_keep_working() -> None:
     count = 60_000  # about 12 MiB in all, written at once
 
@@ -124,6 +127,7 @@ def test_many_small_lines_quickly_past_8_mib_in_all_keep_working() -> None:
     assert items[-1].message.method == "notifications/message"
 
 
+@pytest.mark.slow
 def test_by_default_a_burst_of_notifications_is_cut_to_the_bucket() -> None:
     from lemon_core.mcp.client.flood import BURST
 
@@ -204,6 +208,7 @@ def test_a_server_ignoring_sigterm_and_its_child_are_killed(tmp_path: Path) -> N
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_lemon_mcp_test_reports_a_flooding_server_as_oversized(tmp_path: Path) -> None:
     server = McpServer(name="flood", transport="stdio", source=ServerSource("lemon", "project"),
                        command=sys.executable, args=(FLOOD, "raw-flood"),

@@ -19,6 +19,7 @@ from tests.mcp.runtime.support import stdio_entry, write_project
 pytest.importorskip("mcp")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 def test_a_changed_configuration_reaches_the_client_as_list_changed(
         make_ctx: Callable[..., LemonContext], tmp_path: Path, mode: str) -> None:

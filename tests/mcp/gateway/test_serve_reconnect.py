@@ -16,6 +16,7 @@ from tests.mcp.runtime.test_idle_exit import idle_entry
 pytest.importorskip("mcp")
 
 
+@pytest.mark.slow
 def test_a_backend_dying_while_idle_is_announced_and_comes_back(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()

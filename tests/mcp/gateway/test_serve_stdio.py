@@ -13,6 +13,8 @@ import pytest
 from tests.mcp.gateway.support import gateway, lemon_entry, stderr_of
 from tests.mcp.runtime.support import SECRET, methods, stdio_entry, write_project
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 CLOSED_URL = "http://127.0.0.1:9/mcp"  # discard port: nothing listens
@@ -35,6 +37,7 @@ def _texts(result: Any) -> str:
     return " ".join(getattr(block, "text", "") for block in result.content)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_tools_list_and_calls_through_the_gateway(tmp_path: Path, mode: str) -> None:
     log = tmp_path / "alpha.log"
@@ -84,6 +87,7 @@ def test_tools_list_and_calls_through_the_gateway(tmp_path: Path, mode: str) -> 
     assert SECRET not in err and CLOSED_URL not in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_a_backends_list_changed_reaches_the_client(tmp_path: Path, mode: str) -> None:
     # legacy: notifications/tools/list_changed; auto (2026-07-28): an event on the
@@ -136,6 +140,7 @@ def _approval_project(tmp_path: Path) -> tuple[Path, Path]:
                                           tool_approvals={"touch": "always"})), marker
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 @pytest.mark.parametrize("answer", ["accept", "decline", "cancel", "no"])
 def test_approval_through_elicitation(tmp_path: Path, answer: str, mode: str) -> None:
@@ -177,6 +182,7 @@ def test_approval_through_elicitation(tmp_path: Path, answer: str, mode: str) ->
         assert not marker.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_without_elicitation_the_call_is_refused_with_how_to_allow_it(
         tmp_path: Path, mode: str) -> None:
@@ -194,6 +200,7 @@ def test_without_elicitation_the_call_is_refused_with_how_to_allow_it(
     assert str(project / ".lemon" / "mcp.json") in text and SECRET not in text
 
 
+@pytest.mark.slow
 def test_skills_tools_beside_the_gateways(tmp_path: Path) -> None:
     project = _project(tmp_path, stdio_entry("beta", "tools-only", tmp_path / "b.log"))
     folder = project / ".lemon" / "skill" / "nix-flakes"

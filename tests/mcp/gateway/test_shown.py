@@ -15,6 +15,8 @@ import pytest
 from lemon_core.mcp.gateway import shown
 from tests.mcp.gateway.support import gateway
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 BACKEND = str(Path(__file__).parent / "hostile_backend.py")

@@ -15,6 +15,8 @@ from lemon_core.mcp.gateway.trust import TOOL
 from tests.mcp.gateway.support import gateway, stderr_of
 from tests.mcp.runtime.support import SECRET, stdio_entry, write_project
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 
@@ -36,6 +38,7 @@ def _texts(result: Any) -> str:
     return " ".join(getattr(block, "text", "") for block in result.content)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_untrusted_tools_are_not_offered_and_the_agent_is_told_what_to_run(
         tmp_path: Path, mode: str) -> None:
@@ -58,6 +61,7 @@ def test_untrusted_tools_are_not_offered_and_the_agent_is_told_what_to_run(
     assert "not trusted, not started" in err and SECRET not in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 @pytest.mark.parametrize("answer", ["accept", "decline"])
 def test_elicitation_asks_the_person_and_a_yes_starts_them(tmp_path: Path, mode: str,

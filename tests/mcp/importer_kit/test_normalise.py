@@ -130,7 +130,9 @@ def test_entries_meet_the_schema_of_lemons_own_files(fields: dict, reason: str) 
 
 
 def test_the_schema_is_checked_after_expansion() -> None:
-    expand = lambda value: value.replace("${U}", "https://h.test")
+    def expand(value: str) -> str:
+        return value.replace("${U}", "https://h.test")
+
     assert normalise("n", {"url": "${U}/mcp"}, SOURCE, expand).url == "https://h.test/mcp"
     with pytest.raises(EntrySkipped, match="invalid_url"):
         normalise("n", {"url": "${UNSET}"}, SOURCE)

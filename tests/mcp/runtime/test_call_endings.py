@@ -19,6 +19,8 @@ from lemon_core.context import LemonContext
 from lemon_core.mcp.runtime.host import McpHost
 from tests.mcp.runtime.support import SECRET, SLOW, write_project
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 ENDING = str(Path(__file__).parent / "ending_server.py")
@@ -77,6 +79,7 @@ def test_a_server_that_exits_mid_call_is_reported_with_its_status(
         assert SECRET not in str(state) and ENDING not in str(state)
 
 
+@pytest.mark.slow
 def test_lemon_mcp_call_prints_what_happened(tmp_path: Path) -> None:
     project = tmp_path / "project"
     (project / ".git").mkdir(parents=True)

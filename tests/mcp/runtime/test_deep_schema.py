@@ -19,6 +19,8 @@ from lemon_core.mcp.depth import MAX_SCHEMA_DEPTH
 from lemon_core.mcp.runtime.host import McpHost
 from tests.mcp.runtime.support import write_project
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 DEEP = str(Path(__file__).parent / "deep_server.py")

@@ -15,6 +15,8 @@ from lemon_core.context import LemonContext
 from lemon_core.mcp.runtime.host import McpHost
 from tests.mcp.runtime.support import SECRET, SLOW, stdio_entry, write_project
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 FLOOD = str(Path(__file__).parents[1] / "client" / "flood_server.py")
@@ -30,6 +32,7 @@ def _flood_entry(name: str) -> dict[str, object]:
             "env": {"API_KEY": SECRET}, **SLOW}
 
 
+@pytest.mark.slow
 def test_a_flooding_server_is_cut_off_as_oversized_and_the_others_stay(
         ctx: LemonContext, tmp_path: Path) -> None:
     write_project(ctx.cwd, _flood_entry("flood"),
@@ -52,6 +55,7 @@ def test_a_flooding_server_is_cut_off_as_oversized_and_the_others_stay(
         assert host.call(names[("ok", "read_file")], {"path": "a"}).ok
 
 
+@pytest.mark.slow
 def test_many_messages_quickly_and_a_result_under_the_limit_work(ctx: LemonContext) -> None:
     write_project(ctx.cwd, _flood_entry("busy"))
     with McpHost(ctx) as host:
@@ -66,6 +70,7 @@ def test_many_messages_quickly_and_a_result_under_the_limit_work(ctx: LemonConte
         assert host.call(names["echo"], {"text": "still here"}).ok
 
 
+@pytest.mark.slow
 def test_a_successful_reconnect_clears_the_oversized_error(ctx: LemonContext) -> None:
     write_project(ctx.cwd, _flood_entry("flood"))
     with McpHost(ctx, ladder_s=(0.2, 0.2, 0.2)) as host:

@@ -23,6 +23,7 @@ def ctx(make_ctx: Callable[..., LemonContext], tmp_path: Path) -> LemonContext:
     return make_ctx(LEMON_AGENT_DIR=str(tmp_path / "agent"))
 
 
+@pytest.mark.slow
 def test_shared_names_filters_and_capabilities(ctx: LemonContext, tmp_path: Path) -> None:
     full_log, only_log = tmp_path / "full.log", tmp_path / "only.log"
     write_project(ctx.cwd, stdio_entry("alpha", "full", full_log,
@@ -57,6 +58,7 @@ def test_shared_names_filters_and_capabilities(ctx: LemonContext, tmp_path: Path
     assert "resources/list" in methods(full_log)
 
 
+@pytest.mark.slow
 def test_a_down_server_is_skipped_with_a_redacted_reason(ctx: LemonContext,
                                                          tmp_path: Path) -> None:
     write_project(ctx.cwd, stdio_entry("ok", "tools-only", tmp_path / "ok.log"),
@@ -69,6 +71,7 @@ def test_a_down_server_is_skipped_with_a_redacted_reason(ctx: LemonContext,
     assert SECRET not in str(status["gone"].to_json())
 
 
+@pytest.mark.slow
 def test_a_hanging_call_times_out_and_is_not_replayed(ctx: LemonContext,
                                                       tmp_path: Path) -> None:
     marker = tmp_path / "marker"
@@ -83,6 +86,7 @@ def test_a_hanging_call_times_out_and_is_not_replayed(ctx: LemonContext,
     assert marker.read_text().split() == ["hang"]  # called once, never replayed
 
 
+@pytest.mark.slow
 def test_a_removed_server_retires_and_its_names_fail(ctx: LemonContext,
                                                      tmp_path: Path) -> None:
     log = tmp_path / "one.log"
@@ -102,6 +106,7 @@ def test_a_removed_server_retires_and_its_names_fail(ctx: LemonContext,
             host.call(new, {"path": "a"})
 
 
+@pytest.mark.slow
 def test_approval_is_asked_once_and_never_silently(ctx: LemonContext,
                                                    tmp_path: Path) -> None:
     marker = tmp_path / "marker"
@@ -147,6 +152,7 @@ def test_warm_inventory_is_reused(ctx: LemonContext, tmp_path: Path) -> None:
     assert methods(log).count("tools/list") == 1
 
 
+@pytest.mark.slow
 def test_sse_and_a_call_never_holds_the_discovery_lock(ctx: LemonContext,
                                                        tmp_path: Path) -> None:
     import threading
@@ -174,6 +180,7 @@ def test_sse_and_a_call_never_holds_the_discovery_lock(ctx: LemonContext,
             hanging.join()
 
 
+@pytest.mark.slow
 def test_on_the_callers_loop_calls_run_inline_and_approvals_in_a_thread(
         ctx: LemonContext, tmp_path: Path) -> None:
     import threading
@@ -214,6 +221,7 @@ def test_on_the_callers_loop_calls_run_inline_and_approvals_in_a_thread(
     assert marker.read_text().split() == ["called"]
 
 
+@pytest.mark.slow
 def test_untrusted_project_servers_are_never_started(ctx: LemonContext, tmp_path: Path) -> None:
     yes_log, no_log = tmp_path / "yes.log", tmp_path / "no.log"
     write_project(ctx.cwd, stdio_entry("yes", "tools-only", yes_log),

@@ -33,6 +33,7 @@ def _until(check: Callable[[], bool], seconds: float = 90.0) -> None:
     wait_until(check, seconds, pause=0.05)
 
 
+@pytest.mark.slow
 def test_servers_given_in_code_are_hosted_without_a_trust_record(ctx: LemonContext,
                                                                  tmp_path: Path) -> None:
     bad = {"name": "bad", "type": "stdio", "command": "x", "env": {"K": ["not", SECRET]}}
@@ -56,6 +57,7 @@ def test_servers_given_in_code_are_hosted_without_a_trust_record(ctx: LemonConte
         assert result.ok
 
 
+@pytest.mark.slow
 def test_mcp_disabled_in_code_and_the_environment_wins(
         make_ctx: Callable[..., LemonContext], tmp_path: Path) -> None:
     entry = stdio_entry("coded", "tools-only", tmp_path / "c.log")
@@ -67,6 +69,7 @@ def test_mcp_disabled_in_code_and_the_environment_wins(
         assert not host.disabled and len(host.tools()) == 1
 
 
+@pytest.mark.slow
 def test_status_has_the_specs_shape(ctx: LemonContext, tmp_path: Path) -> None:
     write_project(ctx.cwd, stdio_entry("full", "full", tmp_path / "f.log"))
     with McpHost(ctx, ttl_s=120) as host:
@@ -81,6 +84,7 @@ def test_status_has_the_specs_shape(ctx: LemonContext, tmp_path: Path) -> None:
                 "restarts"} <= set(data["servers"][0])  # type: ignore[index]
 
 
+@pytest.mark.slow
 def test_the_inventory_is_refreshed_on_a_timer(ctx: LemonContext, tmp_path: Path) -> None:
     log = tmp_path / "a.log"
     write_project(ctx.cwd, stdio_entry("a", "tools-only", log))

@@ -14,6 +14,8 @@ from lemon_core.context import LemonContext
 from lemon_core.mcp.runtime.host import McpHost
 from tests.mcp.runtime.support import SECRET, SLOW, wait_until, write_project
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 IDLE = str(Path(__file__).parent / "idle_exit_server.py")
@@ -39,6 +41,7 @@ def _starts(path: Path) -> int:
     return len(path.read_text(encoding="utf-8").split()) if path.exists() else 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("code", [3, -4], ids=["stdout-closes", "child-holds-stdout"])
 def test_a_server_exiting_while_idle_is_restarted(ctx: LemonContext, tmp_path: Path,
                                                   code: int) -> None:
@@ -83,6 +86,7 @@ def _running(pid: int) -> bool:
     return state != b"Z"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 def test_what_a_server_started_does_not_outlive_it(ctx: LemonContext, tmp_path: Path) -> None:
     # the server exits while idle and leaves a child (sleep 60) in its process group: the
@@ -100,6 +104,7 @@ def test_what_a_server_started_does_not_outlive_it(ctx: LemonContext, tmp_path: 
     _until(lambda: not _running(second), seconds=10)
 
 
+@pytest.mark.slow
 def test_a_server_that_keeps_exiting_trips_the_breaker(ctx: LemonContext,
                                                        tmp_path: Path) -> None:
     # each restart answers (the ladder starts again), so the breaker ends it: the sixth
@@ -113,6 +118,7 @@ def test_a_server_that_keeps_exiting_trips_the_breaker(ctx: LemonContext,
         assert not state.reconnecting and state.restarts == 5 and _starts(starts) == 6
 
 
+@pytest.mark.slow
 def test_closing_the_host_is_not_a_crash(ctx: LemonContext, tmp_path: Path) -> None:
     starts = tmp_path / "starts"
     write_project(ctx.cwd, idle_entry("calm", starts, exits=0))
@@ -123,6 +129,7 @@ def test_closing_the_host_is_not_a_crash(ctx: LemonContext, tmp_path: Path) -> N
     assert _starts(starts) == 1  # the host's own close restarted nothing
 
 
+@pytest.mark.slow
 def test_a_legacy_sse_stream_that_ends_is_noticed(ctx: LemonContext, tmp_path: Path) -> None:
     import subprocess
 

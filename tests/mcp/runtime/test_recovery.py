@@ -21,6 +21,8 @@ from tests.mcp.runtime.support import (
     write_project,
 )
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 
@@ -51,6 +53,7 @@ def test_the_ladder_and_the_breaker_by_numbers() -> None:
     assert [health.crashed(t, None) for t in (0, 31, 62)] == [0.5, 1.0, 2.0]
 
 
+@pytest.mark.slow
 def test_a_crashed_server_is_reconnected_and_refreshed(ctx: LemonContext,
                                                        tmp_path: Path) -> None:
     log = tmp_path / "c.log"
@@ -65,6 +68,7 @@ def test_a_crashed_server_is_reconnected_and_refreshed(ctx: LemonContext,
         assert _state(host, "c").resources == 1  # refreshed through the same filters
 
 
+@pytest.mark.slow
 def test_the_breaker_marks_only_that_server_unavailable(ctx: LemonContext,
                                                         tmp_path: Path) -> None:
     log = tmp_path / "b.log"
@@ -100,6 +104,7 @@ def test_an_exhausted_ladder_leaves_a_fixed_reason(ctx: LemonContext, tmp_path: 
         assert SECRET not in str(_state(host, "dies").to_json())
 
 
+@pytest.mark.slow
 def test_list_changed_refreshes_through_the_filters(ctx: LemonContext, tmp_path: Path) -> None:
     log = tmp_path / "g.log"
     write_project(ctx.cwd, stdio_entry("g", "full", log, block_tools=["crash", "hang"]))

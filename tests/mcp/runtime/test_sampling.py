@@ -23,6 +23,8 @@ from lemon_core.mcp.runtime.sampling import (
 )
 from tests.mcp.runtime.support import SECRET, SLOW, write_project
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 SERVER = str(Path(__file__).parent / "sampling_server.py")
@@ -116,6 +118,7 @@ def test_without_an_approver_sampling_is_refused(ctx: LemonContext) -> None:
     assert answer.startswith("error|-1|") and "no approver" in answer and seen.samples == []
 
 
+@pytest.mark.slow
 def test_a_failing_sampler_is_a_fixed_error(ctx: LemonContext) -> None:
     seen = Recorder(fail=True)
     with McpHost(ctx, sampler=seen.sample, approver=seen.approve) as host:
@@ -123,6 +126,7 @@ def test_a_failing_sampler_is_a_fixed_error(ctx: LemonContext) -> None:
     assert answer == "error|-32603|the client's sampler failed" and SECRET not in answer
 
 
+@pytest.mark.slow
 def test_without_a_sampler_no_capability_and_the_sdk_error(ctx: LemonContext) -> None:
     asked: list[Any] = []
     with McpHost(ctx, approver=lambda r: asked.append(r) or True) as host:
@@ -132,6 +136,7 @@ def test_without_a_sampler_no_capability_and_the_sdk_error(ctx: LemonContext) ->
     assert asked == []  # nothing to approve
 
 
+@pytest.mark.slow
 def test_policy_refuses_over_the_cap_and_outside_the_models_with_a_reason(
         ctx: LemonContext) -> None:
     """Issue 23 §2: a request over max_tokens (the server asks for 77) or for a model outside
@@ -151,6 +156,7 @@ def test_policy_refuses_over_the_cap_and_outside_the_models_with_a_reason(
         assert rec.approvals == [] and rec.samples == []
 
 
+@pytest.mark.slow
 def test_policy_within_limits_is_reviewed_then_delegated(ctx: LemonContext) -> None:
     from lemon_core.mcp.runtime.sampling import SamplingPolicy
 
@@ -164,6 +170,7 @@ def test_policy_within_limits_is_reviewed_then_delegated(ctx: LemonContext) -> N
     assert not any(text in repr(summary) for text in TEXTS)
 
 
+@pytest.mark.slow
 def test_direct_mode_needs_no_reviewer_and_keeps_the_limits(ctx: LemonContext) -> None:
     from lemon_core.mcp.runtime.sampling import SamplingPolicy
 
@@ -195,6 +202,7 @@ def _with_sampling(ctx: LemonContext, sampling: dict[str, Any]) -> None:
                             "sampling": sampling})
 
 
+@pytest.mark.slow
 def test_the_entrys_policy_from_mcp_json_applies(ctx: LemonContext) -> None:
     """The entry's "sampling" object in lemon's mcp.json: its cap refuses the request."""
     _with_sampling(ctx, {"max_tokens": 10})
@@ -205,6 +213,7 @@ def test_the_entrys_policy_from_mcp_json_applies(ctx: LemonContext) -> None:
     assert rec.approvals == [] and rec.samples == []
 
 
+@pytest.mark.slow
 def test_an_entry_cannot_skip_the_review(ctx: LemonContext) -> None:
     """A project's file saying "direct" does not remove the embedder's reviewer; the
     embedder's "direct" with the entry's "reviewed" is reviewed."""

@@ -15,6 +15,8 @@ import pytest
 from tests.mcp.servers.lazy_fixtures import skill
 from tests.mcp.servers.stdio import connect
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 TAGS = "".join(chr(0xE0000 + ord(c)) for c in "curl x|sh")
@@ -77,6 +79,7 @@ async def _every_view(client: Any) -> None:
     assert _raw(str(missing.value)) == []
 
 
+@pytest.mark.slow
 def test_lazy_skills_mcp_serves_nothing_hidden(tmp_path: Path) -> None:
     root = tmp_path / "skills"
     _evil(root)
@@ -88,6 +91,7 @@ def test_lazy_skills_mcp_serves_nothing_hidden(tmp_path: Path) -> None:
     anyio.run(body)
 
 
+@pytest.mark.slow
 def test_lemon_skill_serve_serves_nothing_hidden(tmp_path: Path) -> None:
     project = tmp_path / "repo"
     (project / ".git").mkdir(parents=True)

@@ -15,7 +15,7 @@ from tests.mcp.servers.lazy_fixtures import skill
 def _age(root: Path, seconds: float = 60.0) -> None:
     """Date every file and folder below ``root`` back (out of the racy window)."""
     when = time.time() - seconds
-    for folder, dirs, files in os.walk(root):
+    for folder, _dirs, files in os.walk(root):
         for name in files:
             os.utime(os.path.join(folder, name), (when, when))
         os.utime(folder, (when, when))

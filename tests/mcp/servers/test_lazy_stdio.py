@@ -14,6 +14,8 @@ import pytest
 from tests.mcp.servers.lazy_fixtures import skill
 from tests.mcp.servers.stdio import BIN, connect, text_of
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 
@@ -36,6 +38,7 @@ def _run(func, *args):
     return anyio.run(func, *args)
 
 
+@pytest.mark.slow
 def test_tools_find_and_load(source: Path) -> None:
     async def body() -> None:
         async with connect("lazy-skills-mcp", "--skills-dir", str(source)) as client:
@@ -77,6 +80,7 @@ def test_tools_find_and_load(source: Path) -> None:
     _run(body)
 
 
+@pytest.mark.slow
 def test_resources_per_sep_2640(source: Path) -> None:
     from mcp.shared.exceptions import MCPError
 
@@ -101,6 +105,7 @@ def test_resources_per_sep_2640(source: Path) -> None:
     _run(body)
 
 
+@pytest.mark.slow
 def test_changes_seen_at_the_next_call_without_restart(source: Path) -> None:
     async def body() -> None:
         async with connect("lazy-skills-mcp", "--skills-dir", str(source)) as client:
@@ -121,6 +126,7 @@ def test_changes_seen_at_the_next_call_without_restart(source: Path) -> None:
     _run(body)
 
 
+@pytest.mark.slow
 def test_warnings_go_to_stderr_only(source: Path) -> None:
     skill(source, "mismatch", name="something-else")
 
@@ -142,6 +148,7 @@ def _cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
                           text=True, env=full, timeout=60, stdin=subprocess.DEVNULL)
 
 
+@pytest.mark.slow
 def test_exit_1_naming_the_missing_source(tmp_path: Path, source: Path) -> None:
     missing = tmp_path / "nope"
     done = _cli("--skills-dir", str(source), "--skills-dir", str(missing))
@@ -150,6 +157,7 @@ def test_exit_1_naming_the_missing_source(tmp_path: Path, source: Path) -> None:
     assert done.stderr.strip() == f"lazy-skills-mcp: skills source not found: {missing}"
 
 
+@pytest.mark.slow
 def test_exit_1_when_nothing_is_valid_or_everything_is_skipped(tmp_path: Path,
                                                                source: Path) -> None:
     empty = tmp_path / "empty"

@@ -17,6 +17,8 @@ import pytest
 from tests.helpers import run_cli, write_skill
 from tests.mcp.servers.stdio import connect
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 BLOCKING = Path(__file__).parents[2] / "fixtures" / "audit_corpus" / "malicious" / \
@@ -54,6 +56,7 @@ async def _session(project: Path, errlog: Path, steps: Any) -> None:
             await steps(client)
 
 
+@pytest.mark.slow
 def test_a_blocked_hand_placed_skill_is_withheld_and_audited_once_per_version(
         project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     errlog = tmp_path / "serve.err"
@@ -117,6 +120,7 @@ def test_a_blocked_hand_placed_skill_is_withheld_and_audited_once_per_version(
     assert states[KEY]["state"] == "pass"
 
 
+@pytest.mark.slow
 def test_list_marks_a_changed_or_unloaded_skill_and_leaves_installed_ones(
         project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     errlog = tmp_path / "serve.err"

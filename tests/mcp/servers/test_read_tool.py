@@ -20,6 +20,8 @@ from tests.helpers import write_skill
 from tests.mcp.servers.lazy_fixtures import skill
 from tests.mcp.servers.stdio import BIN, connect
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 BLOCKING = Path(__file__).parents[2] / "fixtures" / "audit_corpus" / "malicious" / \
@@ -44,6 +46,7 @@ def _serve(project: Path, *extra: str, env: dict[str, str] | None = None) -> Any
     return connect("lemon", "skill", "serve", "--cwd", str(project), *extra, env=env)
 
 
+@pytest.mark.slow
 def test_read_skill_is_listed_with_a_schema_and_read_only_annotations(project: Path) -> None:
     async def body() -> None:
         async with _serve(project) as client:
@@ -63,6 +66,7 @@ def test_read_skill_is_listed_with_a_schema_and_read_only_annotations(project: P
     anyio.run(body)
 
 
+@pytest.mark.slow
 def test_read_skill_serves_each_view_defanged(project: Path) -> None:
     async def body() -> None:
         async with _serve(project) as client:
@@ -104,6 +108,7 @@ def test_read_skill_serves_each_view_defanged(project: Path) -> None:
     anyio.run(body)
 
 
+@pytest.mark.slow
 def test_read_skill_errors_are_tool_errors(project: Path) -> None:
     outside = project.parent / "secret.txt"
     outside.write_text("secret\n", encoding="utf-8")
@@ -131,6 +136,7 @@ def test_read_skill_errors_are_tool_errors(project: Path) -> None:
     anyio.run(body)
 
 
+@pytest.mark.slow
 def test_a_blocked_hand_placed_skill_is_withheld_by_read_skill_in_every_view(
         tmp_path: Path) -> None:
     project = tmp_path / "repo"
@@ -187,6 +193,7 @@ async def _listed(command: str, *args: str) -> set[str]:
         return {t.name for t in (await client.list_tools()).tools}
 
 
+@pytest.mark.slow
 def test_the_default_prompt_names_exactly_lemon_skill_serves_tools(project: Path) -> None:
     served = anyio.run(_listed, "lemon", "skill", "serve", "--cwd", str(project))
     prompt = _prompt(project)
@@ -194,6 +201,7 @@ def test_the_default_prompt_names_exactly_lemon_skill_serves_tools(project: Path
     assert "find_relevant" not in prompt
 
 
+@pytest.mark.slow
 def test_the_lazy_prompt_names_exactly_lazy_skills_mcps_tools(project: Path,
                                                                tmp_path: Path) -> None:
     root = tmp_path / "lazy"

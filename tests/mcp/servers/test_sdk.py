@@ -5,6 +5,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 _PROBE = """
@@ -28,12 +30,14 @@ def _run(code: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_a_server_does_not_import_the_client_but_it_still_imports_later() -> None:
     lines = _run(_PROBE).splitlines()
     assert lines[0] == "client False mcpserver False"
     assert lines[1] == "later mcp.client.client mcp.server.mcpserver.server Tool True False"
 
 
+@pytest.mark.slow
 def test_an_sdk_already_imported_is_used_as_it_is() -> None:
     out = _run("import mcp, sys\nfrom lemon_core.mcp.servers.sdk import require_server_sdk\n"
                "require_server_sdk()\nprint('mcp.client' in sys.modules, "

@@ -15,6 +15,8 @@ import pytest
 
 from lemon_core.mcp.lines import LineSplitter
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 pytest.importorskip("mcp")
 
 SERVER = str(Path(__file__).parent / "loop_stdio_server.py")
@@ -47,6 +49,7 @@ def test_a_complete_oversized_line_in_one_chunk_is_skipped_too() -> None:
 
 
 # -- real processes ----------------------------------------------------------------------------
+@pytest.mark.slow
 def test_the_sdk_client_lists_and_calls_and_a_print_never_reaches_the_wire(
         tmp_path: Path) -> None:
     from mcp import Client, StdioServerParameters
@@ -66,6 +69,7 @@ def test_the_sdk_client_lists_and_calls_and_a_print_never_reaches_the_wire(
     assert "printed:t49" in (tmp_path / "err").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_an_oversized_message_is_dropped_unbuffered_and_the_next_one_answered() -> None:
     proc = _start()
     try:
@@ -87,6 +91,7 @@ def test_an_oversized_message_is_dropped_unbuffered_and_the_next_one_answered() 
     assert b"longer than 1048576 bytes" in proc.stderr.read()
 
 
+@pytest.mark.slow
 def test_stdin_from_a_file_is_served_by_the_sdk_transport(tmp_path: Path) -> None:
     source = tmp_path / "in.jsonl"
     source.write_bytes(_ping(7))

@@ -14,12 +14,15 @@ import codecs
 import zlib
 from pathlib import Path
 
+import pytest
 from lemon_plugins.auditors.capabilities import CapabilitiesAuditor
 from lemon_plugins.auditors.capabilities.rules import RULES
 
 from lemon_core.audit.host import audit_folder
 from lemon_core.protocols import AuditBundle, AuditFile, Finding
 from tests.plugins.auditors.bundles import bundle_of, worst_by_rule
+
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
 
 HEAD = "---\nname: demo\ndescription: Demo.\n---\n# Demo\n\n"
 
@@ -499,6 +502,7 @@ def test_a_javascript_file_without_its_grammar_warns_unparsed(monkeypatch) -> No
     assert "JavaScript or TypeScript" in found[0].message
 
 
+@pytest.mark.slow
 def test_a_finding_names_its_sources_in_the_same_order_whatever_the_hash_seed(tmp_path) -> None:
     import os
     import subprocess

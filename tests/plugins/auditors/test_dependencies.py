@@ -83,8 +83,8 @@ def test_a_lookalike_the_code_imports_the_real_name_of_blocks() -> None:
     found = rules({"requirements.txt": "reqeusts==2.31.0\n",
                    "scripts/fetch.py": "import requests\nrequests.get('https://api.example')\n"})
     assert found == {"code.typosquat": "block"}
-    (item,) = [f for f in audit({"requirements.txt": "numpy\nreqeusts==2.31.0\n",
-                                 "run.py": "from requests import get\n"})]
+    (item,) = list(audit({"requirements.txt": "numpy\nreqeusts==2.31.0\n",
+                          "run.py": "from requests import get\n"}))
     assert item.path == "requirements.txt" and item.line == 2 and "requests" in item.message
 
 

@@ -199,6 +199,7 @@ def _reference_out_of_sight(lines):  # type: ignore[no-untyped-def]
         blank = 0
 
 
+@pytest.mark.slow
 def test_out_of_sight_lines_equal_the_line_by_line_count() -> None:
     import random
 

@@ -9,9 +9,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from lemon_plugins.auditors.manifest import AUDITOR as MANIFEST
 from lemon_plugins.auditors.structure import AUDITOR, RULES, lemon_register_auditors
+from lemon_plugins.auditors.unicode import AUDITOR as UNICODE
 
 from lemon_core.audit.host import audit_folder
+from tests.fixtures.audit_corpus.build import CORPUS, materialise
 
 SKILL = "---\nname: demo\ndescription: Use when testing the structure auditor.\n---\nBody.\n"
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))
@@ -237,10 +240,6 @@ def test_a_tree_problem_is_reported_once_by_this_family(tmp_path: Path) -> None:
 
 # -- the labelled corpus (tests/fixtures/audit_corpus) ------------------------------------------
 
-from lemon_plugins.auditors.manifest import AUDITOR as MANIFEST
-from lemon_plugins.auditors.unicode import AUDITOR as UNICODE
-
-from tests.fixtures.audit_corpus.build import CORPUS, materialise
 
 MINE = ("structure", "unicode", "manifest")
 

@@ -135,9 +135,7 @@ def test_wrong_types_skip_the_entry(ws: Workspace) -> None:
     )
     outcome = ws.run(TOKEN="t")
     assert [s.name for s in outcome.servers] == ["ok"]
-    assert {e.name: e.reason for e in outcome.skipped} == {
-        name: "invalid_entry" for name in "abcdefghij"
-    }
+    assert {e.name: e.reason for e in outcome.skipped} == dict.fromkeys("abcdefghij", "invalid_entry")
 
 
 def test_invalid_toml_is_reported_without_content(ws: Workspace) -> None:

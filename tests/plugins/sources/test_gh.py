@@ -17,6 +17,8 @@ from lemon_core.errors import UsageError
 from lemon_core.source_kit import GitSourceError
 from tests.gitserver import GitServer, build_repo, commit
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 SKILL = "---\nname: {name}\ndescription: Use when testing.\n---\nBody.\n"
 TOKEN = "ghp_0123456789abcdefSECRET"
 LEMON = str(Path(sys.executable).parent / "lemon")
@@ -119,6 +121,7 @@ def _lemon(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[st
                           text=True, timeout=60, check=False)
 
 
+@pytest.mark.slow
 def test_install_through_the_cli_never_prints_the_token(private, tmp_path: Path) -> None:
     server, _, second = private
     home = tmp_path / "home"

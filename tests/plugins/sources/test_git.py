@@ -20,6 +20,8 @@ from lemon_core.source_kit import GitSourceError
 from lemon_core.source_kit.fetch import FULL_HISTORY_NOTE
 from tests.gitserver import GitServer, build_repo, commit
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 SKILL = "---\nname: demo\ndescription: Use when testing.\n---\nBody.\n"
 LEMON = str(Path(sys.executable).parent / "lemon")
 
@@ -130,6 +132,7 @@ def _lemon(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[st
                           text=True, timeout=60, check=False)
 
 
+@pytest.mark.slow
 def test_install_from_a_git_url_through_the_cli(served, tmp_path: Path) -> None:
     url, _, second = served
     home = tmp_path / "home"
@@ -146,6 +149,7 @@ def test_install_from_a_git_url_through_the_cli(served, tmp_path: Path) -> None:
     assert record["source_id"] == url
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", ["@nope", "@" + "0" * 40])
 def test_a_failed_git_install_changes_nothing(served, tmp_path: Path, suffix: str) -> None:
     url, _, _ = served
@@ -157,7 +161,7 @@ def test_a_failed_git_install_changes_nothing(served, tmp_path: Path, suffix: st
     agent = home / ".lemon" / "agent"
     assert not (agent / "skill" / "demo").exists()
     assert not (agent / "skills.lock.json").exists()
-    leftovers = [p for p in agent.rglob("*")] if agent.exists() else []
+    leftovers = list(agent.rglob("*")) if agent.exists() else []
     assert [p for p in leftovers if p.is_file()] == []
 
 
@@ -190,6 +194,7 @@ def test_a_password_in_the_url_is_used_but_never_recorded_or_printed(
     assert record["source_kind"] == "git" and record["identifier"] == url
 
 
+@pytest.mark.slow
 def test_update_of_an_install_whose_url_held_a_password(tmp_path: Path,
                                                         git_server: GitServer) -> None:
     repo, _ = build_repo(tmp_path / "private.git", {"SKILL.md": SKILL, "v.txt": "1"})
@@ -230,6 +235,7 @@ def test_update_of_an_install_whose_url_held_a_password(tmp_path: Path,
     assert json.loads(lock_text)["skills"]["demo"]["identifier"] == url
 
 
+@pytest.mark.slow
 def test_a_file_url_install_reads_only_the_chosen_folder(tmp_path: Path) -> None:
     """issue 17 §4 through the real CLI and default caps: 200 MiB of blobs and an unreadable
     object outside ``#subdirectory=`` do not stop the install (nothing of them is read); a

@@ -19,6 +19,8 @@ import pytest
 
 from tests.gitserver import build_repo, commit
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 LEMON = str(Path(sys.executable).parent / "lemon")
 SKILL = "---\nname: demo\ndescription: Use when testing ssh installs.\n---\nBody.\n"
 
@@ -85,6 +87,7 @@ def _calls(env: dict[str, str]) -> list[list[str]]:
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
 
+@pytest.mark.slow
 def test_install_update_and_sync_over_ssh(fake_ssh: dict[str, str]) -> None:
     repo, first = build_repo(Path(fake_ssh["FAKE_SSH_ROOT"]) / "o" / "demo.git",
                              {"skills/demo/SKILL.md": SKILL, "skills/demo/v.txt": "1"})
@@ -122,6 +125,7 @@ def test_install_update_and_sync_over_ssh(fake_ssh: dict[str, str]) -> None:
     assert (folder / "v.txt").read_text() == "2"
 
 
+@pytest.mark.slow
 def test_ssh_failures_end_with_one_clear_line(fake_ssh: dict[str, str]) -> None:
     build_repo(Path(fake_ssh["FAKE_SSH_ROOT"]) / "o" / "demo.git", {"SKILL.md": SKILL})
     skills = Path(fake_ssh["HOME"]) / ".lemon" / "agent" / "skill"
@@ -140,6 +144,7 @@ def test_ssh_failures_end_with_one_clear_line(fake_ssh: dict[str, str]) -> None:
     assert proc.returncode != 0 and len(_calls(fake_ssh)) == before
 
 
+@pytest.mark.slow
 def test_an_ssh_fetch_holds_one_object_at_a_time(fake_ssh: dict[str, str],
                                                  monkeypatch: pytest.MonkeyPatch,
                                                  tmp_path: Path) -> None:

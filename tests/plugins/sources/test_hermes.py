@@ -16,6 +16,8 @@ from lemon_core.testing import inline_plugins
 from tests.registry_server import Answer, git_blob_sha
 from tests.registry_server import hermes as serve_hermes
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 COMMIT = "c0ffee" * 6 + "c0ff"
 
 
@@ -365,6 +367,7 @@ def test_netrc_is_never_sent_over_plain_http_to_another_host(home, make_ctx):
     assert _request("https://skills.example/x", token, ctx)[1]["Authorization"] == "Bearer t0ken"
 
 
+@pytest.mark.slow
 def test_a_cli_install_with_netrc_never_prints_the_password(repo, home, tmp_path):
     import json
     import subprocess

@@ -11,6 +11,8 @@ from lemon_core.testing import inline_plugins
 from tests.registry_server import Answer, json_answer
 from tests.registry_server import registry as serve_registry
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 SOURCE = registry.RegistrySource()
 COMMIT = "ab" * 20
 SKILLS = {

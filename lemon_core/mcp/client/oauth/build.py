@@ -36,7 +36,6 @@ def auth_for(server: McpServer, ctx: LemonContext, *,
     if settings is None:
         return None
     from lemon_core.mcp.client.oauth.providers import CredentialsProvider, PkceProvider
-
     from lemon_core.mcp.client.oauth.refresh_lock import wait_for
 
     _quiet_sdk_loggers()

@@ -36,6 +36,7 @@ def _clean(rig: Rig, message: str) -> None:
         assert secret not in message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("path", "what"), [("/.well-known/oauth-authorization-server",
                                              "metadata"), ("/token", "token")])
 def test_a_stuck_authorization_server_fails_at_the_requests_own_deadline(

@@ -22,6 +22,8 @@ from tests.mcp.client.oauth.support import (
     read_cache,
 )
 
+pytestmark = pytest.mark.integration  # starts processes or loopback servers
+
 
 REFRESHER = Path(__file__).parent / "refresher.py"
 ROOT = Path(__file__).parents[4]
@@ -94,6 +96,7 @@ def test_a_rejected_access_token_is_refreshed_first(rig: Rig, ctx: LemonContext)
     assert not [s for s in rig.auth.seen[seen:] if s.path.startswith("/.well-known/")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["expired", "rejected"])
 def test_processes_refreshing_one_slot_at_once_refresh_once_and_share_the_rotation(
         rig: Rig, ctx: LemonContext, tmp_path: Path, how: str) -> None:

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 
 import attrs
 
-from lemon_core.auditor_kit.capabilities import vocab
+from lemon_core.auditor_kit.capabilities import inline, vocab
 from lemon_core.auditor_kit.capabilities.model import (
     DECODE,
     DECODED,
@@ -146,6 +146,8 @@ class _Pipeline:
         self.writes: list[Write] = []
         self.invocations: list[Invocation] = []
         self.depth = 0
+        #: The program text a stage reads on its input (a here-document, a here-string).
+        self.stdin_code: str | None = None
 
     def fact(self, kind: str, value: str | None, carries: Iterable[Source] = (),
              detail: str = "") -> None:
@@ -184,6 +186,7 @@ class _Pipeline:
         inputs: list[str] = []
         outputs: list[tuple[str, bool]] = []
         plain: list[str] = []
+        self.stdin_code = None
         taints: dict[int, frozenset[Source]] = {}
         i = 0
         while i < len(words):
@@ -194,6 +197,7 @@ class _Pipeline:
                     inputs.append(target)
                 elif word == "<<<":
                     carry = carry | self.word_taint(target, extra, i + 1)
+                    self.stdin_code = self.heredocs.get(target, target)
                 elif word in (">", ">>", ">|", "&>", "&>>") and not target.startswith("&"):
                     outputs.append((target, word.endswith(">>")))
                 i += 2
@@ -311,6 +315,8 @@ class _Pipeline:
                     return _sequence(inner, self, carry, self.depth)
                 finally:
                     self.depth -= 1
+        if tool in inline.INTERPRETERS:
+            self._inline(tool, words, taints, carry)
         if tool in vocab.INTERPRETERS and tool not in vocab.WRAPPERS:
             code = self._inline_code(tool, words, taints)
             if code is not None:
@@ -323,6 +329,16 @@ class _Pipeline:
                           "shell-eval" if arg_taint else "interpreter")
                 return frozenset()
         return carry | files | arg_taint
+
+    def _inline(self, tool: str, words: list[str], taints: dict[int, frozenset[Source]],
+                carry: frozenset[Source]) -> None:
+        """The program text of ``perl -e``, ``ruby -e``, ``php -r`` or a here-document fed to
+        one, read by that language's frontend (:mod:`.inline`)."""
+        holes = frozenset().union(*taints.values()) if taints else frozenset()
+        found = inline.run(tool, words, self.stdin_code, self.path, self.line, holes | carry)
+        if found is not None:
+            self.facts.extend(attrs.evolve(f, evidence=self.evidence) for f in found.facts)
+            self.writes.extend(found.writes)
 
     @staticmethod
     def _decodes(tool: str, words: list[str]) -> bool:

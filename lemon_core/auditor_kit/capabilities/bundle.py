@@ -18,7 +18,13 @@ from typing import Any
 
 import attrs
 
-from lemon_core.auditor_kit.capabilities import index, package_json, shell
+from lemon_core.auditor_kit.capabilities import (
+    build_files,
+    index,
+    inline,
+    package_json,
+    shell,
+)
 from lemon_core.auditor_kit.capabilities import python as python_facts
 from lemon_core.auditor_kit.capabilities.model import FileFacts, Source
 from lemon_core.auditor_kit.lazy import lazy_compile
@@ -256,7 +262,7 @@ def shell_triggered(text: str) -> bool:
     """Whether a shell script holds a word that could matter (:data:`_SHELL_WORDS`; tested
     here, not in the shared search: these short words are everywhere in prose)."""
     lower = text.lower()
-    return any(word in lower for word in _SHELL_WORDS)
+    return any(word in lower for word in _SHELL_WORDS) or inline.mentioned(lower)
 
 
 _PYTHON_BLOCK = re.compile(
@@ -344,10 +350,14 @@ def _collect(bundle: Any) -> Iterator[FileFacts]:
             found_hooks = package_json.hook_facts(path, text)
             if found_hooks is not None:
                 yield found_hooks
+        elif (build_language := build_files.language_of(path, text)) is not None:
+            found_build = build_files.file_facts(bundle, path, text, build_language)
+            if found_build is not None:
+                yield found_build
         elif language == "shell" and _is_shell_script(lower, text) and (
                 shell_triggered(text) or (mention is not None and _mentioned(text, mention))):
-            words = SHELL_TRIGGERS if mention is None else re.compile(
-                f"{SHELL_TRIGGERS.pattern}|{mention.pattern}")
+            words = re.compile(f"{SHELL_TRIGGERS.pattern}|{inline.trigger_pattern()}" + (
+                "" if mention is None else f"|{mention.pattern}"))
             result = shell.analyse_script(text, path, only=words)
             if result.facts or result.writes or result.invocations:
                 yield FileFacts(path=path, language="shell", facts=result.facts,

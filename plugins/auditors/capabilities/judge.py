@@ -382,7 +382,7 @@ class Judge:
                                                                                   fact.line)}
         how = {"exec": "executes", "eval": "evaluates", "compile": "compiles",
                "deserialise": "deserialises", "interpreter": "feeds to an interpreter",
-               "shell-eval": "evaluates",
+               "shell-eval": "evaluates", "expanded": "feeds to an interpreter",
                "shell": "runs as a shell command", "process": "runs as a program"}.get(
                    fact.detail, "runs")
         if fetched:

@@ -1,0 +1,97 @@
+"""Which files the PowerShell, Makefile, Dockerfile and awk frontends read, and reading them
+once per bundle.
+
+A file is chosen by name (``.ps1``/``.psm1``; ``Makefile``, ``GNUmakefile``, ``*.mk``;
+``Dockerfile``, ``Dockerfile.*``, ``*.dockerfile``, ``Containerfile``; ``.awk`` or an awk
+``#!`` line) and read only when it holds one of its frontend's trigger words (most files have
+nothing the capability reading could use) and is under its size cap. A Dockerfile is read with
+the build secrets the skill's other files pass (``docker build --secret id=…,src=…``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lemon_core.auditor_kit.capabilities import index
+from lemon_core.auditor_kit.capabilities.model import FileFacts
+
+#: Characters of one file read at most, per language (a larger file keeps to the line rules).
+MAX_CHARS = {"powershell": 500_000, "make": 300_000, "dockerfile": 300_000, "awk": 200_000}
+
+#: Lower-case words without which a PowerShell file is not parsed.
+POWERSHELL_WORDS = (
+    "invoke", "iex", "iwr", "irm", "webclient", "download", "upload", "start-process", "saps",
+    "-enc", "-e ", "-ec ", "base64", "[char", "env:", "environment]", "credential", "cmdkey",
+    "vaultcmd", "protecteddata", "\\run", "scheduled", "schtasks", "profile", "remove-item",
+    "rm ", "del ", "rd ", "rmdir", "ri ", "format-volume", "clear-disk", "socket", "client",
+    "dns", "curl", "wget", "http", "& (", "&(", "& $", ". $", ".(", "reg ", "scriptblock",
+    "login data", "cookies", ".ssh", ".aws", "appdata", "-join", "-f ", "pwsh", "powershell",
+    "cmd ", "cmd.exe", "bitstransfer", "send-mailmessage", "compress")
+
+
+def language_of(path: str, text: str) -> str | None:
+    """``powershell``, ``make``, ``dockerfile`` or ``awk`` when the file at ``path`` is one."""
+    name = path.lower().rpartition("/")[2]
+    if name.endswith((".ps1", ".psm1")):
+        return "powershell"
+    if name in ("makefile", "gnumakefile") or name.endswith(".mk") or name.startswith(
+            "makefile."):
+        return "make"
+    if name in ("dockerfile", "containerfile") or name.startswith(("dockerfile.",
+                                                                  "containerfile.")) or (
+            name.endswith(".dockerfile")):
+        return "dockerfile"
+    if name.endswith(".awk") or text.startswith("#!") and "awk" in text.split("\n", 1)[0]:
+        return "awk"
+    return None
+
+
+def _triggered(language: str, text: str) -> bool:
+    if language == "powershell":
+        lower = text.lower()
+        return any(word in lower for word in POWERSHELL_WORDS)
+    if language == "make":
+        from lemon_core.auditor_kit.capabilities import makefile
+
+        return makefile.triggered(text)
+    if language == "dockerfile":
+        from lemon_core.auditor_kit.capabilities import dockerfile
+
+        return dockerfile.triggered(text)
+    from lemon_core.auditor_kit.capabilities import awk
+
+    return awk.triggered(text)
+
+
+def _analyse(bundle: Any, path: str, text: str, language: str) -> FileFacts:
+    if language == "powershell":
+        from lemon_core.auditor_kit.capabilities import powershell
+
+        return powershell.analyse(path, text)
+    if language == "make":
+        from lemon_core.auditor_kit.capabilities import makefile
+
+        return makefile.analyse(path, text)
+    if language == "dockerfile":
+        from lemon_core.auditor_kit.capabilities import dockerfile
+
+        others = [f.text for f in bundle.files if f.kind == "file" and f.text
+                  and f.path != path and "--secret" in f.text]
+        return dockerfile.analyse(path, text, dockerfile.build_secrets(others))
+    from lemon_core.auditor_kit.capabilities import awk
+
+    return awk.analyse(path, text)
+
+
+def file_facts(bundle: Any, path: str, text: str, language: str) -> FileFacts | None:
+    """The facts of the file (None when it has nothing to say or was not read)."""
+    if len(text) > MAX_CHARS[language] or not _triggered(language, text):
+        return None
+    found = index.derived(bundle, "build-files", path,
+                          lambda: _analyse(bundle, path, text, language))
+    if found.parsed and not (found.facts or found.writes or found.invocations):
+        return None
+    return found
+
+
+__all__ = ["MAX_CHARS", "POWERSHELL_WORDS", "file_facts", "language_of"]

@@ -22,6 +22,7 @@ import attrs
 
 from lemon_core.auditor_kit.capabilities import shell, vocab
 from lemon_core.auditor_kit.capabilities.model import (
+    DYNAMIC_EXEC,
     HIGH,
     LOW,
     SECRET,
@@ -186,8 +187,10 @@ def _run(path: str, number: int, rest: str, values: dict[str, str],
         except ValueError:
             words = None
         if isinstance(words, list) and all(isinstance(w, str) for w in words):
-            found = shell.analyse_words([_substitute(w, values) for w in words], path, number)
-            return list(found.facts), list(found.writes)
+            given = [_substitute(w, values) for w in words]
+            found = shell.analyse_words(given, path, number)
+            return (_expanded(found.facts, " ".join(words), " ".join(given)),
+                    list(found.writes))
     text = _substitute(rest, values)
     if powershell:
         from lemon_core.auditor_kit.capabilities import powershell as ps
@@ -200,14 +203,28 @@ def _run(path: str, number: int, rest: str, values: dict[str, str],
     if "\n" in text:
         head, _, body = text.partition("\n")
         command = head.split("<<", 1)[0].strip()
-        if not command or vocab.tool_name(command.split()[0]) in vocab.SHELLS:
-            found = shell.analyse_script(body, path)
-        else:
+        if command and vocab.tool_name(command.split()[0]) not in vocab.SHELLS:
             found = shell.analyse(head, path, number, variables=variables)
-        return ([attrs.evolve(f, line=number) for f in found.facts],
-                [attrs.evolve(w, line=number) for w in found.writes])
+            return list(found.facts), list(found.writes)
+        facts: list[Fact] = []
+        writes: list[Write] = []
+        for line in body.replace("\\\n", " ").split("\n"):
+            if line.strip() and not line.lstrip().startswith("#"):
+                found = shell.analyse(line, path, number, variables=variables)
+                facts.extend(_expanded(found.facts, line, line))
+                writes.extend(found.writes)
+        return facts, writes
     found = shell.analyse(text, path, number, variables=variables)
-    return list(found.facts), list(found.writes)
+    return _expanded(found.facts, rest, text), list(found.writes)
+
+
+def _expanded(facts: tuple[Fact, ...], raw: str, text: str) -> list[Fact]:
+    """A pipe into an interpreter that only appears once ``ARG``/``ENV`` values are put in
+    is this reading's to judge (a line rule sees ``$BOOT | $RUNNER``)."""
+    if raw == text:
+        return list(facts)
+    return [attrs.evolve(f, detail="expanded") if f.kind == DYNAMIC_EXEC
+            and f.detail == "interpreter" else f for f in facts]
 
 
 def _with_secrets(fact: Fact, targets: dict[str, Source]) -> Fact:

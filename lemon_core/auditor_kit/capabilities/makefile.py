@@ -64,8 +64,10 @@ class Make:
     # -- expansion -------------------------------------------------------------------------
 
     def expand(self, text: str, depth: int = 0, args: tuple[str, ...] = ()) -> Expanded:
-        if depth > MAX_DEPTH or "$" not in text:
+        if "$" not in text:
             return Expanded(text, False)
+        if depth > MAX_DEPTH or self.budget <= 0:
+            return Expanded(HOLE, False)  # a self-reference or a chain too deep
         out: list[str] = []
         built = False
         i = 0

@@ -13,13 +13,13 @@ that matter are in :mod:`.powershell_calls`. Bounded: :data:`MAX_CHARS` of sourc
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from typing import Any
 
 import attrs
 
+from lemon_core.auditor_kit.capabilities import powershell_calls as calls
+from lemon_core.auditor_kit.capabilities import powershell_commands as commands
 from lemon_core.auditor_kit.capabilities.model import (
     DECODED,
     MAX_EVIDENCE,
@@ -32,11 +32,22 @@ from lemon_core.auditor_kit.capabilities.model import (
     merge_fact,
     merge_write,
 )
-from lemon_core.auditor_kit.capabilities.values import HOLE
+from lemon_core.auditor_kit.capabilities.powershell_values import (
+    AUTOMATIC,
+    ENV_PATHS,
+    HOLE,
+    MAX_CHARS,
+    MAX_DEPTH,
+    UNKNOWN,
+    Val,
+    _descendant,
+    _first,
+    _text,
+    decode_encoded_command,
+    union,
+)
 
-MAX_CHARS = 500_000
 MAX_NODES = 200_000
-MAX_DEPTH = 3
 MAX_ITEMS = 4_096
 
 _LANGUAGE: list[Any] = []
@@ -54,71 +65,10 @@ def _language() -> Any:
     return _LANGUAGE[0]
 
 
-@attrs.frozen
-class Val:
-    """A folded value: ``text`` (with :data:`HOLE` for unknown parts; None when nothing is
-    known), the sources of its data, the items of an array, the bytes of a byte array, the
-    kind of object it is (``webclient``, ``socket``, ``scriptblock``), and ``built`` when it
-    was assembled from fragments, character codes or a decoder."""
-
-    text: str | None = None
-    taint: frozenset[Source] = frozenset()
-    items: tuple[Val, ...] | None = None
-    data: bytes | None = None
-    obj: str = ""
-    built: bool = False
-
-    def s(self) -> str:
-        if self.text is not None:
-            return self.text
-        if self.items is not None:
-            return " ".join(i.s() for i in self.items)
-        return HOLE
-
-
-UNKNOWN = Val()
-
-
-def union(*vals: Val) -> frozenset[Source]:
-    out: frozenset[Source] = frozenset()
-    for v in vals:
-        out |= v.taint
-        if v.items:
-            for item in v.items:
-                out |= item.taint
-    return out
-
-
-#: Windows folders spelled as the home paths the vocabulary knows.
-ENV_PATHS = {
-    "userprofile": "~", "home": "~", "homepath": "~", "localappdata": "~/AppData/Local",
-    "appdata": "~/AppData/Roaming", "temp": "~/AppData/Local/Temp", "tmp": "~/AppData/Local/Temp",
-    "systemdrive": "C:", "systemroot": "C:/Windows", "windir": "C:/Windows",
-    "programdata": "C:/ProgramData", "onedrive": "~/OneDrive",
-}
-AUTOMATIC = {"home": "~", "profile": "~/Documents/PowerShell/Microsoft.PowerShell_profile.ps1",
-             "pshome": "C:/Program Files/PowerShell/7", "true": "True", "false": "False",
-             "null": ""}
-
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "a": "\a", "b": "\b", "e": "\x1b",
             "`": "`", '"': '"', "$": "$", "'": "'"}
 _BACKTICK = re.compile(r"`(.)", re.DOTALL)
 _FORMAT = re.compile(r"\{(\d+)(?:,[-\d]+)?(?::[^}]*)?\}")
-
-
-def decode_encoded_command(text: str) -> str | None:
-    """The script of ``-EncodedCommand``: base64 of UTF-16LE (None when it does not decode)."""
-    raw = text.strip().strip("'\"")
-    if not raw or len(raw) > MAX_CHARS:
-        return None
-    try:
-        data = base64.b64decode(raw + "=" * (-len(raw) % 4), validate=False)
-    except (binascii.Error, ValueError):
-        return None
-    try:
-        return data.decode("utf-16-le")
-    except UnicodeDecodeError:
-        return None
 
 
 class Frontend:
@@ -173,8 +123,6 @@ class Frontend:
     # -- walking ---------------------------------------------------------------------------
 
     def run(self, root: Any) -> None:
-        from lemon_core.auditor_kit.capabilities import powershell_calls
-
         stack = [root]
         while stack:
             node = stack.pop()
@@ -184,7 +132,7 @@ class Frontend:
             kind = node.type
             if kind == "pipeline" and node.parent is not None and node.parent.type in (
                     "statement_list", "script_block_body", "program"):
-                self.statement(node, powershell_calls)
+                self.statement(node, calls)
             elif kind == "script_parameter":
                 self.parameter(node)
             elif kind == "function_statement":
@@ -220,8 +168,6 @@ class Frontend:
         return value
 
     def _ev(self, node: Any) -> Val:
-        from lemon_core.auditor_kit.capabilities import powershell_calls as calls
-
         kind = node.type
         named = node.named_children
         if kind in _PASS and len(named) == 1:
@@ -265,7 +211,7 @@ class Frontend:
         if kind == "cast_expression":
             return self.cast(node)
         if kind == "command":
-            return calls.command(self, node, frozenset(), UNKNOWN)
+            return self.command(node, frozenset(), UNKNOWN)
         if kind in ("invokation_expression", "member_access"):
             return calls.member(self, node)
         if kind == "script_block_expression" or kind == "script_block":
@@ -278,6 +224,24 @@ class Frontend:
         # anything else: visit its parts for their facts, keep their taint
         parts = [self.ev(c) for c in named[:64]]
         return Val(None, union(*parts))
+
+    def command(self, node: Any, carry: frozenset[Source], previous: Val) -> Val:
+        """A command of a pipeline: its name folded, its arguments read, then what it means
+        (:mod:`.powershell_commands`)."""
+        name_node = node.child_by_field_name("command_name")
+        if name_node is None:
+            return UNKNOWN
+        name_val = self.ev(name_node) if name_node.type == "command_name_expr" else Val(
+            _text(name_node))
+        args = calls.elements(self, node.child_by_field_name("command_elements"))
+        return commands.run(self, node, name_val.s(), name_val, args, carry, previous)
+
+    def nested(self, text: str, taint: frozenset[Source]) -> Frontend | None:
+        """``text`` (code this script runs: a constant ``Invoke-Expression``, a scheduled
+        command line) walked one level deeper, or None past :data:`MAX_DEPTH`."""
+        if self.depth >= MAX_DEPTH:
+            return None
+        return walk(self.path, text, depth=self.depth + 1, taint=taint)
 
     # -- values ----------------------------------------------------------------------------
 
@@ -345,8 +309,6 @@ class Frontend:
         return value
 
     def pipeline(self, node: Any) -> Val:
-        from lemon_core.auditor_kit.capabilities import powershell_calls as calls
-
         stages = [c for c in node.named_children if c.type not in ("comment",)]
         if node.type == "pipeline" and len(stages) == 1:
             return self.ev(stages[0])
@@ -355,7 +317,7 @@ class Frontend:
         last = UNKNOWN
         for stage in stages:
             if stage.type == "command":
-                last = calls.command(self, stage, carry, previous)
+                last = self.command(stage, carry, previous)
             else:
                 last = self.ev(stage)
             carry = union(last)
@@ -444,30 +406,6 @@ _PASS = frozenset({"logical_expression", "bitwise_expression", "comparison_expre
                    "range_argument_expression", "argument_expression", "expression",
                    "left_assignment_expression", "argument_expression_list",
                    "command_name_expr", "path_command_name"})
-
-
-def _text(node: Any) -> str:
-    return node.text.decode("utf-8", "replace") if node is not None else ""
-
-
-def _first(node: Any, kind: str) -> Any:
-    if node is None:
-        return None
-    for child in node.named_children:
-        if child.type == kind:
-            return child
-    return None
-
-
-def _descendant(node: Any, kind: str) -> Any:
-    """The first node of ``kind`` down a chain of single children (``$x`` under the
-    grammar's precedence levels)."""
-    while node is not None and node.type != kind:
-        named = node.named_children
-        if len(named) != 1:
-            return _first(node, kind)
-        node = named[0]
-    return node
 
 
 def _between(node: Any, left: Any, right: Any) -> str:

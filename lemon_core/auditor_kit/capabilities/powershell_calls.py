@@ -12,6 +12,7 @@ keys, scheduled tasks, ``$PROFILE`` and the Startup folder), destruction (``Remo
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from lemon_core.auditor_kit.capabilities import shell, vocab
@@ -28,16 +29,15 @@ from lemon_core.auditor_kit.capabilities.model import (
     SECRET_READ,
     Source,
 )
-from lemon_core.auditor_kit.capabilities.powershell import (
+from lemon_core.auditor_kit.capabilities.powershell_values import (
+    HOLE,
     MAX_DEPTH,
     UNKNOWN,
     Val,
     _first,
     _text,
     union,
-    walk,
 )
-from lemon_core.auditor_kit.capabilities.values import HOLE
 
 ALIASES = {
     "iex": "invoke-expression", "iwr": "invoke-webrequest", "irm": "invoke-restmethod",
@@ -109,6 +109,13 @@ class Args:
         return [w for w in out if w != ""]
 
 
+def _switch(name: str) -> bool:
+    """Whether ``-name`` is a switch (takes no value): one of :data:`SWITCHES` or an
+    abbreviation of one (``-fo`` for ``-Force``, ``-rec`` for ``-Recurse``)."""
+    return name in SWITCHES or len(name) >= 3 and any(
+        s.startswith(name) for s in SWITCHES if len(s) > 3)
+
+
 def elements(fe: Any, node: Any) -> Args:
     pairs: list[tuple[str | None, Val]] = []
     redirects: list[tuple[str, Val]] = []
@@ -125,7 +132,7 @@ def elements(fe: Any, node: Any) -> Args:
                 pairs.append((pending, UNKNOWN))
             text = _text(child).lower()
             name, _colon, _ = text.partition(":")
-            pending = None if name in SWITCHES else name
+            pending = None if _switch(name) else name
             if pending is None:
                 pairs.append((name, UNKNOWN))
             last_node = None
@@ -141,13 +148,34 @@ def elements(fe: Any, node: Any) -> Args:
             value = call_on(fe, last_node, child)
             pairs[-1] = (pairs[-1][0], value)
             continue
-        value = fe.ev(child)
+        raw = _text(child)
+        if kind != "string_literal" and raw.startswith("$") and ("\\" in raw or "/" in raw) and (
+                " " not in raw):
+            value = bareword(fe, raw, fe.line(child))  # $env:TEMP\k.txt in argument mode
+        else:
+            value = fe.ev(child)
         pairs.append((pending, value))
         pending = None
         last_node = child
     if pending is not None:
         pairs.append((pending, UNKNOWN))
     return Args(pairs, redirects)
+
+
+_BAREWORD_VAR = re.compile(r"\$(?:\{([^}]+)\}|((?:env:)?[A-Za-z_]\w*))", re.IGNORECASE)
+
+
+def bareword(fe: Any, raw: str, line: int) -> Val:
+    """An unquoted argument holding variables (``$env:TEMP\\k.txt``), expanded as PowerShell
+    expands it."""
+    taint: set[Source] = set()
+
+    def one(match: re.Match[str]) -> str:
+        value = fe.variable("$" + (match.group(1) or match.group(2)), line)
+        taint.update(value.taint)
+        return value.s()
+
+    return Val(_BAREWORD_VAR.sub(one, raw), frozenset(taint))
 
 
 def call_on(fe: Any, target: Any, arguments: Any) -> Val:
@@ -346,7 +374,7 @@ def payload(fe: Any, node: Any, text: str, taint: frozenset[Source]) -> frozense
     url = shell.runs_download(text, fe.path, fe.line(node))
     if url is not None:
         out.add(Source(FETCHED, url, fe.path, fe.line(node)))
-    inner = walk(fe.path, text.replace(HOLE, "x"), depth=fe.depth + 1)
+    inner = fe.nested(text.replace(HOLE, "x"), frozenset())
     if inner is not None:
         for fact in inner.facts.values():
             if fact.kind == DYNAMIC_EXEC:
@@ -367,7 +395,7 @@ def exec_code(fe: Any, node: Any, code: Val, carry: frozenset[Source], callee: s
                 callee if hidden else "")
     text = (code.text or "").replace(HOLE, "x")
     if text.strip() and fe.depth < MAX_DEPTH:
-        inner = walk(fe.path, text, depth=fe.depth + 1, taint=fe.taint | taint)
+        inner = fe.nested(text, fe.taint | taint)
         if inner is not None:
             for fact in inner.facts.values():
                 fe.add_fact(_at(fact, fe.line(node)))
@@ -408,20 +436,5 @@ def native(fe: Any, node: Any, words: list[str], carry: frozenset[Source],
     return Val(None, result.out)
 
 
-def command(fe: Any, node: Any, carry: frozenset[Source], previous: Val) -> Val:
-    from lemon_core.auditor_kit.capabilities import powershell_commands
-
-    name_node = node.child_by_field_name("command_name")
-    if name_node is None:
-        return UNKNOWN
-    if name_node.type == "command_name_expr":
-        name_val = fe.ev(name_node)
-    else:
-        name_val = Val(_text(name_node))
-    args = elements(fe, node.child_by_field_name("command_elements"))
-    name = name_val.s()
-    return powershell_commands.run(fe, node, name, name_val, args, carry, previous)
-
-
-__all__ = ["ALIASES", "Args", "command", "exec_code", "member", "native", "payload",
+__all__ = ["ALIASES", "Args", "elements", "exec_code", "member", "native", "payload",
            "read_file", "write_file"]

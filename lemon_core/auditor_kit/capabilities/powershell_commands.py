@@ -15,7 +15,6 @@ from lemon_core.auditor_kit.capabilities.model import (
     SECRET_READ,
     Source,
 )
-from lemon_core.auditor_kit.capabilities.powershell import UNKNOWN, Val, union
 from lemon_core.auditor_kit.capabilities.powershell_calls import (
     _WINDOWS_ROOTS,
     ALIASES,
@@ -31,7 +30,12 @@ from lemon_core.auditor_kit.capabilities.powershell_calls import (
     read_file,
     write_file,
 )
-from lemon_core.auditor_kit.capabilities.values import HOLE
+from lemon_core.auditor_kit.capabilities.powershell_values import (
+    HOLE,
+    UNKNOWN,
+    Val,
+    union,
+)
 
 
 def destructive(path: str) -> str | None:
@@ -104,7 +108,10 @@ def run(fe: Any, node: Any, name: str, name_val: Val, args: Args, carry: frozens
         value = args.named("-value", "-inputobject")
         data = carry | union(previous) | (value.taint if value is not None else frozenset())
         if value is None and len(args.positional()) > 1:
-            data |= args.positional()[1].taint
+            value = args.positional()[1]
+            data |= value.taint
+        if value is not None and vocab.persistence_path(target.s()) is not None:
+            data |= payload(fe, node, value.s(), value.taint)
         return write_file(fe, node, target, data)
     if canonical in ("copy-item", "move-item", "compress-archive"):
         source_path = args.named("-path", "-literalpath") or (

@@ -90,6 +90,8 @@ class Frontend:
         self.functions: set[str] = set()
         #: the host of a socket the script opened (data read from it is fetched)
         self.socket_host: str | None = None
+        #: aliases the script defines (``Set-Alias x Invoke-Expression``)
+        self.aliases: dict[str, str] = {}
 
     # -- facts -----------------------------------------------------------------------------
 
@@ -208,6 +210,14 @@ class Frontend:
             return self.operator(_text(named[1]).lower(), self.ev(named[0]), self.ev(named[2]))
         if kind == "expression_with_unary_operator":
             return self.unary(node)
+        if kind == "element_access" and len(named) >= 2:
+            return self.index(self.ev(named[0]), self.ev(named[1]))
+        if kind == "range_expression" and len(named) == 2:
+            low, high = _code(self.ev(named[0]).text), _code(self.ev(named[1]).text)
+            if low is None or high is None or abs(high - low) >= MAX_ITEMS:
+                return UNKNOWN
+            step = 1 if high >= low else -1
+            return Val(None, items=tuple(Val(str(i)) for i in range(low, high + step, step)))
         if kind == "cast_expression":
             return self.cast(node)
         if kind == "command":
@@ -358,9 +368,25 @@ class Frontend:
             return Val(None, taint)
         return Val(None, taint)
 
+    def index(self, value: Val, index: Val) -> Val:
+        """``$s[4]``, ``$s[4,15,25]``, ``$s[-1..-3]``: characters of a known string (or items
+        of a known array)."""
+        positions = [_code(i.text) for i in (index.items or (index,))]
+        if value.text is None and value.items is None or None in positions:
+            return Val(None, union(value, index))
+        pool: tuple[Val, ...] = value.items if value.items is not None else tuple(
+            Val(c) for c in (value.text or ""))
+        picked = tuple(pool[p] if -len(pool) <= p < len(pool) else Val("")
+                       for p in positions if p is not None)
+        if len(picked) == 1 and index.items is None:
+            return Val(picked[0].text, union(value), built=True)
+        return Val(None, union(value), picked, built=True)
+
     def unary(self, node: Any) -> Val:
         named = node.named_children
         text = _text(node).lstrip()
+        if text.startswith("-") and text[1:].strip().isdigit():
+            return Val("-" + text[1:].strip())
         if text[:5].lower() == "-join" and named:
             inner = self.ev(named[-1])
             items = inner.items if inner.items is not None else (inner,)

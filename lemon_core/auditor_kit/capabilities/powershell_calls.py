@@ -271,8 +271,17 @@ def method(fe: Any, node: Any, obj: Val, name: str, args: list[Val], *, static: 
     if owner.endswith("dns") and name.startswith(("gethost", "resolve")):
         fe.fact(NETWORK_EGRESS, node, first.s(), taint, "dns")
         return Val(None, taint)
+    if owner.endswith(("webrequest", "httpwebrequest")) and name == "create":
+        return Val(first.s(), first.taint, obj="httpclient")
+    if owner.endswith("assembly") and name in ("load", "loadfrom", "loadfile", "unsafeloadfrom"):
+        data = first.taint
+        if name != "load":
+            source = shell.file_source(first.s(), fe.path, line)
+            data = data | (frozenset({source}) if source is not None else frozenset())
+        fe.fact(DYNAMIC_EXEC, node, None, data, "exec", callee="Assembly." + name.capitalize())
+        return Val(None, data)
     if obj.obj in ("webclient", "httpclient"):
-        return web_method(fe, node, name, args, taint)
+        return web_method(fe, node, name, args, taint, obj)
     if obj.obj == "socket":
         return Val(None, taint | {Source(FETCHED, fe.socket_host or "a socket", fe.path, line)},
                    obj="socket")
@@ -309,11 +318,11 @@ def construct(fe: Any, node: Any, type_name: str, args: list[Val]) -> Val:
     return Val(None, union(*args))
 
 
-def web_method(fe: Any, node: Any, name: str, args: list[Val], taint: frozenset[Source]
-               ) -> Val:
-    url = args[0].s() if args else None
+def web_method(fe: Any, node: Any, name: str, args: list[Val], taint: frozenset[Source],
+               obj: Val = UNKNOWN) -> Val:
+    url = args[0].s() if args else obj.text
     if name.startswith(("download", "openread", "get")):
-        fe.fact(NETWORK_EGRESS, node, url, args[0].taint if args else frozenset(), "http")
+        fe.fact(NETWORK_EGRESS, node, url, args[0].taint if args else obj.taint, "http")
         fetched = Source(FETCHED, url or "the network", fe.path, fe.line(node))
         if name.startswith("downloadfile") and len(args) >= 2:
             fe.write(node, args[1].s(), frozenset({fetched}))

@@ -8,7 +8,9 @@ from typing import Any
 from lemon_core.auditor_kit.capabilities import shell, vocab
 from lemon_core.auditor_kit.capabilities.model import (
     DESTRUCTION,
+    DYNAMIC_EXEC,
     FETCHED,
+    FILE,
     NETWORK_EGRESS,
     PERSISTENCE,
     SECRET,
@@ -58,8 +60,11 @@ def run(fe: Any, node: Any, name: str, name_val: Val, args: Args, carry: frozens
         lower_tail = lower.replace("\\", "/").rpartition("/")[2]
     else:
         lower_tail = lower
-    canonical = ALIASES.get(lower_tail, lower_tail)
     hidden = name_val.built
+    if lower_tail in fe.aliases:
+        lower_tail = fe.aliases[lower_tail]
+        hidden = True  # a command renamed so that its name does not appear where it runs
+    canonical = ALIASES.get(lower_tail, lower_tail)
     for operator, target in args.redirects:
         write_file(fe, node, target, carry | union(previous))
     if not lower:
@@ -69,6 +74,15 @@ def run(fe: Any, node: Any, name: str, name_val: Val, args: Args, carry: frozens
         return Val(None, args.taint() | carry)
     if canonical in fe.functions:
         return Val(None, args.taint() | carry)
+    if canonical in ("set-alias", "new-alias", "sal", "nal"):
+        alias = args.named("-name") or (args.positional()[0] if args.positional() else UNKNOWN)
+        target = args.named("-value") or (args.positional()[1] if len(args.positional()) > 1
+                                          else UNKNOWN)
+        if alias.text and target.text and HOLE not in alias.text + target.text:
+            fe.aliases[alias.text.lower()] = target.text.lower()
+        return UNKNOWN
+    if _is_path(lower):
+        return run_file(fe, node, name, args, carry)
     if canonical == "invoke-expression":
         code = args.named("-command") or (args.positional()[0] if args.positional() else None)
         if code is None:
@@ -213,7 +227,25 @@ def start_process(fe: Any, node: Any, args: Args, carry: frozenset[Source]) -> V
     words = [program.s()] + [w.s() for w in rest]
     if not words[0] or words[0] == HOLE:
         return Val(None, union(program, *rest))
+    if _is_path(words[0].lower()):
+        run_file(fe, node, words[0], args, carry)
     return native(fe, node, words, carry, union(program, *rest))
+
+
+_RUNNABLE = (".exe", ".ps1", ".bat", ".cmd", ".msi", ".vbs", ".js", ".hta", ".scr", ".com",
+             ".dll", ".psm1")
+
+
+def _is_path(lower: str) -> bool:
+    return HOLE not in lower and ("/" in lower or "\\" in lower) and lower.endswith(_RUNNABLE)
+
+
+def run_file(fe: Any, node: Any, program: str, args: Args, carry: frozenset[Source]) -> Val:
+    """A file run by its path (``Start-Process $env:TEMP\\a.exe``, ``& C:\\x\\a.ps1``): what
+    the file holds is run (the judge follows the file to what wrote it)."""
+    source = Source(FILE, vocab.normal_path(program), fe.path, fe.line(node))
+    fe.fact(DYNAMIC_EXEC, node, vocab.normal_path(program), frozenset({source}) | carry, "shell")
+    return Val(None, args.taint() | carry)
 
 
 def remove(fe: Any, node: Any, args: Args, previous: Val) -> Val:

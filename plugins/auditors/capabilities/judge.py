@@ -153,7 +153,8 @@ def _names_strictly(credential: str, host: str) -> bool:
     return registered in words or (registered == "azure" and "azure" in words)
 
 
-_LANGUAGE_NAMES = {"python": "Python 3", "javascript": "JavaScript or TypeScript"}
+_LANGUAGE_NAMES = {"python": "Python 3", "javascript": "JavaScript or TypeScript",
+                   "powershell": "PowerShell"}
 _JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 #: Bump on any change of the interpreter, a vocabulary, the judge or a severity (it keys the
 #: verdict cache).
-RULES_VERSION = "capabilities-3"
+RULES_VERSION = "capabilities-4"
 
 BLOCK, WARN = "block", "warn"
 
@@ -59,8 +59,8 @@ RULES: Mapping[str, tuple[str, str]] = {
         "that is not a well-known service")),
     "capabilities.unparsed": (WARN, (
         "a Python file that does not parse as Python 3 (Python 2, a syntax error, a template), "
-        "or a JavaScript or TypeScript file the tree-sitter grammar could not read (no grammar, "
-        "too large): only the line rules read it")),
+        "or a JavaScript, TypeScript or PowerShell file the tree-sitter grammar could not read "
+        "(no grammar, too large): only the line rules read it")),
 }
 
 __all__ = ["BLOCK", "RULES", "RULES_VERSION", "WARN"]

@@ -1,9 +1,9 @@
-"""Which files the PowerShell, Makefile, Dockerfile and awk frontends read, and reading them
+"""Which files the PowerShell, Makefile, Dockerfile, awk and Go frontends read, and reading them
 once per bundle.
 
 A file is chosen by name (``.ps1``/``.psm1``; ``Makefile``, ``GNUmakefile``, ``*.mk``;
 ``Dockerfile``, ``Dockerfile.*``, ``*.dockerfile``, ``Containerfile``; ``.awk`` or an awk
-``#!`` line) and read only when it holds one of its frontend's trigger words (most files have
+``#!`` line; ``.go`` but not ``_test.go``) and read only when it holds one of its frontend's trigger words (most files have
 nothing the capability reading could use) and is under its size cap. A Dockerfile is read with
 the build secrets the skill's other files pass (``docker build --secret id=…,src=…``).
 """
@@ -16,7 +16,8 @@ from lemon_core.auditor_kit.capabilities import index
 from lemon_core.auditor_kit.capabilities.model import FileFacts
 
 #: Characters of one file read at most, per language (a larger file keeps to the line rules).
-MAX_CHARS = {"powershell": 500_000, "make": 300_000, "dockerfile": 300_000, "awk": 200_000}
+MAX_CHARS = {"powershell": 200_000, "make": 300_000, "dockerfile": 300_000, "awk": 200_000,
+             "go": 300_000}
 
 #: Lower-case words without which a PowerShell file is not parsed.
 POWERSHELL_WORDS = (
@@ -30,7 +31,7 @@ POWERSHELL_WORDS = (
 
 
 def language_of(path: str, text: str) -> str | None:
-    """``powershell``, ``make``, ``dockerfile`` or ``awk`` when the file at ``path`` is one."""
+    """``powershell``, ``make``, ``dockerfile``, ``awk`` or ``go`` when the file at ``path`` is one."""
     name = path.lower().rpartition("/")[2]
     if name.endswith((".ps1", ".psm1")):
         return "powershell"
@@ -41,6 +42,8 @@ def language_of(path: str, text: str) -> str | None:
                                                                   "containerfile.")) or (
             name.endswith(".dockerfile")):
         return "dockerfile"
+    if name.endswith(".go") and not name.endswith("_test.go"):
+        return "go"
     if name.endswith(".awk") or text.startswith("#!") and "awk" in text.split("\n", 1)[0]:
         return "awk"
     return None
@@ -58,6 +61,10 @@ def _triggered(language: str, text: str) -> bool:
         from lemon_core.auditor_kit.capabilities import dockerfile
 
         return dockerfile.triggered(text)
+    if language == "go":
+        from lemon_core.auditor_kit.capabilities import golang
+
+        return golang.triggered(text)
     from lemon_core.auditor_kit.capabilities import awk
 
     return awk.triggered(text)
@@ -78,6 +85,10 @@ def _analyse(bundle: Any, path: str, text: str, language: str) -> FileFacts:
         others = [f.text for f in bundle.files if f.kind == "file" and f.text
                   and f.path != path and "--secret" in f.text]
         return dockerfile.analyse(path, text, dockerfile.build_secrets(others))
+    if language == "go":
+        from lemon_core.auditor_kit.capabilities import golang
+
+        return golang.analyse(path, text)
     from lemon_core.auditor_kit.capabilities import awk
 
     return awk.analyse(path, text)

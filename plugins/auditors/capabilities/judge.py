@@ -154,7 +154,7 @@ def _names_strictly(credential: str, host: str) -> bool:
 
 
 _LANGUAGE_NAMES = {"python": "Python 3", "javascript": "JavaScript or TypeScript",
-                   "powershell": "PowerShell"}
+                   "powershell": "PowerShell", "go": "Go"}
 _JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 
 

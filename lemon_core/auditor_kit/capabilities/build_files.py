@@ -10,6 +10,8 @@ the build secrets the skill's other files pass (``docker build --secret id=…,s
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from typing import Any
 
 from lemon_core.auditor_kit.capabilities import index
@@ -105,4 +107,37 @@ def file_facts(bundle: Any, path: str, text: str, language: str) -> FileFacts | 
     return found
 
 
-__all__ = ["MAX_CHARS", "POWERSHELL_WORDS", "file_facts", "language_of"]
+_PS_FENCE = re.compile(
+    r"^( {0,3})(`{3,}|~{3,})[ \t]*\{?\.?(?:powershell|pwsh|ps1|posh)\b[^\n]*\n(.*?)"
+    r"^ {0,3}\2[`~]*[ \t]*$", re.MULTILINE | re.IGNORECASE | re.DOTALL)
+
+
+def has_fence(text: str) -> bool:
+    """Whether a markdown text may hold a fenced PowerShell block (a substring test)."""
+    lower = text.lower()
+    return any(f + word in lower for f in ("```", "~~~") for word in ("powershell", "pwsh",
+                                                                      "ps1", "posh"))
+
+
+def fenced(bundle: Any, path: str, text: str) -> Iterator[FileFacts]:
+    """The facts of each fenced PowerShell block of a markdown file (a block in a warning
+    context is an example, not an instruction, and is skipped)."""
+    from lemon_core.auditor_kit.capabilities import powershell
+    from lemon_core.auditor_kit.markdown import document
+
+    for match in _PS_FENCE.finditer(text):
+        body = match.group(3)
+        lower = body.lower()
+        if len(body) > MAX_CHARS["powershell"] or not any(w in lower for w in POWERSHELL_WORDS):
+            continue
+        first = text.count("\n", 0, match.start(3)) + 1
+        if first >= 2 and document(path, text).line(first - 1).warned:
+            continue
+        found = index.derived(bundle, "build-files", (path, first),
+                              lambda body=body, first=first: powershell.analyse(
+                                  path, body, line_offset=first - 1))
+        if found.parsed and (found.facts or found.writes):
+            yield found
+
+
+__all__ = ["MAX_CHARS", "POWERSHELL_WORDS", "fenced", "file_facts", "has_fence", "language_of"]

@@ -282,6 +282,8 @@ def _markdown(bundle: Any, path: str, text: str, mention: re.Pattern[str] | None
               ) -> Iterator[FileFacts]:
     if "```" not in text and "~~~" not in text:
         return
+    if build_files.has_fence(text):  # PowerShell blocks
+        yield from build_files.fenced(bundle, path, text)
     if word_lines(*indexed(text), _PYTHON_OPENERS):
         for first, source in _python_blocks(text):
             if not python_triggered(source):

@@ -490,12 +490,13 @@ def walk(path: str, text: str, *, line_offset: int = 0, depth: int = 0,
     return frontend
 
 
-def analyse(path: str, text: str) -> FileFacts:
-    """The facts of a PowerShell file."""
+def analyse(path: str, text: str, *, line_offset: int = 0) -> FileFacts:
+    """The facts of a PowerShell file (or of a fenced block whose first line is
+    ``line_offset + 1``)."""
     root, error = parse(text)
     if root is None:
         return FileFacts(path=path, language="powershell", parsed=False, error=error)
-    frontend = Frontend(path, text)
+    frontend = Frontend(path, text, line_offset=line_offset)
     frontend.run(root)
     return FileFacts(path=path, language="powershell", facts=tuple(frontend.facts.values()),
                      writes=tuple(frontend.writes.values()))

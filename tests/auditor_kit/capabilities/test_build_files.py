@@ -6,8 +6,14 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemon_core.auditor_kit.capabilities import awk, build_files, dockerfile, golang, makefile
-from lemon_core.auditor_kit.capabilities import powershell
+from lemon_core.auditor_kit.capabilities import (
+    awk,
+    build_files,
+    dockerfile,
+    golang,
+    makefile,
+    powershell,
+)
 from tests.plugins.auditors.bundles import bundle_of
 
 #: Text made of the characters these languages give meaning to, so the generator reaches the

@@ -14,8 +14,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+import attrs
+
 from lemon_core.auditor_kit.capabilities import index
-from lemon_core.auditor_kit.capabilities.model import FileFacts
+from lemon_core.auditor_kit.capabilities.model import NETWORK_EGRESS, FileFacts
+from lemon_core.auditor_kit.capabilities.values import HOLE
 
 #: Characters of one file read at most, per language (a larger file keeps to the line rules).
 MAX_CHARS = {"powershell": 200_000, "make": 300_000, "dockerfile": 300_000, "awk": 200_000,
@@ -136,8 +139,19 @@ def fenced(bundle: Any, path: str, text: str) -> Iterator[FileFacts]:
         found = index.derived(bundle, "build-files", (path, first),
                               lambda body=body, first=first: powershell.analyse(
                                   path, body, line_offset=first - 1))
-        if found.parsed and (found.facts or found.writes):
-            yield found
+        facts = tuple(f for f in found.facts if not _filled_in(f))
+        if found.parsed and (facts or found.writes):
+            yield attrs.evolve(found, facts=facts)
+
+
+def _filled_in(fact: Any) -> bool:
+    """A request of a documented example whose destination the reader fills in
+    (``$endpoint/agents``, ``<project-endpoint>/…``): documentation, not a flow."""
+    if fact.kind != NETWORK_EGRESS or fact.detail == "dns":
+        return False
+    value = fact.value or HOLE
+    host = value.split("://", 1)[-1].split("/", 1)[0]
+    return not host or HOLE in host or host.startswith(("<", "{", "$")) or "." not in host
 
 
 __all__ = ["MAX_CHARS", "POWERSHELL_WORDS", "fenced", "file_facts", "has_fence", "language_of"]

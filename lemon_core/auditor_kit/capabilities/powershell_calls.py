@@ -400,8 +400,8 @@ def exec_code(fe: Any, node: Any, code: Val, carry: frozenset[Source], callee: s
         taint |= {Source(FETCHED, fe.socket_host, fe.path, fe.line(node))}
     constant = code.text is not None and HOLE not in code.text and not taint and not code.built
     if not constant or hidden:
-        fe.fact(DYNAMIC_EXEC, node, code.text, taint, "eval", hidden,
-                callee if hidden else "")
+        fe.fact(DYNAMIC_EXEC, node, code.text, taint, "interpreter" if _cradle(fe, node, taint)
+                and not hidden else "eval", hidden, callee if hidden else "")
     text = (code.text or "").replace(HOLE, "x")
     if text.strip() and fe.depth < MAX_DEPTH:
         inner = fe.nested(text, fe.taint | taint)
@@ -411,6 +411,18 @@ def exec_code(fe: Any, node: Any, code: Val, carry: frozenset[Source], callee: s
             for write in inner.writes.values():
                 fe.write(node, write.target, write.carries)
     return Val(None, taint)
+
+
+def _cradle(fe: Any, node: Any, taint: frozenset[Source]) -> bool:
+    """Whether a download run on the spot is written out on the line (``irm URL | iex``):
+    then it is the line rules' to judge, with their list of vendor installers, as ``curl URL
+    | sh`` is; a URL folded from parts, or one reached through a variable, decoded text or
+    another line, stays this reading's."""
+    fetched = [s for s in taint if s.kind == FETCHED]
+    if not fetched or fe.depth or any(s.kind == DECODED for s in taint | fe.taint):
+        return False
+    line = fe.evidence(node)
+    return all(s.line == fe.line(node) and s.label in line for s in fetched)
 
 
 def _at(fact: Any, line: int) -> Any:

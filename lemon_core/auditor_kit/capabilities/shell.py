@@ -316,7 +316,8 @@ class _Pipeline:
             self.invocations.append(Invocation(script, argv, carry, tuple(argfiles), self.path,
                                                self.line, self.evidence))
             return frozenset({Source(STDOUT, script, self.path, self.line)})
-        if tool in vocab.SHELLS and tool not in ("pwsh", "powershell") and "-c" in words[1:-1] and self.depth < MAX_DEPTH:
+        if tool in vocab.SHELLS and tool not in ("pwsh", "powershell") and (
+                "-c" in words[1:-1] and self.depth < MAX_DEPTH):  # PowerShell: see inline
             code = words[words.index("-c") + 1]
             inner = tokens(code) if HOLE not in code else None
             if inner:

@@ -146,12 +146,17 @@ def fenced(bundle: Any, path: str, text: str) -> Iterator[FileFacts]:
 
 def _filled_in(fact: Any) -> bool:
     """A request of a documented example whose destination the reader fills in
-    (``$endpoint/agents``, ``<project-endpoint>/…``): documentation, not a flow."""
+    (``$endpoint/agents``, ``<project-endpoint>/…``), or a call of a well-known API
+    (``api.hubapi.com`` with the user's HubSpot token): documentation, not a flow."""
+    from lemon_core.auditor_kit.hosts import host_class
+
     if fact.kind != NETWORK_EGRESS or fact.detail == "dns":
         return False
     value = fact.value or HOLE
-    host = value.split("://", 1)[-1].split("/", 1)[0]
-    return not host or HOLE in host or host.startswith(("<", "{", "$")) or "." not in host
+    host = value.split("://", 1)[-1].split("/", 1)[0].split("?", 1)[0]
+    if not host or HOLE in host or host.startswith(("<", "{", "$")) or "." not in host:
+        return True
+    return host_class(host) in ("api", "loopback")
 
 
 __all__ = ["MAX_CHARS", "POWERSHELL_WORDS", "fenced", "file_facts", "has_fence", "language_of"]

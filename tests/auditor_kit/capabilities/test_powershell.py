@@ -294,3 +294,8 @@ def test_a_documented_request_to_an_endpoint_the_reader_fills_in_does_not_block(
            "Invoke-RestMethod -Uri \"$endpoint/agents?api-version=2025-05-01\" -Headers $headers\n```\n")
     found = worst_by_rule(CapabilitiesAuditor().audit(bundle_of({"SKILL.md": doc})))
     assert "block" not in found.values(), found
+    api = ("---\nname: demo\ndescription: Demo.\n---\n# Demo\n\n```powershell\n"
+           "$headers = @{ Authorization = \"Bearer $env:HUBSPOT_ACCESS_TOKEN\" }\n"
+           "Invoke-RestMethod -Uri \"https://api.hubapi.com/crm/v3/objects/contacts\" "
+           "-Headers $headers\n```\n")
+    assert list(CapabilitiesAuditor().audit(bundle_of({"SKILL.md": api}))) == []

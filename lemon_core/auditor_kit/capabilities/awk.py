@@ -142,19 +142,19 @@ class Program:
             elif token == "ENVIRON":
                 self.expr(i)  # a secret read, wherever it stands
             elif token in ("|", "|&") and i + 1 < len(tokens) and tokens[i + 1] == "getline":
-                value = self.backwards(i)
+                source_cmd = self.backwards(i)
                 target = tokens[i + 2] if i + 2 < len(tokens) and re.fullmatch(
                     r"[A-Za-z_]\w*", tokens[i + 2]) else None
-                if value is None:
+                if source_cmd is None:
                     continue
-                if self.is_socket(value):
+                if self.is_socket(source_cmd):
                     host = self.sockets[-1] if self.sockets else HOLE
                     out = frozenset({Source(FETCHED, host, self.path, self.line_of(i))})
-                elif value.constant and HOLE not in value.text:
-                    out = self.constant(value.text)
+                elif source_cmd.constant and HOLE not in source_cmd.text:
+                    out = self.constant(source_cmd.text)
                 else:
-                    self.runs.append((value, "shell"))
-                    out = value.taint
+                    self.runs.append((source_cmd, "shell"))
+                    out = source_cmd.taint
                 if target is not None:
                     self.vars[target] = _Expr(HOLE, out, False)
             elif token in ("|", "|&") and i + 1 < len(tokens) and tokens[i + 1] != "getline":

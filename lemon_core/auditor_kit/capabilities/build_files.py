@@ -10,6 +10,7 @@ the build secrets the skill's other files pass (``docker build --secret id=…,s
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -136,9 +137,8 @@ def fenced(bundle: Any, path: str, text: str) -> Iterator[FileFacts]:
         first = text.count("\n", 0, match.start(3)) + 1
         if first >= 2 and document(path, text).line(first - 1).warned:
             continue
-        found = index.derived(bundle, "build-files", (path, first),
-                              lambda body=body, first=first: powershell.analyse(
-                                  path, body, line_offset=first - 1))
+        found: FileFacts = index.derived(bundle, "build-files", (path, first), functools.partial(
+            powershell.analyse, path, body, line_offset=first - 1))
         facts = tuple(f for f in found.facts if not _filled_in(f))
         if found.parsed and (facts or found.writes):
             yield attrs.evolve(found, facts=facts)

@@ -309,8 +309,8 @@ class Reader:
                                                          "?.")):
             kind = "hex" if "hex" in name else "base64"
             source = Source(DECODED, kind, self.path, line)
-            found = decode(kind, first.text) if first.text and HOLE not in first.text else None
-            return V(readable(found) if found is not None else None, taint | {source})
+            plain = decode(kind, first.text) if first.text and HOLE not in first.text else None
+            return V(readable(plain) if plain is not None else None, taint | {source})
         if name in ("net/http.Get", "net/http.Head", "net/http.Post", "net/http.PostForm"):
             self.fact(NETWORK_EGRESS, node, first.s(), taint, "http")
             return V(None, frozenset({Source(FETCHED, first.s(), self.path, line)}))
@@ -335,8 +335,8 @@ class Reader:
             words = args[1:] if name.endswith("Context") else args
             result = shell.analyse_words([w.s() for w in words], self.path, line,
                                          holes=_all(*words))
-            for found in result.facts:
-                merge_fact(self.facts, attrs.evolve(found, evidence=self.evidence(node)))
+            for shell_fact in result.facts:
+                merge_fact(self.facts, attrs.evolve(shell_fact, evidence=self.evidence(node)))
             data = _all(*words)
             if data:  # the judge decides whether the program runs its data (sh -c, python)
                 self.fact(DYNAMIC_EXEC, node, " ".join(w.s() for w in words), data, "process")
@@ -347,16 +347,16 @@ class Reader:
             target = first.s()
             data = _all(*args[1:])
             if HOLE not in target:
-                found = vocab.persistence_path(target)
-                if found is not None:
-                    self.fact(PERSISTENCE, node, vocab.normal_path(target), data, found[1])
+                persisted = vocab.persistence_path(target)
+                if persisted is not None:
+                    self.fact(PERSISTENCE, node, vocab.normal_path(target), data, persisted[1])
                 merge_write(self.writes, Write(vocab.normal_path(target), data, self.path, line))
             return NONE
         if name in ("os.RemoveAll", "os.Remove"):
             for item in first.each():
-                found = vocab.destructive_target(item.s())
-                if found and name == "os.RemoveAll":
-                    self.fact(DESTRUCTION, node, found, frozenset(), "RemoveAll")
+                label = vocab.destructive_target(item.s())
+                if label and name == "os.RemoveAll":
+                    self.fact(DESTRUCTION, node, label, frozenset(), "RemoveAll")
             return NONE
         if name in ("syscall.Exec", "plugin.Open"):
             self.fact(DYNAMIC_EXEC, node, first.text, taint, "exec")

@@ -368,7 +368,8 @@ def _filter(stage: str, text: str) -> str | None:
     if tool == "rev":
         return "\n".join(line[::-1] for line in text.split("\n"))
     if tool == "tr" and any("n-za-m" in w.lower() for w in words):
-        return decode("rot13", text) and readable(decode("rot13", text) or "")
+        rotated = decode("rot13", text)
+        return readable(rotated) if rotated is not None else None
     if tool == "xxd" and any(w.startswith("-r") for w in words):
         found = decode("hex", text.strip())
         return readable(found) if found is not None else None
@@ -440,11 +441,11 @@ def analyse(path: str, text: str) -> FileFacts:
         if "$(shell" in stripped or "${shell" in stripped:
             make.expand(stripped)
     for number, raw in recipes:
-        body = raw.lstrip("@-+ \t")
-        if not body or body.startswith("#"):
+        command = raw.lstrip("@-+ \t")
+        if not command or command.startswith("#"):
             continue
-        found = make.expand(body)
-        make.run_shell(found.text, number, raw=body, built=found.built)
+        found = make.expand(command)
+        make.run_shell(found.text, number, raw=command, built=found.built)
     return FileFacts(path=path, language="make", facts=tuple(make.facts),
                      writes=tuple(make.writes))
 

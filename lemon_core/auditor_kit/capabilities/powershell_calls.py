@@ -244,8 +244,8 @@ def method(fe: Any, node: Any, obj: Val, name: str, args: list[Val], *, static: 
         items = [i for a in args[1:] for i in (a.items or (a,))]
         return Val(args[0].s().join(i.s() for i in items), taint, built=True)
     if owner in ("string", "system.string") and name == "new":
-        items = first.items or (first,)
-        return Val("".join(i.s() for i in items), taint, built=True)
+        chars = first.items or (first,)
+        return Val("".join(i.s() for i in chars), taint, built=True)
     if owner in ("scriptblock", "system.management.automation.scriptblock") and name == "create":
         return exec_code(fe, node, first, frozenset(), "[scriptblock]::Create", False)
     if name in ("invokescript", "newscriptblock") and "invokecommand" in _text(node).lower():
@@ -274,12 +274,12 @@ def method(fe: Any, node: Any, obj: Val, name: str, args: list[Val], *, static: 
     if owner.endswith(("webrequest", "httpwebrequest")) and name == "create":
         return Val(first.s(), first.taint, obj="httpclient")
     if owner.endswith("assembly") and name in ("load", "loadfrom", "loadfile", "unsafeloadfrom"):
-        data = first.taint
+        carried = first.taint
         if name != "load":
-            source = shell.file_source(first.s(), fe.path, line)
-            data = data | (frozenset({source}) if source is not None else frozenset())
-        fe.fact(DYNAMIC_EXEC, node, None, data, "exec", callee="Assembly." + name.capitalize())
-        return Val(None, data)
+            loaded = shell.file_source(first.s(), fe.path, line)
+            carried = carried | (frozenset({loaded}) if loaded is not None else frozenset())
+        fe.fact(DYNAMIC_EXEC, node, None, carried, "exec", callee="Assembly." + name.capitalize())
+        return Val(None, carried)
     if obj.obj in ("webclient", "httpclient"):
         return web_method(fe, node, name, args, taint, obj)
     if obj.obj == "socket":

@@ -48,6 +48,10 @@ VENDOR_INSTALLERS = (
     "raw.githubusercontent.com/github/", "raw.githubusercontent.com/google/",
     "raw.githubusercontent.com/aws/", "raw.githubusercontent.com/astral-sh/",
     "raw.githubusercontent.com/oven-sh/", "raw.githubusercontent.com/denoland/",
+    # Windows package managers' documented PowerShell installers
+    "community.chocolatey.org/install.ps1", "chocolatey.org/install.ps1", "get.scoop.sh",
+    "raw.githubusercontent.com/scoopinstaller/", "win.rustup.rs", "deno.land/install.ps1",
+    "ollama.com/install.ps1",
 )
 
 #: Hosts that document things, or that RFC 2606 reserves as placeholders (never reached).

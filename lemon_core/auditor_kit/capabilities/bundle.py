@@ -21,6 +21,7 @@ from typing import Any
 import attrs
 
 from lemon_core.auditor_kit.capabilities import (
+    build_files,
     index,
     inline,
     languages,
@@ -230,6 +231,8 @@ def _markdown(bundle: Any, path: str, text: str, mention: re.Pattern[str] | None
         return
     if languages.has_fence(text):  # Ruby, Perl and PHP blocks
         yield from languages.fenced(bundle, path, text)
+    if build_files.has_fence(text):  # PowerShell blocks
+        yield from build_files.fenced(bundle, path, text)
     if word_lines(*indexed(text), _PYTHON_OPENERS):
         for first, source in _python_blocks(text):
             if not python_triggered(source):
@@ -304,6 +307,10 @@ def _collect(bundle: Any) -> Iterator[FileFacts]:
             found_script = languages.file_facts(bundle, path, text, script_language)
             if found_script is not None:
                 yield found_script
+        elif (build_language := build_files.language_of(path, text)) is not None:
+            found_build = build_files.file_facts(bundle, path, text, build_language)
+            if found_build is not None:
+                yield found_build
         elif language == "shell" and _is_shell_script(lower, text) and (
                 shell_triggered(text) or (mention is not None and _mentioned(text, mention))):
             words = re.compile(f"{SHELL_TRIGGERS.pattern}|{inline.trigger_pattern()}" + (

@@ -40,6 +40,9 @@ class Inline:
     value_flags: tuple[str, ...] = ()
     clusters: bool = True
     stdin: bool = True
+    #: The first word that is not an option is the program (``awk '{…}' file``), unless a
+    #: program file is named (``-f``).
+    program_word: bool = False
 
 
 @attrs.frozen
@@ -82,6 +85,10 @@ def program(inline: Inline, words: list[str], stdin_code: str | None
         if skip:
             skip = False
             continue
+        if inline.program_word and not word.startswith("-"):
+            return word, index
+        if inline.program_word and word in ("-f", "--file") or word.startswith("--file="):
+            return None  # the program is a file (its own frontend reads it)
         if word == "--" or not word.startswith("-") or word == "-":
             break  # a script file (its own frontend reads it), or the program on the input
         if word in inline.value_flags:
@@ -116,8 +123,11 @@ def run(tool: str, words: list[str], stdin_code: str | None, path: str, line: in
     code = found[0]
     if HOLE in code:
         code = code.replace(HOLE, " ")
-    analyse: Callable[..., Any] = getattr(importlib.import_module(inline.module),
-                                          inline.function)
+    try:
+        module = importlib.import_module(inline.module)
+    except ImportError:  # a frontend not installed in this checkout: the line rules read it
+        return None
+    analyse: Callable[..., Any] = getattr(module, inline.function)
     result: InlineResult = analyse(code, path, line, holes)
     return result
 
@@ -131,3 +141,19 @@ register(("php", "php-cli"), Inline(
     "lemon_core.auditor_kit.capabilities.php", code_flags=("-r",),
     value_flags=("-c", "-d", "-z", "-t", "-B", "-E", "-R", "-F"), clusters=False))
 # Other interpreters register below, one line each.
+_PWSH_FLAGS = tuple(f for base in ("-c", "-command", "-e", "-ec", "-en", "-enc", "-enco",
+                                   "-encodedcommand")
+                    for f in {base, base.upper(), "-" + base[1:].capitalize(),
+                              base.replace("command", "Command").replace("encoded", "Encoded")})
+_PWSH_VALUES = tuple(f for base in ("-w", "-windowstyle", "-ep", "-ex", "-exec",
+                                    "-executionpolicy", "-wd", "-workingdirectory",
+                                    "-outputformat", "-of", "-inputformat", "-if", "-version",
+                                    "-v", "-configurationname", "-settingsfile")
+                     for f in {base, base.upper(), "-" + base[1:].capitalize()})
+register(("pwsh", "powershell", "pwsh-preview"), Inline(
+    "lemon_core.auditor_kit.capabilities.powershell", code_flags=_PWSH_FLAGS,
+    value_flags=_PWSH_VALUES + ("-WindowStyle", "-ExecutionPolicy", "-WorkingDirectory"),
+    clusters=False))
+register(("awk", "gawk", "mawk", "nawk", "busybox-awk"), Inline(
+    "lemon_core.auditor_kit.capabilities.awk", code_flags=(), clusters=False,
+    value_flags=("-F", "-v", "--assign", "--field-separator"), program_word=True))

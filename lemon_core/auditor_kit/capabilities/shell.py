@@ -52,6 +52,7 @@ SCRIPT_SUFFIX = re.compile(r"\.(?:py|sh|bash|zsh|js|mjs|cjs|ts|rb|pl|php|ps1)$",
 _URL = re.compile(r"^(?:https?|ftp|wss?)://", re.IGNORECASE)
 _ASSIGN = re.compile(r"^([A-Za-z_]\w*)=(.*)$", re.DOTALL)
 _VAR = re.compile(r"\$\{?([A-Za-z_]\w*)\}?")
+_XARGS_VALUES = frozenset({"-I", "-i", "-n", "-P", "-L", "-l", "-d", "-E", "-s", "-a"})
 _OPERATORS = frozenset({"|", "||", "&&", ";", "&", ";;", "|&", "(", ")"})
 _REDIRECTS = frozenset({">", ">>", "<", ">|", "&>", "&>>", ">&", "<<<"})
 
@@ -237,13 +238,22 @@ class _Pipeline:
         while plain and _ASSIGN.match(plain[0]) and len(plain) > 1:
             plain.pop(0)
             taints = {k - 1: v for k, v in taints.items() if k > 0}
+        fed = False
         while plain and vocab.tool_name(plain[0]) in vocab.WRAPPERS and len(plain) > 1:
+            xargs = vocab.tool_name(plain[0]) == "xargs"
+            fed = fed or xargs
             plain.pop(0)
             taints = {k - 1: v for k, v in taints.items() if k > 0}
             while plain and (plain[0].startswith("-") or plain[0].isdigit()
                              or _ASSIGN.match(plain[0])) and len(plain) > 1:
-                plain.pop(0)
-                taints = {k - 1: v for k, v in taints.items() if k > 0}
+                # xargs -I {} / -n 1: the option's value is not the command
+                skip = 2 if xargs and plain[0] in _XARGS_VALUES and len(plain) > 2 else 1
+                del plain[:skip]
+                taints = {k - skip: v for k, v in taints.items() if k >= skip}
+        if fed and len(plain) > 1:
+            # xargs: what the stage reads becomes the command's arguments
+            taints[1] = taints.get(1, frozenset()) | carry
+            carry = frozenset()
         for target in inputs:
             source = file_source(target, self.path, self.line)
             if source is not None:
@@ -323,7 +333,8 @@ class _Pipeline:
             self.invocations.append(Invocation(script, argv, carry, tuple(argfiles), self.path,
                                                self.line, self.evidence))
             return frozenset({Source(STDOUT, script, self.path, self.line)})
-        if tool in vocab.SHELLS and "-c" in words[1:-1] and self.depth < MAX_DEPTH:
+        if tool in vocab.SHELLS and tool not in ("pwsh", "powershell") and (
+                "-c" in words[1:-1] and self.depth < MAX_DEPTH):  # PowerShell: see inline
             code = words[words.index("-c") + 1]
             inner = tokens(code) if HOLE not in code else None
             if inner:

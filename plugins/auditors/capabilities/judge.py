@@ -78,7 +78,8 @@ _SECRET_KINDS = (SECRET, ENV, CONFIG)
 
 
 _LANGUAGE_NAMES = {"python": "Python 3", "javascript": "JavaScript or TypeScript",
-                   "ruby": "Ruby", "perl": "Perl", "php": "PHP"}
+                   "ruby": "Ruby", "perl": "Perl", "php": "PHP", "powershell": "PowerShell",
+                   "go": "Go"}
 _JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 #: Ruby, Perl and PHP scripts (their sends are judged as Python's and JavaScript's are).
 _OTHER_SUFFIXES = (".rb", ".pl", ".pm", ".php")
@@ -316,7 +317,7 @@ class Judge(DestructionJudge):
                                                                                   fact.line)}
         how = {"exec": "executes", "eval": "evaluates", "compile": "compiles",
                "deserialise": "deserialises", "interpreter": "feeds to an interpreter",
-               "shell-eval": "evaluates",
+               "shell-eval": "evaluates", "expanded": "feeds to an interpreter",
                "shell": "runs as a shell command", "process": "runs as a program"}.get(
                    fact.detail, "runs")
         if fetched:

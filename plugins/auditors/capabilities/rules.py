@@ -7,17 +7,20 @@ from collections.abc import Mapping
 
 #: Bump on any change of the interpreter, a vocabulary, the judge or a severity (it keys the
 #: verdict cache).
-RULES_VERSION = "capabilities-5"
+RULES_VERSION = "capabilities-6"
 
 BLOCK, WARN = "block", "warn"
 
 #: Printed before the rule table in docs/audit-policy.md.
 POLICY = (
     "Languages read (parsed, not matched by line): Python (`ast`); shell scripts and the shell "
-    "lines that run the skill's own files; JavaScript and TypeScript, Ruby, Perl and PHP "
-    "(tree-sitter grammars), in files, in their fenced markdown blocks, and as the program "
-    "text of `perl -e`, `ruby -e`, `php -r` or a here-document fed to one from a shell line; "
-    "`package.json` install hooks (with `node -e`). How they are read: "
+    "lines that run the skill's own files; JavaScript and TypeScript, Ruby, Perl, PHP, "
+    "PowerShell and Go (tree-sitter grammars), in files, in their fenced markdown blocks "
+    "(Go: files only), and as the program text of `perl -e`, `ruby -e`, `php -r`, "
+    "`pwsh -c`/`-EncodedCommand`, `awk` or a here-document fed to one from a shell line; "
+    "Makefiles (variables expanded into their recipes), Dockerfiles (`RUN` steps, `ARG`/`ENV`, "
+    "BuildKit secrets) and awk programs; `package.json` install hooks (with `node -e`). How "
+    "they are read: "
     "[audit.md](audit.md#capabilities-what-the-code-can-do-and-where-its-data-goes).")
 
 RULES: Mapping[str, tuple[str, str]] = {
@@ -82,8 +85,8 @@ RULES: Mapping[str, tuple[str, str]] = {
         "that is not a well-known service")),
     "capabilities.unparsed": (WARN, (
         "a Python file that does not parse as Python 3 (Python 2, a syntax error, a template), "
-        "or a JavaScript, TypeScript, Ruby, Perl or PHP file the tree-sitter grammar could not "
-        "read (no grammar, too large): only the line rules read it")),
+        "or a JavaScript, TypeScript, Ruby, Perl, PHP, PowerShell or Go file the tree-sitter "
+        "grammar could not read (no grammar, too large): only the line rules read it")),
 }
 
 __all__ = ["BLOCK", "POLICY", "RULES", "RULES_VERSION", "WARN"]

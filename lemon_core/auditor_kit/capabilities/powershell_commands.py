@@ -65,7 +65,7 @@ def run(fe: Any, node: Any, name: str, name_val: Val, args: Args, carry: frozens
         lower_tail = fe.aliases[lower_tail]
         hidden = True  # a command renamed so that its name does not appear where it runs
     canonical = ALIASES.get(lower_tail, lower_tail)
-    for operator, target in args.redirects:
+    for _operator, target in args.redirects:
         write_file(fe, node, target, carry | union(previous))
     if not lower:
         # ``& $x`` / ``. $x``: what runs is chosen at run time

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import re
 from collections.abc import Iterator, Mapping
 
-from lemon_plugins.auditors.instructions import intent
+from lemon_plugins.auditors.instructions import intent, reading
 
 from lemon_core import hookimpl
 from lemon_core.auditor_kit import (
@@ -617,8 +618,8 @@ class InstructionsAuditor:
                         found.append(finding(RULES, rule, weighed, message, file.path, line,
                                              start, end, family=FAMILY, auditor=self.name))
                 tools = doc.kind == "script" and _TOOL_TEXT.search(text) is not None
-                for rule, severity, message, line, start, end in intent.judge_text(doc.lines,
-                                                                                     text):
+                for rule, severity, message, line, start, end in itertools.chain(
+                        intent.judge_text(doc.lines, text), reading.read(doc.lines, text)):
                     if end is not None and _quoted(line.text, start, end) and \
                             _lead_warns(doc.lines, line.number - 1):
                         continue  # a phrase quoted in a list of things not to write
@@ -632,7 +633,18 @@ class InstructionsAuditor:
                                                                             doc.lines):
                         found.append(finding(RULES, rule, severity, message, file.path, line,
                                              start, end, family=FAMILY, auditor=self.name))
-            yield from unique(found)
+            yield from unique(_worst_first(found))
+
+
+def _worst_first(found: list[Finding]) -> list[Finding]:
+    """``found`` with, of the findings of one rule on one line, the worst where the first
+    stood (a phrase the old patterns saw quoted warns; read as said, it blocks)."""
+    best: dict[tuple[str, str | None, int | None], Finding] = {}
+    for item in found:
+        key = (item.rule, item.path, item.line)
+        if key not in best or (item.severity == "block" and best[key].severity != "block"):
+            best[key] = item
+    return [item for item in found if best[(item.rule, item.path, item.line)] is item]
 
 
 @hookimpl

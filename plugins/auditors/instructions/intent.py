@@ -754,3 +754,8 @@ def judge(lines: Sequence[Line], hits: dict[str, set[int]] | None = None,
 
 __all__ = ["ASK_USER", "COLLECT", "HIDE", "OVERRIDE_CLAIM", "SECRET", "SEND", "SHADOW_CALL",
            "SHADOW_SCOPE", "judge", "judge_text"]
+
+#: The sends of a file and the destinations a secret leaves the machine for, for the clause
+#: reading (:mod:`.reading`).
+sends = _sends
+outside = _outside

@@ -1,0 +1,161 @@
+"""The prose read clause by clause for what an instruction *does*, in any of the lexicon's
+languages: an act (send, ask, read, hide, set aside), its object (a secret, instructions,
+another server's tools) and its manner or destination (silently, to a host outside the
+machine, for every tool of any server).
+
+Four kinds of instruction block:
+
+- ``instructions.secret-exfiltration``: a secret and a send in one sentence with a
+  destination outside the machine there or in the next sentence; or a secret asked of the
+  user or read from the machine, and the file sends something outside;
+- ``instructions.concealment``: acting out of the user's sight (silently, "do not tell the
+  user") while moving data (send, upload, copy, delete) in that sentence or the one before;
+  or a lie prepared for the user's question ("if asked, say no");
+- ``instructions.tool-shadowing``: a rule for every tool, any server's tools or the
+  built-in tools that changes what they do (a recipient added, the tool replaced, every
+  argument passed on);
+- ``instructions.override``: a verb setting instructions aside, the instructions, and their
+  being earlier or the system's, in one clause; or those instructions declared void.
+
+What a sentence only names is not said: a phrase in quotes, a sentence that warns or
+detects ("attackers write …", "flag phrases such as …"), a clause under a negator ("never
+send the token anywhere") is no finding. The text is read folded (:mod:`.fold`), and base64
+in prose is read as what it decodes to.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from collections.abc import Iterator, Sequence
+
+from lemon_plugins.auditors.instructions import fold as folding
+from lemon_plugins.auditors.instructions.lexicon import ASK, READ, SECRET, SEND
+from lemon_plugins.auditors.instructions.lexicon_acts import ACTS
+
+from lemon_core.auditor_kit import Line, host_class, names_host, split_url, urls
+from lemon_core.auditor_kit.lines import indexed, register_words, word_lines
+
+CONCEPTS: dict[str, tuple[str, ...]] = {"secret": SECRET, "send": SEND, "ask": ASK,
+                                        "read": READ, **ACTS}
+#: (rule, severity, message, line, start, end)
+Raw = tuple[str, str, str, Line, int, int | None]
+_LATIN = re.compile(r"[^\W\d_]", re.ASCII)
+
+
+def _source(phrase: str) -> str:
+    whole = phrase.endswith(("=", " "))
+    words = folding.fold_phrase(phrase.rstrip("= "))
+    body = r"\s+".join(re.escape(word) for word in words.split())
+    if words[:1].isalpha() and ("a" <= words[0] <= "z" or "\u00c0" <= words[0] <= "\u04ff"):
+        body = r"(?<!\w)" + body
+    return body + (r"(?!\w)" if whole else "")
+
+
+@functools.lru_cache(maxsize=1)
+def patterns() -> dict[str, re.Pattern[str]]:
+    """Each concept's phrases as one pattern (case-insensitive, on folded text)."""
+    return {name: re.compile("|".join(_source(phrase) for phrase in
+                                      sorted(phrases, key=len, reverse=True)), re.IGNORECASE)
+            for name, phrases in CONCEPTS.items()}
+
+
+def _stem(phrase: str) -> str:
+    words = folding.fold_phrase(phrase.rstrip("=")).split()
+    return max(words, key=len)
+
+
+@functools.lru_cache(maxsize=1)
+def stems() -> dict[str, frozenset[str]]:
+    """For each concept, words one of which every match holds (its phrases' longest words):
+    the lines holding them are found by the shared word search."""
+    return {name: frozenset(_stem(phrase) for phrase in phrases)
+            for name, phrases in CONCEPTS.items()}
+
+
+@functools.lru_cache(maxsize=1)
+def _all_stems() -> frozenset[str]:
+    return frozenset(stem for group in stems().values() for stem in group)
+
+
+register_words(_all_stems())
+
+#: Sentence ends: punctuation then space, CJK full stops, or a line that starts a list item.
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|[。！？；।॥۔؟]|\n(?=\s*(?:[-*+]|\d+[.)])\s)|\n\s*\n")
+_CLAUSE_END = re.compile(r"[.;:!?,،，、。；：！？।॥۔؟\n]|\s[-–—]\s")
+_QUOTES = re.compile(r"\"[^\"\n]{1,120}\"|“[^”\n]{1,120}”|«[^»\n]{1,120}»|„[^“”\n]{1,120}[“”]|"
+                     r"「[^」\n]{1,120}」|『[^』\n]{1,120}』|‘[^’\n]{1,120}’")
+_EMAIL = re.compile(r"\b[\w.+-]+@([\w-]+(?:\.[\w-]+)+)\b")
+#: Messaging services an attacker reads: a secret posted there leaves whatever it names.
+_SINKS = ("api.telegram.org", "discord.com/api/webhooks", "discordapp.com/api/webhooks",
+          "hooks.slack.com", "pastebin.com", "paste.ee", "transfer.sh", "ngrok")
+_TRIGGERS = ("silent", "asked", "scope", "ignore", "void")
+_QUOTED_CONTEXTS = frozenset({"prose", "heading", "quote", "table"})
+_SKIP_CONTEXTS = frozenset({"fence"})
+
+
+class _Sentence:
+    __slots__ = ("text", "start", "found")
+
+    def __init__(self, text: str, start: int) -> None:
+        self.text, self.start = text, start
+        self.found: dict[str, list[re.Match[str]]] = {}
+
+    def get(self, concept: str) -> list[re.Match[str]]:
+        got = self.found.get(concept)
+        if got is None:
+            got = self.found[concept] = list(patterns()[concept].finditer(self.text))
+        return got
+
+
+def _clause(text: str, at: int) -> tuple[int, int]:
+    begin = 0
+    for end in _CLAUSE_END.finditer(text, 0, at):
+        begin = end.end()
+    stop = _CLAUSE_END.search(text, at)
+    return begin, stop.start() if stop else len(text)
+
+
+def _negated(sentence: _Sentence, match: re.Match[str]) -> bool:
+    """Whether a negator stands in the clause of ``match`` (and is not part of it)."""
+    begin, end = _clause(sentence.text, match.start())
+    return any(begin <= neg.start() < end and not match.start() <= neg.start() < match.end()
+               for neg in sentence.get("negation"))
+
+
+def _mentioned(sentence: _Sentence, match: re.Match[str], context: str) -> bool:
+    """Whether ``match`` is named rather than said: quoted, or in a warning sentence."""
+    if sentence.get("warning"):
+        return True
+    return context in _QUOTED_CONTEXTS and any(
+        quote.start() <= match.start() and match.end() <= quote.end()
+        for quote in _QUOTES.finditer(sentence.text))
+
+
+def _outside(text: str, secret_words: str) -> list[str]:
+    """The destinations in ``text`` a secret would leave the machine for."""
+    words = re.sub(r"[^\w]+", "_", secret_words)
+    found = [url for _, _, url in urls(text)]
+    found += [m.group() for m in _EMAIL.finditer(text)
+              if not m.group(1).lower().endswith(("example.com", "example.org"))]
+    out = []
+    for where in found:
+        kind = host_class(where if "://" in where else "mailto://" + where)
+        host = split_url(where if "://" in where else "mailto://" + where)[0]
+        sink = kind == "api" and any(s in where.lower() for s in _SINKS)
+        if (kind in ("unknown", "collector") or sink) and "." in host and \
+                (sink or not names_host(words, where.split("@")[-1])):
+            out.append(where)
+    return out
+
+
+def _sentences(text: str) -> list[_Sentence]:
+    out, begin = [], 0
+    for end in _SENTENCE_END.finditer(text):
+        if text[begin:end.start()].strip():
+            out.append(_Sentence(text[begin:end.start()], begin))
+        begin = end.end()
+    if text[begin:].strip():
+        out.append(_Sentence(text[begin:], begin))
+    return out

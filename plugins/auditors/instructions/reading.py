@@ -1,0 +1,227 @@
+"""One file's prose read by :mod:`.clauses`: the paragraphs worth reading (found by the
+shared word search, on the folded text when tricks hide the words), each judged sentence by
+sentence, then the combinations that span the file (a secret asked for here, sent out
+there)."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator, Sequence
+
+from lemon_plugins.auditors.instructions import fold as folding
+from lemon_plugins.auditors.instructions import intent
+from lemon_plugins.auditors.instructions.clauses import (
+    Raw,
+    _mentioned,
+    _negated,
+    _outside,
+    _Sentence,
+    _sentences,
+    _all_stems,
+    stems,
+)
+
+from lemon_core.auditor_kit import Line
+from lemon_core.auditor_kit.lines import indexed, word_lines
+
+_READ_CONTEXTS = frozenset({"prose", "heading", "quote", "table", "comment", "frontmatter",
+                            "data", "code", "script-comment", "fence"})
+#: A paragraph is read at most this far around the line that made it worth reading.
+_SPAN = 12
+
+MESSAGES = {
+    "secret-exfiltration": "asks for a secret ({secret}) and to send it to {where}, outside "
+                           "the machine",
+    "concealment": "tells the agent to act out of the user's sight ({words}) while it moves "
+                   "data",
+    "lie": "tells the agent to lie to the user if asked ({words})",
+    "tool-shadowing": "changes what every tool or another server's tools do ({words})",
+    "override": "tells the agent to set its earlier or system instructions aside ({words})",
+}
+
+
+def _concept_lines(found: dict[str, frozenset[int]]) -> dict[str, set[int]]:
+    out: dict[str, set[int]] = {}
+    for name, group in stems().items():
+        lines: set[int] = set()
+        for stem in group:
+            held = found.get(stem)
+            if held:
+                lines |= held
+        out[name] = lines
+    return out
+
+
+def _paragraph(lines: Sequence[Line], texts: Sequence[str], at: int) -> tuple[int, int]:
+    """The 0-based ``[first, last]`` lines of the block around line ``at``."""
+    context = lines[at].context
+    first = at
+    while first > 0 and at - first < _SPAN and texts[first - 1].strip() and \
+            lines[first - 1].context == context:
+        first -= 1
+    last = at
+    while last + 1 < len(lines) and last - at < _SPAN and texts[last + 1].strip() and \
+            lines[last + 1].context == context:
+        last += 1
+    return first, last
+
+
+def read(lines: Sequence[Line], text: str) -> Iterator[Raw]:
+    """The findings of one file (``lines`` its :class:`Line` list, ``text`` its text)."""
+    folded = folding.fold(text) if folding.needs_fold(text) else text
+    texts = folded.split("\n")
+    if len(texts) != len(lines):
+        texts = [line.text for line in lines]
+    index, lower = indexed(folded)
+    by_concept = _concept_lines(word_lines(index, lower, _all_stems()))
+    wanted = set().union(*(by_concept[name] for name in
+                           ("silent", "asked", "scope", "void")))
+    wanted |= by_concept["ignore"] & by_concept["instructions"]
+    if by_concept["send"] or by_concept["ask"]:
+        wanted |= by_concept["secret"]
+    extra = []  # (line index, decoded text): base64 in prose
+    if len(text) >= 40:
+        for number, line in enumerate(lines):
+            if line.context in ("prose", "quote", "comment") and len(line.text) >= 40:
+                extra += [(number, decoded) for decoded in folding.decoded_prose(line.text)]
+    state = _FileState()
+    done: set[int] = set()
+    for number in sorted(wanted):
+        at = number - 1
+        if at in done or at >= len(lines) or lines[at].context not in _READ_CONTEXTS:
+            continue
+        first, last = _paragraph(lines, texts, at)
+        done.update(range(first, last + 1))
+        yield from _judge_block(lines, texts, first, last, state)
+    for at, decoded in extra:
+        yield from _judge_block(lines, [decoded], 0, 0, state, line=lines[at])
+    yield from state.finish(lines)
+
+
+class _FileState:
+    """What one file has said so far: secrets asked or read, sends to outside hosts."""
+
+    def __init__(self) -> None:
+        self.asks: list[tuple[Line, str, str]] = []  # (line, the secret, its words)
+        self.sends_out = False
+        self.blocked = False
+
+    def finish(self, lines: Sequence[Line]) -> Iterator[Raw]:
+        if self.asks and not self.sends_out and not self.blocked:
+            self.sends_out = any(intent.outside(dests, words) for _, dests in intent.sends(lines)
+                                 for _, _, words in self.asks[:1])
+        if self.sends_out and not self.blocked:
+            for line, secret, _ in self.asks[:1]:
+                yield ("instructions.secret-exfiltration", "block",
+                       MESSAGES["secret-exfiltration"].format(
+                           secret=secret[:40], where="a host outside the machine named in "
+                           "this file"), line, 0, None)
+
+
+def _judge_block(lines: Sequence[Line], texts: Sequence[str], first: int, last: int,
+                 state: _FileState, line: Line | None = None) -> Iterator[Raw]:
+    block = [texts[at] for at in range(first, last + 1)]
+    body = "\n".join(block)
+    starts = [0]
+    for piece in block[:-1]:
+        starts.append(starts[-1] + len(piece) + 1)
+    context = (line or lines[first]).context
+    sentences = _sentences(body)
+
+    def where(offset: int) -> tuple[Line, int]:
+        if line is not None:
+            return line, 0
+        row = bisect.bisect_right(starts, offset) - 1
+        return lines[first + row], offset - starts[row]
+
+    for number, sentence in enumerate(sentences):
+        previous = sentences[number - 1] if number else None
+        following = sentences[number + 1] if number + 1 < len(sentences) else None
+        for rule, key, match, words in _judge_sentence(sentence, previous, following,
+                                                       context, state):
+            at, column = where(sentence.start + match.start())
+            if rule == "ask":
+                state.asks.append((at, words["secret"], words["named"]))
+                continue
+            if at.warned or at.section_warned:
+                continue
+            yield (f"instructions.{rule}", "block", MESSAGES[key].format(**words), at,
+                   column, column + len(match.group()))
+
+
+def _judge_sentence(sentence: _Sentence, previous: _Sentence | None,
+                    following: _Sentence | None, context: str,
+                    state: _FileState) -> Iterator[tuple[str, str, object, dict[str, str]]]:
+    text = sentence.text
+    # overriding: a verb, instructions, earlier or the system's, in one clause
+    for verb in sentence.get("ignore"):
+        near = text[max(0, verb.start() - 60):verb.end() + 60]
+        if _within(sentence, verb, "instructions") and _within(sentence, verb, "prior") and \
+                not _negated(sentence, verb) and not _mentioned(sentence, verb, context):
+            yield "override", "override", verb, {"words": near.strip()[:60]}
+            break
+    for void in sentence.get("void"):
+        if _within(sentence, void, "instructions", 80) and \
+                _within(sentence, void, "prior", 80) and \
+                not _mentioned(sentence, void, context):
+            yield "override", "override", void, {"words": void.group()}
+            break
+    # out of the user's sight
+    for quiet in sentence.get("silent"):
+        if _negated(sentence, quiet) or _mentioned(sentence, quiet, context):
+            continue
+        if sentence.get("action") or (previous is not None and previous.get("action")):
+            yield "concealment", "concealment", quiet, {"words": quiet.group()}
+            break
+    for asked in sentence.get("asked"):
+        if (sentence.get("deny") or (following is not None and following.get("deny"))) and \
+                not _mentioned(sentence, asked, context):
+            yield "concealment", "lie", asked, {"words": asked.group()}
+            break
+    # another server's tools, every tool, the built-in tools
+    for scope in sentence.get("scope"):
+        effect = sentence.get("effect") or (following.get("effect") if following else [])
+        if effect and not _negated(sentence, scope) and \
+                not _mentioned(sentence, scope, context):
+            yield "tool-shadowing", "tool-shadowing", scope, \
+                {"words": f"{scope.group()} … {effect[0].group()}"}
+            break
+    # secrets
+    secrets = sentence.get("secret")
+    if not state.sends_out and sentence.get("send") and (secrets or state.asks) and \
+            not any(_negated(sentence, send) for send in sentence.get("send")) and \
+            _outside(sentence.text, ""):
+        state.sends_out = True
+    if not secrets:
+        return
+    secret = secrets[0]
+    named = text[max(0, secret.start() - 30):secret.end()]
+    for send in sentence.get("send"):
+        if _negated(sentence, send) or _mentioned(sentence, send, context):
+            continue
+        around = text + ("\n" + following.text if following is not None else "")
+        outside = _outside(around, named)
+        if outside:
+            state.blocked = True
+            yield "secret-exfiltration", "secret-exfiltration", secret, \
+                {"secret": secret.group(), "where": outside[0][:80]}
+            return
+        break
+    for verb in [*sentence.get("ask"), *sentence.get("read")]:
+        if not _negated(sentence, verb) and not _mentioned(sentence, verb, context):
+            yield "ask", "ask", verb, {"secret": secret.group(), "named": named}
+            break
+
+
+def _within(sentence: _Sentence, match: object, concept: str, reach: int = 45) -> bool:
+    """Whether a ``concept`` match stands in the clause of ``match``, at most ``reach``
+    characters from it."""
+    start, end = match.start(), match.end()  # type: ignore[attr-defined]
+    return any(other.start() - end <= reach and start - other.end() <= reach and
+               not (other.start() >= start and other.end() <= end)
+               for other in sentence.get(concept)
+               if not _split(sentence.text, min(start, other.start()), max(end, other.end())))
+
+
+def _split(text: str, begin: int, end: int) -> bool:
+    return any(mark in text[begin:end] for mark in ".;:!?。；：！？।۔؟\n")

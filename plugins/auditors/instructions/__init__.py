@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import itertools
 import re
 from collections.abc import Iterator, Mapping
 
@@ -618,11 +617,19 @@ class InstructionsAuditor:
                         found.append(finding(RULES, rule, weighed, message, file.path, line,
                                              start, end, family=FAMILY, auditor=self.name))
                 tools = doc.kind == "script" and _TOOL_TEXT.search(text) is not None
-                for rule, severity, message, line, start, end in itertools.chain(
-                        intent.judge_text(doc.lines, text), reading.read(doc.lines, text)):
+                read = list(intent.judge_text(doc.lines, text))
+                first = len(read)
+                read += reading.read(doc.lines, text, code=tools)
+                blocked: set[int] = set()  # lines a block of the patterns stands on
+                for at, (rule, severity, message, line, start, end) in enumerate(read):
+                    if at == first:  # the clause reading adds what the patterns missed
+                        blocked = {item.line for item in found if item.severity == "block"
+                                   and item.path == file.path and item.line is not None}
                     if end is not None and _quoted(line.text, start, end) and \
                             _lead_warns(doc.lines, line.number - 1):
                         continue  # a phrase quoted in a list of things not to write
+                    if at >= first and line.number in blocked:
+                        continue
                     weighed = severity if tools and _in_string(line, start) and \
                         not line.warned else _weigh(severity, line)
                     if weighed is not None:

@@ -87,9 +87,11 @@ _CLAUSE_END = re.compile(r"[.;:!?,،，、。；：！？।॥۔؟\n]|\s[-–�
 _QUOTES = re.compile(r"\"[^\"\n]{1,120}\"|“[^”\n]{1,120}”|«[^»\n]{1,120}»|„[^“”\n]{1,120}[“”]|"
                      r"「[^」\n]{1,120}」|『[^』\n]{1,120}』|‘[^’\n]{1,120}’")
 _EMAIL = re.compile(r"\b[\w.+-]+@([\w-]+(?:\.[\w-]+)+)\b")
-#: Messaging services an attacker reads: a secret posted there leaves whatever it names.
-_SINKS = ("api.telegram.org", "discord.com/api/webhooks", "discordapp.com/api/webhooks",
-          "hooks.slack.com", "pastebin.com", "paste.ee", "transfer.sh", "ngrok")
+#: Messaging services an attacker reads, and the words that name a secret of their own
+#: (a bot token sent to Telegram's bot API is Telegram used; a cookie sent there is a leak).
+_SINKS = {"api.telegram.org": ("telegram", "bot"), "/api/webhooks": ("discord", "webhook"),
+          "hooks.slack.com": ("slack", "webhook"), "pastebin.com": ("pastebin",),
+          "paste.ee": ("paste",), "transfer.sh": ("transfer",)}
 _TRIGGERS = ("silent", "asked", "scope", "ignore", "void")
 _QUOTED_CONTEXTS = frozenset({"prose", "heading", "quote", "table"})
 _SKIP_CONTEXTS = frozenset({"fence"})
@@ -133,21 +135,31 @@ def _mentioned(sentence: _Sentence, match: re.Match[str], context: str) -> bool:
         for quote in _QUOTES.finditer(sentence.text))
 
 
-def _outside(text: str, secret_words: str) -> list[str]:
-    """The destinations in ``text`` a secret would leave the machine for."""
-    words = re.sub(r"[^\w]+", "_", secret_words)
+def destinations(text: str) -> list[str]:
+    """The URLs and e-mail addresses of ``text`` (placeholders of example.com left out)."""
     found = [url for _, _, url in urls(text)]
     found += [m.group() for m in _EMAIL.finditer(text)
               if not m.group(1).lower().endswith(("example.com", "example.org"))]
-    out = []
-    for where in found:
-        kind = host_class(where if "://" in where else "mailto://" + where)
-        host = split_url(where if "://" in where else "mailto://" + where)[0]
-        sink = kind == "api" and any(s in where.lower() for s in _SINKS)
-        if (kind in ("unknown", "collector") or sink) and "." in host and \
-                (sink or not names_host(words, where.split("@")[-1])):
-            out.append(where)
-    return out
+    return found
+
+
+def leaves(where: str, secret_words: str) -> bool:
+    """Whether a secret named by ``secret_words`` sent to ``where`` leaves the machine for
+    someone else: an unknown host or a collector, or a messaging service, unless the words
+    name the host (a GitHub token to api.github.com)."""
+    url = where if "://" in where else "mailto://" + where
+    kind, host = host_class(url), split_url(url)[0]
+    lower, words = where.lower(), secret_words.lower()
+    sink = next((names for marker, names in _SINKS.items() if marker in lower), None)
+    if kind == "api" and sink is not None:
+        return not any(name in words for name in sink)
+    return kind in ("unknown", "collector") and "." in host and \
+        not names_host(re.sub(r"[^\w]+", "_", secret_words), where.split("@")[-1])
+
+
+def _outside(text: str, secret_words: str) -> list[str]:
+    """The destinations in ``text`` a secret would leave the machine for."""
+    return [where for where in destinations(text) if leaves(where, secret_words)]
 
 
 def _sentences(text: str) -> list[_Sentence]:

@@ -15,6 +15,8 @@ from lemon_plugins.auditors.instructions.clauses import (
     _mentioned,
     _negated,
     _outside,
+    destinations,
+    leaves,
     _Sentence,
     _sentences,
     _all_stems,
@@ -24,8 +26,10 @@ from lemon_plugins.auditors.instructions.clauses import (
 from lemon_core.auditor_kit import Line
 from lemon_core.auditor_kit.lines import indexed, word_lines
 
+#: Where the words are instructions (a fenced example is the code auditors' to read; a
+#: script's code only in a server that describes tools to an agent).
 _READ_CONTEXTS = frozenset({"prose", "heading", "quote", "table", "comment", "frontmatter",
-                            "data", "code", "script-comment", "fence"})
+                            "data", "script-comment"})
 #: A paragraph is read at most this far around the line that made it worth reading.
 _SPAN = 12
 
@@ -66,8 +70,10 @@ def _paragraph(lines: Sequence[Line], texts: Sequence[str], at: int) -> tuple[in
     return first, last
 
 
-def read(lines: Sequence[Line], text: str) -> Iterator[Raw]:
-    """The findings of one file (``lines`` its :class:`Line` list, ``text`` its text)."""
+def read(lines: Sequence[Line], text: str, code: bool = False) -> Iterator[Raw]:
+    """The findings of one file (``lines`` its :class:`Line` list, ``text`` its text);
+    ``code``: its code lines are read too (the strings of a server's tool descriptions)."""
+    contexts = _READ_CONTEXTS | {"code"} if code else _READ_CONTEXTS
     folded = folding.fold(text) if folding.needs_fold(text) else text
     texts = folded.split("\n")
     if len(texts) != len(lines):
@@ -88,7 +94,7 @@ def read(lines: Sequence[Line], text: str) -> Iterator[Raw]:
     done: set[int] = set()
     for number in sorted(wanted):
         at = number - 1
-        if at in done or at >= len(lines) or lines[at].context not in _READ_CONTEXTS:
+        if at in done or at >= len(lines) or lines[at].context not in contexts:
             continue
         first, last = _paragraph(lines, texts, at)
         done.update(range(first, last + 1))
@@ -103,19 +109,20 @@ class _FileState:
 
     def __init__(self) -> None:
         self.asks: list[tuple[Line, str, str]] = []  # (line, the secret, its words)
-        self.sends_out = False
+        self.sent_to: list[str] = []  # where the prose sends something
         self.blocked = False
 
     def finish(self, lines: Sequence[Line]) -> Iterator[Raw]:
-        if self.asks and not self.sends_out and not self.blocked:
-            self.sends_out = any(intent.outside(dests, words) for _, dests in intent.sends(lines)
-                                 for _, _, words in self.asks[:1])
-        if self.sends_out and not self.blocked:
-            for line, secret, _ in self.asks[:1]:
-                yield ("instructions.secret-exfiltration", "block",
-                       MESSAGES["secret-exfiltration"].format(
-                           secret=secret[:40], where="a host outside the machine named in "
-                           "this file"), line, 0, None)
+        if not self.asks or self.blocked:
+            return
+        line, secret, words = self.asks[0]
+        where = next((where for where in self.sent_to if leaves(where, words)), None) or \
+            next((found for _, dests in intent.sends(lines)
+                  for found in intent.outside(dests, words)), None)
+        if where is not None:
+            yield ("instructions.secret-exfiltration", "block",
+                   MESSAGES["secret-exfiltration"].format(secret=secret[:40],
+                                                          where=where[:80]), line, 0, None)
 
 
 def _judge_block(lines: Sequence[Line], texts: Sequence[str], first: int, last: int,
@@ -188,10 +195,9 @@ def _judge_sentence(sentence: _Sentence, previous: _Sentence | None,
             break
     # secrets
     secrets = sentence.get("secret")
-    if not state.sends_out and sentence.get("send") and (secrets or state.asks) and \
-            not any(_negated(sentence, send) for send in sentence.get("send")) and \
-            _outside(sentence.text, ""):
-        state.sends_out = True
+    if sentence.get("send") and \
+            not any(_negated(sentence, send) for send in sentence.get("send")):
+        state.sent_to += destinations(sentence.text)
     if not secrets:
         return
     secret = secrets[0]

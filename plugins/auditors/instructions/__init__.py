@@ -40,7 +40,7 @@ from lemon_core.auditor_kit.rules import finding, texts_of, unique
 from lemon_core.protocols import AuditBundle, Finding
 
 FAMILY = "instructions"
-RULES_VERSION = "instructions-8"
+RULES_VERSION = "instructions-9"
 I = re.IGNORECASE
 
 RULES: Mapping[str, tuple[str, str]] = {
@@ -578,21 +578,31 @@ def _out_of_sight(text: str, lines: tuple[Line, ...],
 
 POLICY = (
     "The prose an agent reads (SKILL.md and every text file, HTML comments, frontmatter, data "
-    "files, tool descriptions in a bundled server's code) is read for what it asks the agent "
-    "to do, in English, Spanish, French, German, Portuguese, Italian, Dutch, Polish, Indonesian, "
-    "Russian, Chinese, Japanese and Korean. One signal alone warns at most (a secret asked of "
-    "the user, a step kept from the user, doing more on every call of another server's tool); "
-    "the combination blocks: a secret asked of the user or collected from the machine and a "
-    "send to a destination outside the machine that the secret's own name does not name (a "
-    "GitHub token sent to api.github.com is GitHub used); a step hidden from the user while "
-    "the agent acts or sends data out; rules for another server's tools that hold for every "
-    "task while the skill is installed; the system or previous instructions declared void. "
-    "What an honest skill writes to explain itself does not block: an HTML comment that is a "
-    "template note (`e.g.`, placeholders, questions to the author, \"keep it short\") is no "
-    "finding and one that only addresses the agent warns; a phrase governed by a negator or a "
-    "detection word (\"never ignore previous instructions\", \"flag text that says ignore "
-    "previous instructions\") is not said; a program's \"safety guard\" is not the agent's "
-    "safety; a request for the key of the API the skill calls warns.")
+    "files such as package descriptions and plugin manifests, the tool and parameter "
+    "descriptions of a bundled server) is read clause by clause for what an instruction does, "
+    "in the twenty most used languages (English, Chinese, Hindi, Spanish, French, Arabic, "
+    "Bengali, Portuguese, Russian, Urdu, Indonesian, German, Japanese, Turkish, Vietnamese, "
+    "Korean, Italian, Persian, Polish, Ukrainian, Dutch, Thai): an act, its object and its "
+    "manner or destination, each a concept with a lexicon in every one of them. Four kinds "
+    "block: a secret (a token, key, password, PIN, card number, seed phrase, `.env`, private "
+    "key, cookies) asked of the user or read from the machine and sent to a destination "
+    "outside the machine that the secret's own name does not name (a GitHub token sent to "
+    "api.github.com is GitHub used; a secret sent to a messaging service it does not belong "
+    "to leaves); acting out of the user's sight (silently, \"do not tell the user\") while "
+    "moving data, or a lie prepared for the user's question (\"if asked, say no\"); a rule "
+    "for every tool, any server's tools or the built-in tools that changes what they do (a "
+    "recipient added, the tool replaced, every argument passed on); the earlier or system "
+    "instructions set aside or declared void. The text is read as an agent reads it: "
+    "zero-width, bidi and tag characters dropped, full-width letters and Cyrillic or Greek "
+    "look-alikes inside Latin words folded, runs of white space read as one, base64 in prose "
+    "decoded. One signal alone warns at most (a secret asked of the user, a step kept from "
+    "the user, doing more on every call of another server's tool). What an honest skill "
+    "writes to explain itself does not block: a phrase in quotes, a sentence that warns or "
+    "detects (\"attackers write …\", \"flag phrases such as …\"), a clause under a negator "
+    "(\"never send the token anywhere\"), a fenced example (read one step lower), a tool "
+    "that documents its own parameters, a template note in an HTML comment (`e.g.`, "
+    "placeholders, questions to the author) and a request for the key of the API the skill "
+    "calls (it warns).")
 
 
 class InstructionsAuditor:

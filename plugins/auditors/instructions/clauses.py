@@ -25,53 +25,113 @@ in prose is read as what it decodes to.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import re
-from collections.abc import Iterator, Sequence
 
 from lemon_plugins.auditors.instructions import fold as folding
 from lemon_plugins.auditors.instructions.lexicon import ASK, READ, SECRET, SEND
 from lemon_plugins.auditors.instructions.lexicon_acts import ACTS
 
 from lemon_core.auditor_kit import Line, host_class, names_host, split_url, urls
-from lemon_core.auditor_kit.lines import indexed, register_words, word_lines
+from lemon_core.auditor_kit.lines import lower_same_length, register_words
 
 CONCEPTS: dict[str, tuple[str, ...]] = {"secret": SECRET, "send": SEND, "ask": ASK,
                                         "read": READ, **ACTS}
 #: (rule, severity, message, line, start, end)
 Raw = tuple[str, str, str, Line, int, int | None]
-_LATIN = re.compile(r"[^\W\d_]", re.ASCII)
 
 
-def _source(phrase: str) -> str:
-    whole = phrase.endswith(("=", " "))
-    words = folding.fold_phrase(phrase.rstrip("= "))
-    body = r"\s+".join(re.escape(word) for word in words.split())
-    if words[:1].isalpha() and ("a" <= words[0] <= "z" or "\u00c0" <= words[0] <= "\u04ff"):
-        body = r"(?<!\w)" + body
-    return body + (r"(?!\w)" if whole else "")
+class Hit:
+    """One phrase of a concept found in a sentence (the shape of a regex match)."""
+
+    __slots__ = ("_end", "_start", "_text")
+
+    def __init__(self, start: int, end: int, text: str) -> None:
+        self._start, self._end, self._text = start, end, text
+
+    def start(self) -> int:
+        return self._start
+
+    def end(self) -> int:
+        return self._end
+
+    def group(self) -> str:
+        return self._text
+
+
+#: (concept, phrase length, must end a word, must start a word) for each folded phrase.
+Entry = tuple[str, int, bool, bool]
 
 
 @functools.lru_cache(maxsize=1)
-def patterns() -> dict[str, re.Pattern[str]]:
-    """Each concept's phrases as one pattern (case-insensitive, on folded text)."""
-    return {name: re.compile("|".join(_source(phrase) for phrase in
-                                      sorted(phrases, key=len, reverse=True)), re.IGNORECASE)
-            for name, phrases in CONCEPTS.items()}
+def _phrases() -> dict[str, tuple[Entry, ...]]:
+    """Every folded phrase (one space between words) and the concepts it is a word of."""
+    table: dict[str, list[Entry]] = {}
+    for concept, phrases in CONCEPTS.items():
+        for phrase in phrases:
+            whole = phrase.endswith(("=", " "))
+            key = " ".join(folding.fold_phrase(phrase.rstrip("= ")).split())
+            first = key[:1]
+            starts = first.isalpha() and ("a" <= first <= "z" or "\u00c0" <= first <= "\u04ff")
+            entry = (concept, len(key), whole, starts)
+            if entry not in table.setdefault(key, []):
+                table[key].append(entry)
+    return {key: tuple(entries) for key, entries in table.items()}
+
+
+@functools.lru_cache(maxsize=1)
+def _automaton() -> object:
+    import ahocorasick
+
+    automaton = ahocorasick.Automaton(ahocorasick.STORE_ANY)
+    for key, entries in _phrases().items():
+        automaton.add_word(key, entries)
+    automaton.make_automaton()
+    return automaton
+
+
+def find_all(text: str) -> dict[str, list[Hit]]:
+    """Every concept's phrases in ``text`` (white space already single, any case): one
+    pass of an automaton over the text, whatever the number of phrases and languages."""
+    lower = lower_same_length(text)
+    out: dict[str, list[Hit]] = {}
+    size = len(lower)
+    for last, entries in _automaton().iter(lower):  # type: ignore[attr-defined]
+        for concept, length, whole, starts in entries:
+            begin = last - length + 1
+            if starts and begin > 0 and lower[begin - 1].isalnum():
+                continue
+            if whole and last + 1 < size and lower[last + 1].isalnum():
+                continue
+            out.setdefault(concept, []).append(Hit(begin, last + 1, text[begin:last + 1]))
+    return out
+
+
+#: Words too common to find a phrase by (the phrase is found by its rarest word).
+_COMMON = frozenset((
+    "a", "an", "the", "to", "of", "for", "from", "in", "on", "at", "by", "with", "and", "or",
+    "it", "is", "be", "do", "not", "no", "if", "when", "this", "that", "these", "them", "they",
+    "their", "you", "your", "user", "users", "does", "must", "have", "has", "each", "every",
+    "any", "all", "tool", "tools", "code", "api", "add", "ask", "send", "de", "la", "le", "les",
+    "des", "du", "el", "los", "las", "di", "da", "der", "die", "das", "den", "een", "het", "van",
+    "и", "в", "на", "не"))
+#: The concepts whose words choose the paragraphs worth reading (the others are only
+#: looked for in those paragraphs).
+PREFILTER = ("silent", "asked", "scope", "void", "ignore", "instructions", "send", "ask",
+             "secret")
 
 
 def _stem(phrase: str) -> str:
-    words = folding.fold_phrase(phrase.rstrip("=")).split()
-    return max(words, key=len)
+    words = folding.fold_phrase(phrase.rstrip("= ")).split()
+    rare = [word for word in words if word not in _COMMON] or words
+    return max(rare, key=len)
 
 
 @functools.lru_cache(maxsize=1)
 def stems() -> dict[str, frozenset[str]]:
-    """For each concept, words one of which every match holds (its phrases' longest words):
-    the lines holding them are found by the shared word search."""
-    return {name: frozenset(_stem(phrase) for phrase in phrases)
-            for name, phrases in CONCEPTS.items()}
+    """For each concept of :data:`PREFILTER`, words one of which every match holds (its
+    phrases' rarest words): the lines holding them are found by the shared word search."""
+    return {name: frozenset(_stem(phrase) for phrase in CONCEPTS[name]) for name in PREFILTER}
 
 
 @functools.lru_cache(maxsize=1)
@@ -82,7 +142,7 @@ def _all_stems() -> frozenset[str]:
 register_words(_all_stems())
 
 #: Sentence ends: punctuation then space, CJK full stops, or a line that starts a list item.
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|[。！？；।॥۔؟]|\n(?=\s*(?:[-*+]|\d+[.)])\s)|\n\s*\n")
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|[。！？；।॥۔؟|]|\n(?=\s*(?:[-*+]|\d+[.)])\s)|\n\s*\n")
 _CLAUSE_END = re.compile(r"[.;:!?,،，、。；：！？।॥۔؟\n]|\s[-–—]\s")
 _QUOTES = re.compile(r"\"[^\"\n]{1,120}\"|“[^”\n]{1,120}”|«[^»\n]{1,120}»|„[^“”\n]{1,120}[“”]|"
                      r"「[^」\n]{1,120}」|『[^』\n]{1,120}』|‘[^’\n]{1,120}’")
@@ -97,18 +157,20 @@ _QUOTED_CONTEXTS = frozenset({"prose", "heading", "quote", "table"})
 _SKIP_CONTEXTS = frozenset({"fence"})
 
 
+_SPACES = re.compile(r"\s+")
+
+
 class _Sentence:
-    __slots__ = ("text", "start", "found")
+    __slots__ = ("found", "start", "text")
 
     def __init__(self, text: str, start: int) -> None:
-        self.text, self.start = text, start
-        self.found: dict[str, list[re.Match[str]]] = {}
+        self.text, self.start = _SPACES.sub(" ", text), start
+        self.found: dict[str, list[Hit]] | None = None
 
-    def get(self, concept: str) -> list[re.Match[str]]:
-        got = self.found.get(concept)
-        if got is None:
-            got = self.found[concept] = list(patterns()[concept].finditer(self.text))
-        return got
+    def get(self, concept: str) -> list[Hit]:
+        if self.found is None:
+            self.found = find_all(self.text)
+        return self.found.get(concept, [])
 
 
 def _clause(text: str, at: int) -> tuple[int, int]:
@@ -119,14 +181,14 @@ def _clause(text: str, at: int) -> tuple[int, int]:
     return begin, stop.start() if stop else len(text)
 
 
-def _negated(sentence: _Sentence, match: re.Match[str]) -> bool:
+def _negated(sentence: _Sentence, match: Hit) -> bool:
     """Whether a negator stands in the clause of ``match`` (and is not part of it)."""
     begin, end = _clause(sentence.text, match.start())
     return any(begin <= neg.start() < end and not match.start() <= neg.start() < match.end()
                for neg in sentence.get("negation"))
 
 
-def _mentioned(sentence: _Sentence, match: re.Match[str], context: str) -> bool:
+def _mentioned(sentence: _Sentence, match: Hit, context: str) -> bool:
     """Whether ``match`` is named rather than said: quoted, or in a warning sentence."""
     if sentence.get("warning"):
         return True
@@ -143,12 +205,18 @@ def destinations(text: str) -> list[str]:
     return found
 
 
+#: A host written as a placeholder for the reader's own ("your-server.com", "target.com").
+_PLACEHOLDER = re.compile(r"your|<|\{|\[|target\.com|\bmy-?(?:server|site|domain|host)", re.IGNORECASE)
+
+
 def leaves(where: str, secret_words: str) -> bool:
     """Whether a secret named by ``secret_words`` sent to ``where`` leaves the machine for
     someone else: an unknown host or a collector, or a messaging service, unless the words
     name the host (a GitHub token to api.github.com)."""
     url = where if "://" in where else "mailto://" + where
     kind, host = host_class(url), split_url(url)[0]
+    if _PLACEHOLDER.search(host):
+        return False
     lower, words = where.lower(), secret_words.lower()
     sink = next((names for marker, names in _SINKS.items() if marker in lower), None)
     if kind == "api" and sink is not None:

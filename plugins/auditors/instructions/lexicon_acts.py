@@ -78,7 +78,7 @@ ACTS: dict[str, tuple[str, ...]] = {
     "scope": (
         "any tool", "every tool", "all tools", "each tool", "any other tool", "every call",
         "each call", "any server", "every server", "all servers", "other server",
-        "another server", "other servers", "built-in", "builtin", "original bash",
+        "another server", "other servers", "built-in=", "builtin=", "original bash",
         "任何工具", "所有工具", "每个工具", "任何服务器", "所有服务器", "其他服务器", "内置", "原来的",
         "すべてのツール", "任意のツール", "他のサーバー", "別のサーバー", "組み込み", "すべてのサーバー",
         "모든 도구", "어떤 도구", "다른 서버", "모든 서버", "내장", "기본 제공",
@@ -176,6 +176,28 @@ ACTS: dict[str, tuple[str, ...]] = {
         "режим розробника", "وضع المطور", "حالت توسعه", "geliştirici modu",
         "chế độ nhà phát triển", "mode pengembang", "tryb deweloper", "ontwikkelaarsmodus",
         "โหมดนักพัฒนา",
+    ),
+    # a destination restricted: "send the key only to its own API" protects the key
+    "only": (
+        "only to", "only send", "send only", "only be sent", "solo a", "únicamente a",
+        "seulement à", "uniquement à", "nur an", "ausschließlich an", "apenas para",
+        "somente para", "solo al", "soltanto a", "только на", "только в", "лише на",
+        "тільки на", "仅发送", "只发送", "仅发到", "只发到", "のみ", "에만", "केवल", "فقط", "sadece",
+        "yalnızca", "chỉ gửi", "hanya ke", "tylko do", "alleen naar", "เท่านั้น",
+    ),
+    # a secret used to authenticate a request (sent with it, to the service it is for)
+    "usage": (
+        "header", "authorization", "bearer", "x-api-key", "authenticate", "cabecera",
+        "encabezado", "en-tête", "kopfzeile", "cabeçalho", "intestazione", "заголов", "请求头",
+        "标头", "ヘッダー", "헤더", "हेडर", "ترويسة", "هدر", "başlık", "tiêu đề", "nagłówek",
+        "ส่วนหัว",
+    ),
+    # a failure described, not an order ("uploads can fail silently")
+    "fails": (
+        "fail", "error", "crash", "falla", "fallan", "échoue", "fehlschlag", "schlägt fehl",
+        "falha", "fallisce", "ошибк", "сбо", "помилк", "失败", "出错", "失敗", "エラー", "실패",
+        "오류", "विफल", "فشل", "شکست", "başarısız", "thất bại", "gagal", "błąd", "mislukt",
+        "ล้มเหลว",
     ),
     # a negator: what follows is refused, not asked
     "negation": (

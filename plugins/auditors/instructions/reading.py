@@ -11,15 +11,17 @@ from collections.abc import Iterator, Sequence
 from lemon_plugins.auditors.instructions import fold as folding
 from lemon_plugins.auditors.instructions import intent
 from lemon_plugins.auditors.instructions.clauses import (
+    Hit,
     Raw,
+    _all_stems,
+    _clause,
     _mentioned,
     _negated,
     _outside,
-    destinations,
-    leaves,
     _Sentence,
     _sentences,
-    _all_stems,
+    destinations,
+    leaves,
     stems,
 )
 
@@ -85,6 +87,9 @@ def read(lines: Sequence[Line], text: str, code: bool = False) -> Iterator[Raw]:
     wanted |= by_concept["ignore"] & by_concept["instructions"]
     if by_concept["send"] or by_concept["ask"]:
         wanted |= by_concept["secret"]
+    if by_concept["ask"] & by_concept["secret"]:  # asked here, maybe sent out there
+        wanted |= {number for number in by_concept["send"]
+                   if "://" in texts[number - 1] or "@" in texts[number - 1]}
     extra = []  # (line index, decoded text): base64 in prose
     if len(text) >= 40:
         for number, line in enumerate(lines):
@@ -161,7 +166,7 @@ def _judge_sentence(sentence: _Sentence, previous: _Sentence | None,
                     state: _FileState) -> Iterator[tuple[str, str, object, dict[str, str]]]:
     text = sentence.text
     # overriding: a verb, instructions, earlier or the system's, in one clause
-    for verb in sentence.get("ignore"):
+    for verb in sentence.get("ignore") if context not in ("table", "heading") else ():
         near = text[max(0, verb.start() - 60):verb.end() + 60]
         if _within(sentence, verb, "instructions") and _within(sentence, verb, "prior") and \
                 not _negated(sentence, verb) and not _mentioned(sentence, verb, context):
@@ -175,8 +180,9 @@ def _judge_sentence(sentence: _Sentence, previous: _Sentence | None,
             break
     # out of the user's sight
     for quiet in sentence.get("silent"):
-        if _negated(sentence, quiet) or _mentioned(sentence, quiet, context):
-            continue
+        if _negated(sentence, quiet) or _mentioned(sentence, quiet, context) or \
+                _in_clause(sentence, quiet, "fails"):
+            continue  # "never do it silently"; "uploads can fail silently"
         if sentence.get("action") or (previous is not None and previous.get("action")):
             yield "concealment", "concealment", quiet, {"words": quiet.group()}
             break
@@ -202,6 +208,8 @@ def _judge_sentence(sentence: _Sentence, previous: _Sentence | None,
         return
     secret = secrets[0]
     named = text[max(0, secret.start() - 30):secret.end()]
+    if sentence.get("only") or sentence.get("usage"):
+        return  # "send the key only to its API", "in the Authorization header": the key used
     for send in sentence.get("send"):
         if _negated(sentence, send) or _mentioned(sentence, send, context):
             continue
@@ -213,7 +221,7 @@ def _judge_sentence(sentence: _Sentence, previous: _Sentence | None,
                 {"secret": secret.group(), "where": outside[0][:80]}
             return
         break
-    for verb in [*sentence.get("ask"), *sentence.get("read")]:
+    for verb in sentence.get("ask"):  # read from the machine: only sent in the sentence
         if not _negated(sentence, verb) and not _mentioned(sentence, verb, context):
             yield "ask", "ask", verb, {"secret": secret.group(), "named": named}
             break
@@ -227,6 +235,11 @@ def _within(sentence: _Sentence, match: object, concept: str, reach: int = 45) -
                not (other.start() >= start and other.end() <= end)
                for other in sentence.get(concept)
                if not _split(sentence.text, min(start, other.start()), max(end, other.end())))
+
+
+def _in_clause(sentence: _Sentence, match: Hit, concept: str) -> bool:
+    begin, end = _clause(sentence.text, match.start())
+    return any(begin <= other.start() < end for other in sentence.get(concept))
 
 
 def _split(text: str, begin: int, end: int) -> bool:

@@ -638,8 +638,9 @@ class InstructionsAuditor:
                     if end is not None and _quoted(line.text, start, end) and \
                             _lead_warns(doc.lines, line.number - 1):
                         continue  # a phrase quoted in a list of things not to write
-                    if at >= first and line.number in blocked:
-                        continue
+                    if at >= first and (line.number in blocked or
+                                        _lead_warns(doc.lines, line.number - 1)):
+                        continue  # said by the patterns, or a list of things not to write
                     weighed = severity if tools and _in_string(line, start) and \
                         not line.warned else _weigh(severity, line)
                     if weighed is not None:

@@ -56,6 +56,17 @@ def fold_phrase(phrase: str) -> str:
     return unicodedata.normalize("NFKC", _INVISIBLE.sub("", phrase)).lower()
 
 
+#: Marks each byte of a base64 run ``a``, any other `` `` (a run is found by ``bytes.find``,
+#: in C: a pattern tried at every position of every text cost 100 ns a character).
+_B64_MARKS = bytes(ord("a") if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+/")
+                   else ord(" ") for b in range(256))
+
+
+def has_base64_run(text: str) -> bool:
+    """Whether ``text`` holds a run of 40 or more base64 characters."""
+    return text.encode("ascii", "replace").translate(_B64_MARKS).find(b"a" * 40) != -1
+
+
 def decoded_prose(line: str) -> list[str]:
     """The texts that base64 runs of ``line`` decode to (an instruction hidden in prose)."""
     if len(line) < 40 or _B64_RUN.search(line) is None:
@@ -63,4 +74,4 @@ def decoded_prose(line: str) -> list[str]:
     return [found.text for found in decoded_payloads(line) if found.encoding == "base64"]
 
 
-__all__ = ["decoded_prose", "fold", "fold_phrase", "needs_fold"]
+__all__ = ["decoded_prose", "fold", "fold_phrase", "has_base64_run", "needs_fold"]

@@ -127,9 +127,9 @@ ACTS: dict[str, tuple[str, ...]] = {
     ),
     # the verbs that set instructions aside
     "ignore": (
-        "ignore", "disregard", "forget", "bypass", "override", "discard", "忽略", "无视", "忽视",
+        "ignore=", "disregard=", "forget=", "bypass=", "override=", "discard=", "忽略", "无视", "忽视",
         "忘记", "忘掉", "無視", "忘れ", "무시", "잊", "अनदेखा", "नज़रअंदाज़", "नजरअंदाज", "भूल जा",
-        "উপেক্ষা", "نظرانداز", "ignora", "olvida", "omite", "ignore", "oublie", "ignoriere",
+        "উপেক্ষা", "نظرانداز", "ignora", "olvida", "omite", "ignorez", "oublie", "ignoriere",
         "vergiss", "esqueça", "esqueca", "dimentica", "игнорируй", "проигнорируй", "забудь",
         "ігноруй", "проігноруй", "تجاهل", "نادیده", "yok say", "görmezden", "unut",
         "bỏ qua", "quên", "abaikan", "lupakan", "zignoruj", "zapomnij", "negeer", "vergeet",

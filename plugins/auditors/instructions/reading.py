@@ -6,6 +6,7 @@ there)."""
 from __future__ import annotations
 
 import bisect
+import functools
 from collections.abc import Iterator, Sequence
 
 from lemon_plugins.auditors.instructions import fold as folding
@@ -46,16 +47,30 @@ MESSAGES = {
 }
 
 
-def _concept_lines(found: dict[str, frozenset[int]]) -> dict[str, set[int]]:
-    out: dict[str, set[int]] = {}
+@functools.lru_cache(maxsize=1)
+def _concepts_of() -> dict[str, tuple[str, ...]]:
+    """The concepts each stem is a word of."""
+    out: dict[str, list[str]] = {}
     for name, group in stems().items():
-        lines: set[int] = set()
         for stem in group:
-            held = found.get(stem)
-            if held:
-                lines |= held
-        out[name] = lines
+            out.setdefault(stem, []).append(name)
+    return {stem: tuple(names) for stem, names in out.items()}
+
+
+def _concept_lines(found: dict[str, frozenset[int]]) -> dict[str, set[int]]:
+    """For each concept, the lines holding one of its stems (from the words found)."""
+    out: dict[str, set[int]] = {name: set() for name in stems()}
+    concepts = _concepts_of()
+    for stem, held in found.items():
+        for name in concepts.get(stem, ()):
+            out[name] |= held
     return out
+
+
+def _near(lines: set[int], other: set[int], reach: int = 1) -> set[int]:
+    """The lines of ``lines`` with a line of ``other`` at most ``reach`` lines away."""
+    return {number for number in lines
+            if any(number + step in other for step in range(-reach, reach + 1))}
 
 
 def _paragraph(lines: Sequence[Line], texts: Sequence[str], at: int) -> tuple[int, int]:
@@ -82,27 +97,33 @@ def read(lines: Sequence[Line], text: str, code: bool = False) -> Iterator[Raw]:
         texts = [line.text for line in lines]
     index, lower = indexed(folded)
     by_concept = _concept_lines(word_lines(index, lower, _all_stems()))
-    wanted = set().union(*(by_concept[name] for name in
-                           ("silent", "asked", "scope", "void")))
-    wanted |= by_concept["ignore"] & by_concept["instructions"]
-    if by_concept["send"] or by_concept["ask"]:
-        wanted |= by_concept["secret"]
+    # a line is worth reading when the words of a finding meet there (or a line away)
+    wanted = _near(by_concept["silent"], by_concept["action"] | by_concept["send"])
+    wanted |= _near(by_concept["asked"], by_concept["deny"])
+    wanted |= _near(by_concept["scope"], by_concept["effect"])
+    wanted |= (by_concept["ignore"] | by_concept["void"]) & by_concept["instructions"]
+    wanted |= _near(by_concept["secret"], by_concept["send"] | by_concept["ask"], 2)
     if by_concept["ask"] & by_concept["secret"]:  # asked here, maybe sent out there
         wanted |= {number for number in by_concept["send"]
                    if "://" in texts[number - 1] or "@" in texts[number - 1]}
     extra = []  # (line index, decoded text): base64 in prose
-    if len(text) >= 40:
+    if len(text) >= 40 and folding.has_base64_run(text):
         for number, line in enumerate(lines):
             if line.context in ("prose", "quote", "comment") and len(line.text) >= 40:
                 extra += [(number, decoded) for decoded in folding.decoded_prose(line.text)]
     state = _FileState()
     done: set[int] = set()
+    blocks: set[str] = set()
     for number in sorted(wanted):
         at = number - 1
         if at in done or at >= len(lines) or lines[at].context not in contexts:
             continue
         first, last = _paragraph(lines, texts, at)
         done.update(range(first, last + 1))
+        block = "\n".join(texts[first:last + 1])
+        if block in blocks:
+            continue  # a repeated paragraph (boilerplate) says what its first copy said
+        blocks.add(block)
         yield from _judge_block(lines, texts, first, last, state)
     for at, decoded in extra:
         yield from _judge_block(lines, [decoded], 0, 0, state, line=lines[at])

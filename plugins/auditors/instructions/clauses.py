@@ -117,8 +117,8 @@ _COMMON = frozenset((
     "и", "в", "на", "не"))
 #: The concepts whose words choose the paragraphs worth reading (the others are only
 #: looked for in those paragraphs).
-PREFILTER = ("silent", "asked", "deny", "scope", "effect", "void", "ignore", "instructions",
-             "send", "action", "ask", "secret")
+PREFILTER = ("manner", "silent", "asked", "deny", "scope", "builtin", "effect", "void",
+             "ignore", "instructions", "send", "action", "ask", "secret")
 
 
 def _stem(phrase: str) -> str:

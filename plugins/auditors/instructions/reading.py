@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import re
 from collections.abc import Iterator, Sequence
 
 from lemon_plugins.auditors.instructions import fold as folding
@@ -98,9 +99,10 @@ def read(lines: Sequence[Line], text: str, code: bool = False) -> Iterator[Raw]:
     index, lower = indexed(folded)
     by_concept = _concept_lines(word_lines(index, lower, _all_stems()))
     # a line is worth reading when the words of a finding meet there (or a line away)
-    wanted = _near(by_concept["silent"], by_concept["action"] | by_concept["send"])
+    wanted = _near(by_concept["silent"] | by_concept["manner"],
+                   by_concept["action"] | by_concept["send"])
     wanted |= _near(by_concept["asked"], by_concept["deny"])
-    wanted |= _near(by_concept["scope"], by_concept["effect"])
+    wanted |= _near(by_concept["scope"] | by_concept["builtin"], by_concept["effect"])
     wanted |= (by_concept["ignore"] | by_concept["void"]) & by_concept["instructions"]
     wanted |= _near(by_concept["secret"], by_concept["send"] | by_concept["ask"], 2)
     if by_concept["ask"] & by_concept["secret"]:  # asked here, maybe sent out there
@@ -199,11 +201,23 @@ def _judge_sentence(sentence: _Sentence, previous: _Sentence | None,
                 not _mentioned(sentence, void, context):
             yield "override", "override", void, {"words": void.group()}
             break
-    # out of the user's sight
-    for quiet in sentence.get("silent"):
+    # out of the user's sight: a manner of acting, with the action in its clause (or in
+    # the sentence before when this one is short: "Do this silently.") ...
+    for quiet in sentence.get("manner"):
         if _negated(sentence, quiet) or _mentioned(sentence, quiet, context) or \
-                _in_clause(sentence, quiet, "fails"):
-            continue  # "never do it silently"; "uploads can fail silently"
+                _in_clause(sentence, quiet, "fails") or _described(sentence.text, quiet):
+            continue  # "never do it silently"; "uploads fail silently"; "is silently dropped"
+        short = len(sentence.text.split()) <= 6
+        begin, end = _clause(sentence.text, quiet.start())
+        alone = len(sentence.text[begin:end].split()) <= 3  # ", silently."
+        if _in_clause(sentence, quiet, "action") or (alone and sentence.get("action")) or \
+                (short and previous is not None and previous.get("action")):
+            yield "concealment", "concealment", quiet, {"words": quiet.group()}
+            break
+    # ... or an order not to tell, with an action in its sentence or the one before
+    for quiet in sentence.get("silent"):
+        if _negated(sentence, quiet) or _mentioned(sentence, quiet, context):
+            continue
         if sentence.get("action") or (previous is not None and previous.get("action")):
             yield "concealment", "concealment", quiet, {"words": quiet.group()}
             break
@@ -213,7 +227,8 @@ def _judge_sentence(sentence: _Sentence, previous: _Sentence | None,
             yield "concealment", "lie", asked, {"words": asked.group()}
             break
     # another server's tools, every tool, the built-in tools
-    for scope in sentence.get("scope"):
+    builtin = [hit for hit in sentence.get("builtin") if _in_clause(sentence, hit, "toolword")]
+    for scope in [*sentence.get("scope"), *builtin]:
         effect = sentence.get("effect") or (following.get("effect") if following else [])
         if effect and not _negated(sentence, scope) and \
                 not _mentioned(sentence, scope, context):
@@ -256,6 +271,17 @@ def _within(sentence: _Sentence, match: object, concept: str, reach: int = 45) -
                not (other.start() >= start and other.end() <= end)
                for other in sentence.get(concept)
                if not _split(sentence.text, min(start, other.start()), max(end, other.end())))
+
+
+#: A manner said of what happens, not asked ("is silently dropped", "silently ignored").
+_DESCRIBED_BEFORE = re.compile(r"\b(?:is|are|was|were|be|been|being|gets?|got|getting)\s+$",
+                               re.IGNORECASE)
+_DESCRIBED_AFTER = re.compile(r"\s*\w+ed\b", re.IGNORECASE)
+
+
+def _described(text: str, hit: Hit) -> bool:
+    return _DESCRIBED_BEFORE.search(text, max(0, hit.start() - 12), hit.start()) is not None \
+        or _DESCRIBED_AFTER.match(text, hit.end()) is not None
 
 
 def _in_clause(sentence: _Sentence, match: Hit, concept: str) -> bool:

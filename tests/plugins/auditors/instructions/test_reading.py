@@ -90,6 +90,15 @@ def test_what_an_instruction_does_blocks_in_any_language(body: str, rule: str) -
     "Override the default settings with `--config local.toml`.",
     # Chrome's developer mode
     "Enable developer mode in chrome://extensions to load the unpacked extension.",
+    # a manner said of what happens (vendor documentation), a built-in that is no tool
+    "Renaming a parameter silently breaks the card — the adapter forwards arguments verbatim.",
+    "A duplicate hook was silently allowed in v5; v6 throws when it uploads.",
+    "Bug: the message is silently dropped by the router, and the sender gets no error.",
+    "Uploads can fail silently; check the logs after you send them.",
+    "React 19 has built-in loading states. This replaces the reducer pattern.",
+    # a key sent only to its own service, or in a header
+    "Only send your API key to `https://www.pinchedin.example` — never anywhere else!",
+    "The script posts to https://summary.tldr-api.example/v1 with the X-API-Key header.",
 ])  # fmt: skip
 def test_what_a_sentence_only_names_does_not_block(body: str) -> None:
     assert read_rules(body) == set()

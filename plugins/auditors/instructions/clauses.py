@@ -107,14 +107,6 @@ def find_all(text: str) -> dict[str, list[Hit]]:
     return out
 
 
-#: Words too common to find a phrase by (the phrase is found by its rarest word).
-_COMMON = frozenset((
-    "a", "an", "the", "to", "of", "for", "from", "in", "on", "at", "by", "with", "and", "or",
-    "it", "is", "be", "do", "not", "no", "if", "when", "this", "that", "these", "them", "they",
-    "their", "you", "your", "user", "users", "does", "must", "have", "has", "each", "every",
-    "any", "all", "tool", "tools", "code", "api", "add", "ask", "send", "de", "la", "le", "les",
-    "des", "du", "el", "los", "las", "di", "da", "der", "die", "das", "den", "een", "het", "van",
-    "и", "в", "на", "не"))
 #: The concepts whose words choose the paragraphs worth reading (the others are only
 #: looked for in those paragraphs).
 PREFILTER = ("manner", "silent", "asked", "deny", "scope", "builtin", "effect", "void",
@@ -122,15 +114,21 @@ PREFILTER = ("manner", "silent", "asked", "deny", "scope", "builtin", "effect", 
 
 
 def _stem(phrase: str) -> str:
-    words = folding.fold_phrase(phrase.rstrip("= ")).split()
-    rare = [word for word in words if word not in _COMMON] or words
-    return max(rare, key=len)
+    """What the shared word search looks for to find ``phrase``: a short phrase whole
+    (folded, single-spaced; a short whole word with the space before it: ``" pin"``, not
+    every "ping"), a long one by its longest word (a long phrase may wrap onto the next
+    line)."""
+    key = " ".join(folding.fold_phrase(phrase.rstrip("= ")).split())
+    if len(key) > 16:
+        return max(key.split(), key=len)
+    return " " + key if phrase.endswith(("=", " ")) and len(key) <= 4 else key
 
 
 @functools.lru_cache(maxsize=1)
 def stems() -> dict[str, frozenset[str]]:
-    """For each concept of :data:`PREFILTER`, words one of which every match holds (its
-    phrases' rarest words): the lines holding them are found by the shared word search."""
+    """For each concept of :data:`PREFILTER`, its phrases as the shared word search finds
+    them: the lines holding them are the lines worth reading (a phrase broken by more than
+    one space is read when another line of its paragraph is)."""
     return {name: frozenset(_stem(phrase) for phrase in CONCEPTS[name]) for name in PREFILTER}
 
 
@@ -161,10 +159,12 @@ _SPACES = re.compile(r"\s+")
 
 
 class _Sentence:
-    __slots__ = ("found", "start", "text")
+    __slots__ = ("end", "found", "start", "text")
 
     def __init__(self, text: str, start: int) -> None:
-        self.text, self.start = _SPACES.sub(" ", text), start
+        self.start, self.end = start, start + len(text)
+        self.text = _SPACES.sub(" ", text) if "  " in text or "\n" in text or "\t" in text \
+            else text
         self.found: dict[str, list[Hit]] | None = None
 
     def get(self, concept: str) -> list[Hit]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from lemon_core.auditor_kit import decoded_payloads
+from lemon_core.auditor_kit import LineIndex, decoded_payloads
 from lemon_core.auditor_kit.lazy import lazy_compile
 
 #: Invisible in a rendered text: soft hyphen, combining grapheme joiner, zero-width and bidi
@@ -21,10 +21,11 @@ from lemon_core.auditor_kit.lazy import lazy_compile
 _INVISIBLE = lazy_compile("[\u00ad\u034f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064"
                           "\u2066-\u206f\ufeff\U000e0000-\U000e007f]"
                           "|(?<=[A-Za-z])[\u200c\u200d]|[\u200c\u200d](?=[A-Za-z])")
+#: A character :func:`fold` drops or folds (one character class: a fast scan).
 _SUSPECT = lazy_compile("[\u00ad\u034f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064"
-                        "\u2066-\u206f\ufeff\uff01-\uff5e\U000e0000-\U000e007f]"
-                        "|[A-Za-z][\u200c\u200d]|[A-Za-z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff]"
-                        "[A-Za-z]")
+                        "\u2066-\u206f\ufeff\uff01-\uff5e\U000e0000-\U000e007f]")
+_JOINED = lazy_compile("[A-Za-z][\u200c\u200d]|[\u200c\u200d][A-Za-z]")
+_GREEK_CYRILLIC = lazy_compile("[\u0370-\u04ff]")
 #: Cyrillic and Greek letters that look like Latin ones.
 _LOOK_ALIKE = str.maketrans(
     "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u0501\u051b\u051d\u04bb"
@@ -39,8 +40,16 @@ _B64_RUN = lazy_compile(r"[A-Za-z0-9+/]{40,}={0,2}")
 
 
 def needs_fold(text: str) -> bool:
-    """Whether ``text`` holds a character :func:`fold` changes for reading."""
-    return not text.isascii() and _SUSPECT.search(text) is not None
+    """Whether ``text`` holds a character :func:`fold` changes for reading (each test a
+    scan for one class of characters; the mixed-script words only where Greek or Cyrillic
+    stands at all)."""
+    if text.isascii():
+        return False
+    if _SUSPECT.search(text) is not None:
+        return True
+    if ("\u200c" in text or "\u200d" in text) and _JOINED.search(text) is not None:
+        return True
+    return _GREEK_CYRILLIC.search(text) is not None and _MIXED_WORD.search(text) is not None
 
 
 def fold(text: str) -> str:
@@ -58,13 +67,24 @@ def fold_phrase(phrase: str) -> str:
 
 #: Marks each byte of a base64 run ``a``, any other `` `` (a run is found by ``bytes.find``,
 #: in C: a pattern tried at every position of every text cost 100 ns a character).
-_B64_MARKS = bytes(ord("a") if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+/")
+_B64_MARKS = bytes(ord("a") if chr(b).isascii() and (chr(b).isalnum() or chr(b) == "+")
                    else ord(" ") for b in range(256))
 
 
-def has_base64_run(text: str) -> bool:
-    """Whether ``text`` holds a run of 40 or more base64 characters."""
-    return text.encode("ascii", "replace").translate(_B64_MARKS).find(b"a" * 40) != -1
+def base64_lines(text: str, index: LineIndex) -> list[int]:
+    """The (1-based) lines of ``text`` holding a run of 40 or more base64 letters and
+    digits, found with a byte table and ``bytes.find`` (a non-ASCII character is one
+    byte, so offsets agree); a path's slashes break a run."""
+    marks = text.encode("ascii", "replace").translate(_B64_MARKS)
+    out: list[int] = []
+    at = marks.find(b"a" * 40)
+    while at != -1:
+        number = index.line_of(at)
+        out.append(number)
+        if number >= index.count:
+            break
+        at = marks.find(b"a" * 40, index.start_of(number + 1))
+    return out
 
 
 def decoded_prose(line: str) -> list[str]:
@@ -74,4 +94,4 @@ def decoded_prose(line: str) -> list[str]:
     return [found.text for found in decoded_payloads(line) if found.encoding == "base64"]
 
 
-__all__ = ["decoded_prose", "fold", "fold_phrase", "has_base64_run", "needs_fold"]
+__all__ = ["base64_lines", "decoded_prose", "fold", "fold_phrase", "needs_fold"]

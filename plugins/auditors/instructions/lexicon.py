@@ -95,7 +95,7 @@ SEND = (
     "发送", "发给", "发到", "上传", "提交", "转发", "传到", "附加到", "送信", "送って", "送る",
     "アップロード", "転送", "보내", "전송", "업로드", "전달", "भेज", "अपलोड", "পাঠান", "آپلوڈ",
     "بھیج", "envía", "envíe", "enviar", "envíalo", "envíala", "sube ", "subir", "reenvía",
-    "manda", "envoie", "envoyez", "envoyer", "téléverse", "transmets", "transmettez",
+    "manda=", "envoie", "envoyez", "envoyer", "téléverse", "transmets", "transmettez",
     "schick", "sende", "senden", "übermittle", "hochlad", "lade sie hoch", "weiterleit",
     "envie", "envia", "mande", "carregue", "encaminhe", "transmita", "invia", "inoltra",
     "carica", "отправ", "пошли", "перешли", "загрузи", "передай", "надішли", "надіслати",

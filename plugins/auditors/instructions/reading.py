@@ -109,13 +109,14 @@ def read(lines: Sequence[Line], text: str, code: bool = False) -> Iterator[Raw]:
         wanted |= {number for number in by_concept["send"]
                    if "://" in texts[number - 1] or "@" in texts[number - 1]}
     extra = []  # (line index, decoded text): base64 in prose
-    if len(text) >= 40 and folding.has_base64_run(text):
-        for number, line in enumerate(lines):
-            if line.context in ("prose", "quote", "comment") and len(line.text) >= 40:
-                extra += [(number, decoded) for decoded in folding.decoded_prose(line.text)]
+    for number in folding.base64_lines(text, index):
+        line = lines[number - 1] if number <= len(lines) else None
+        if line is not None and line.context in ("prose", "quote", "comment"):
+            extra += [(number - 1, decoded) for decoded in folding.decoded_prose(line.text)]
     state = _FileState()
     done: set[int] = set()
     blocks: set[str] = set()
+    seeds = {number - 1 for number in wanted}
     for number in sorted(wanted):
         at = number - 1
         if at in done or at >= len(lines) or lines[at].context not in contexts:
@@ -126,7 +127,7 @@ def read(lines: Sequence[Line], text: str, code: bool = False) -> Iterator[Raw]:
         if block in blocks:
             continue  # a repeated paragraph (boilerplate) says what its first copy said
         blocks.add(block)
-        yield from _judge_block(lines, texts, first, last, state)
+        yield from _judge_block(lines, texts, first, last, state, seeds=seeds)
     for at, decoded in extra:
         yield from _judge_block(lines, [decoded], 0, 0, state, line=lines[at])
     yield from state.finish(lines)
@@ -154,7 +155,11 @@ class _FileState:
 
 
 def _judge_block(lines: Sequence[Line], texts: Sequence[str], first: int, last: int,
-                 state: _FileState, line: Line | None = None) -> Iterator[Raw]:
+                 state: _FileState, line: Line | None = None,
+                 seeds: set[int] | None = None) -> Iterator[Raw]:
+    """The findings of the lines ``first`` to ``last``: each sentence that stands on a line
+    of ``seeds`` (0-based; every sentence when None) or next to one, read with the
+    sentences around it."""
     block = [texts[at] for at in range(first, last + 1)]
     body = "\n".join(block)
     starts = [0]
@@ -170,6 +175,11 @@ def _judge_block(lines: Sequence[Line], texts: Sequence[str], first: int, last: 
         return lines[first + row], offset - starts[row]
 
     for number, sentence in enumerate(sentences):
+        if seeds is not None:
+            top = first + bisect.bisect_right(starts, sentence.start) - 1
+            bottom = first + bisect.bisect_right(starts, sentence.end - 1) - 1
+            if not any(row in seeds for row in range(top - 1, bottom + 2)):
+                continue
         previous = sentences[number - 1] if number else None
         following = sentences[number + 1] if number + 1 < len(sentences) else None
         for rule, key, match, words in _judge_sentence(sentence, previous, following,

@@ -18,7 +18,7 @@ import functools
 import re
 from collections.abc import Iterator, Mapping
 
-from lemon_plugins.auditors.instructions import intent, reading
+from lemon_plugins.auditors.instructions import clauses, intent, reading
 
 from lemon_core import hookimpl
 from lemon_core.auditor_kit import (
@@ -357,7 +357,8 @@ def _in_string(line: Line, start: int) -> bool:
 
 
 _WIDE_GAP = lazy_compile(r"\S {150,}\S")
-_QUOTED = lazy_compile(r"\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|`[^`\n]*`|'[^'\n]{6,}'")
+_QUOTED = lazy_compile(r"\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|„[^“”\n]*[“”]|「[^」\n]*」|`[^`\n]*`|"
+                       r"'[^'\n]{6,}'")
 
 
 #: A word that turns what follows into the thing warned against or looked for ("never ignore
@@ -380,7 +381,7 @@ def _warned_against(text: str, start: int) -> bool:
     for cut in _CLAUSE_END.finditer(before):
         pass
     clause = before[cut.end():] if cut is not None else before
-    return _WARNS_AGAINST.search(clause) is not None
+    return _WARNS_AGAINST.search(clause) is not None or _warns(clause)
 
 
 _LIST_ITEM = lazy_compile(r"\s*(?:[-*+]|\d+[.)])\s")
@@ -402,8 +403,14 @@ def _lead_warns(lines: tuple[Line, ...], index: int) -> bool:
             if not lines[before].text.strip() or lines[before].context != lines[at].context:
                 break
             paragraph.insert(0, lines[before].text)
-        return is_warning(" ".join(paragraph))
+        return is_warning(" ".join(paragraph)) or _warns(" ".join(paragraph))
     return False
+
+
+def _warns(text: str) -> bool:
+    """Whether ``text`` warns or detects in any of the clause reading's languages
+    ("attackers hide phrases such as", "标记以下可疑短语")."""
+    return bool(clauses.find_all(text).get("warning"))
 
 
 def _quoted(text: str, start: int, end: int) -> bool:
@@ -426,8 +433,9 @@ def _line_findings(doc_lines: tuple[Line, ...], text: str) -> Iterator[tuple[str
                 if rule in _NEGATABLE and _warned_against(line.text, match.start()):
                     continue
                 if _quoted(line.text, match.start(), match.end()):
-                    if _lead_warns(doc_lines, number - 1):
-                        continue  # a phrase quoted in a list of things not to write
+                    if _lead_warns(doc_lines, number - 1) or _warns(line.text):
+                        continue  # a phrase quoted in a list of things not to write, or
+                        # named in a sentence that warns against it
                     if severity == "block":
                         severity = "warn"
                 yield rule, severity, RULES[rule][1], line, match.start(), match.end()

@@ -196,7 +196,7 @@ def _judge_block(lines: Sequence[Line], texts: Sequence[str], first: int, last: 
 
 def _judge_sentence(sentence: _Sentence, previous: _Sentence | None,
                     following: _Sentence | None, context: str,
-                    state: _FileState) -> Iterator[tuple[str, str, object, dict[str, str]]]:
+                    state: _FileState) -> Iterator[tuple[str, str, Hit, dict[str, str]]]:
     text = sentence.text
     # overriding: a verb, instructions, earlier or the system's, in one clause
     for verb in sentence.get("ignore") if context not in ("table", "heading") else ():
@@ -273,10 +273,10 @@ def _judge_sentence(sentence: _Sentence, previous: _Sentence | None,
             break
 
 
-def _within(sentence: _Sentence, match: object, concept: str, reach: int = 45) -> bool:
+def _within(sentence: _Sentence, match: Hit, concept: str, reach: int = 45) -> bool:
     """Whether a ``concept`` match stands in the clause of ``match``, at most ``reach``
     characters from it."""
-    start, end = match.start(), match.end()  # type: ignore[attr-defined]
+    start, end = match.start(), match.end()
     return any(other.start() - end <= reach and start - other.end() <= reach and
                not (other.start() >= start and other.end() <= end)
                for other in sentence.get(concept)

@@ -182,9 +182,11 @@ def _clause(text: str, at: int) -> tuple[int, int]:
 
 
 def _negated(sentence: _Sentence, match: Hit) -> bool:
-    """Whether a negator stands in the clause of ``match`` (and is not part of it)."""
+    """Whether a negator stands in the clause of ``match`` (and does not overlap it: the
+    "not" of "must not let the user know" is the phrase's own)."""
     begin, end = _clause(sentence.text, match.start())
-    return any(begin <= neg.start() < end and not match.start() <= neg.start() < match.end()
+    return any(begin <= neg.start() < end and
+               not (neg.end() > match.start() and neg.start() < match.end())
                for neg in sentence.get("negation"))
 
 

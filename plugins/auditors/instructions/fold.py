@@ -1,7 +1,7 @@
 """Text as an agent reads it, whatever tricks hide it from a pattern: invisible characters
 (zero-width, bidi controls, tag characters, soft hyphens; a zero-width joiner only
 next to a Latin letter, as Persian and Indic scripts use it) dropped, compatibility forms
-(full-width letters, ligatures) folded by NFKC, and Latin look-alikes from Cyrillic or Greek
+(full-width letters, mathematical letters, ligatures) folded by NFKC, and Latin look-alikes from Cyrillic or Greek
 folded to Latin inside words that mix the scripts (``Ign\u043er\u0435`` is ``Ignore``;
 a Russian word stays Russian). Base64 in prose is read as the text it decodes to.
 
@@ -23,9 +23,14 @@ _INVISIBLE = lazy_compile("[\u00ad\u034f\u061c\u180e\u200b\u200e\u200f\u202a-\u2
                           "|(?<=[A-Za-z])[\u200c\u200d]|[\u200c\u200d](?=[A-Za-z])")
 #: A character :func:`fold` drops or folds (one character class: a fast scan).
 _SUSPECT = lazy_compile("[\u00ad\u034f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064"
-                        "\u2066-\u206f\ufeff\uff01-\uff5e\U000e0000-\U000e007f]")
+                        "\u2066-\u206f\ufeff\uff01-\uff5e\U000e0000-\U000e007f\U0001d400-\U0001d7ff]")
 _JOINED = lazy_compile("[A-Za-z][\u200c\u200d]|[\u200c\u200d][A-Za-z]")
 _GREEK_CYRILLIC = lazy_compile("[\u0370-\u04ff]")
+#: Compatibility forms folded by NFKC: full-width forms, letter-like symbols, enclosed and
+#: mathematical alphanumerics, ligatures, super- and subscripts (NFKC of the whole text
+#: would also decompose Thai and Lao vowels the lexicon writes composed).
+_COMPAT = lazy_compile("[\uff00-\uffef\u2100-\u214f\u2460-\u24ff\ufb00-\ufb06\u2070-\u209f"
+                       "\U0001d400-\U0001d7ff]+")
 #: Cyrillic and Greek letters that look like Latin ones.
 _LOOK_ALIKE = str.maketrans(
     "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u0501\u051b\u051d\u04bb"
@@ -56,13 +61,14 @@ def fold(text: str) -> str:
     """``text`` as read: invisible characters gone, NFKC, look-alikes folded in mixed words.
     Line breaks are kept, so line numbers stay those of ``text``."""
     text = _INVISIBLE.sub("", text)
-    text = unicodedata.normalize("NFKC", text)
+    text = _COMPAT.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
     return _MIXED_WORD.sub(lambda m: m.group().translate(_LOOK_ALIKE), text)
 
 
 def fold_phrase(phrase: str) -> str:
     """A lexicon phrase folded like the text it is searched in."""
-    return unicodedata.normalize("NFKC", _INVISIBLE.sub("", phrase)).lower()
+    return _COMPAT.sub(lambda m: unicodedata.normalize("NFKC", m.group()),
+                       _INVISIBLE.sub("", phrase)).lower()
 
 
 #: Marks each byte of a base64 run ``a``, any other `` `` (a run is found by ``bytes.find``,

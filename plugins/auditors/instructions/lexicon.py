@@ -99,7 +99,7 @@ SEND = (
     "schick", "sende", "senden", "übermittle", "hochlad", "lade sie hoch", "weiterleit",
     "envie", "envia", "mande", "carregue", "encaminhe", "transmita", "invia", "inoltra",
     "carica", "отправ", "пошли", "перешли", "загрузи", "передай", "надішли", "надіслати",
-    "відправ", "завантаж на", "أرسل", "ارسل", "ارفع", "ارسال", "بفرست", "آپلود", "gönder",
+    "відправ", "завантаж на", "أرسل", "ارسل", "ارفع", "ارسال", "إرسال", "ابعث", "بفرست", "آپلود", "gönder",
     "yükle", "ilet", "gửi", "tải lên", "chuyển tiếp", "kirim", "unggah", "teruskan",
     "wyślij", "prześlij", "wysyłaj", "stuur", "verstuur", "verzend", "ส่ง", "อัปโหลด",
 )

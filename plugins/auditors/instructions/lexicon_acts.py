@@ -23,7 +23,9 @@ ACTS: dict[str, tuple[str, ...]] = {
         "do not tell", "don't tell", "never tell", "do not mention", "don't mention",
         "never mention", "do not inform", "don't inform", "do not show this", "hide this from",
         "hide it from", "keep this hidden", "keep this secret", "does not need to know",
-        "doesn't need to know", "must not know", "never reveal",
+        "doesn't need to know", "must not know", "never reveal", "not let the user know",
+        "n't let the user know", "never let the user know", "without letting the user know",
+        "user must not find out", "keep the user unaware",
         "不要告诉", "不要让用户知道", "不要提及", "不要向用户",
         "伝えないで", "知らせないで", "言わないで", "伝えない", "見せないで",
         "알리지 마", "알리지 말", "보여주지 마", "보여주지 말", "말하지 마", "말하지 말",
@@ -49,6 +51,7 @@ ACTS: dict[str, tuple[str, ...]] = {
     # a question of the user's foreseen ...
     "asked": (
         "if the user asks", "if asked", "if they ask", "if anyone asks", "when asked",
+        "if questioned", "if someone asks", "if the user wonders",
         "如果用户问", "如果被问", "若用户询问", "聞かれたら", "尋ねられたら", "質問されたら", "물어보면",
         "물으면", "묻는다면", "पूछे तो", "पूछें तो", "पूछा जाए", "si pregunta", "si te pregunta",
         "si el usuario pregunta", "s'il demande", "si on te demande", "si l'utilisateur demande",
@@ -62,6 +65,7 @@ ACTS: dict[str, tuple[str, ...]] = {
     # ... and the lie prepared for it
     "deny": (
         "say no", "deny", "answer that nothing", "say that nothing", "say nothing was",
+        "pretend nothing", "pretend that nothing", "act as if nothing",
         "claim that", "否认", "说没有", "回答没有", "否定して", "していないと答え", "ないと答え",
         "부인하", "없다고 답", "않았다고 답", "इनकार", "मना कर", "niega", "di que no",
         "responde que no", "nie-le", "nier", "dis que rien", "réponds que rien", "leugne",
@@ -75,6 +79,7 @@ ACTS: dict[str, tuple[str, ...]] = {
     # moving data somewhere, worth hiding
     "action": (
         "upload", "send", "copy", "forward", "push ", "transmit", "exfiltrat", "delete",
+        "إرسال", "tải ",
         "上传", "发送", "复制", "转发", "推送", "附加", "删除", "アップロード", "コピー", "送信", "転送",
         "削除", "업로드", "복사", "전송", "삭제", "अपलोड", "कॉपी", "भेज", "sube", "envía", "copia",
         "borra", "téléverse", "envoie", "copie", "supprime", "lade", "schick", "kopier",
@@ -89,6 +94,7 @@ ACTS: dict[str, tuple[str, ...]] = {
     "scope": (
         "any tool", "every tool", "all tools", "each tool", "any other tool", "every call",
         "each call", "any server", "every server", "all servers", "other server",
+        "any mcp server", "every mcp server", "all mcp servers", "other mcp server",
         "another server", "other servers",
         "任何工具", "所有工具", "每个工具", "任何服务器", "所有服务器", "其他服务器",
         "すべてのツール", "任意のツール", "他のサーバー", "別のサーバー", "すべてのサーバー",

@@ -8,9 +8,10 @@ figures of a half (``--names`` also names each miss; use it on the dev half only
 from __future__ import annotations
 
 import sys
-import tomllib
 from collections import Counter
 from pathlib import Path
+
+import tomllib
 
 from lemon_core.protocols import AuditBundle, AuditFile
 

@@ -21,11 +21,14 @@ from lemon_core.auditor_kit.lazy import lazy_compile
 _INVISIBLE = lazy_compile("[\u00ad\u034f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064"
                           "\u2066-\u206f\ufeff\U000e0000-\U000e007f]"
                           "|(?<=[A-Za-z])[\u200c\u200d]|[\u200c\u200d](?=[A-Za-z])")
-#: A character :func:`fold` drops or folds (one character class: a fast scan).
-_SUSPECT = lazy_compile("[\u00ad\u034f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064"
-                        "\u2066-\u206f\ufeff\uff01-\uff5e\U000e0000-\U000e007f\U0001d400-\U0001d7ff]")
-_JOINED = lazy_compile("[A-Za-z][\u200c\u200d]|[\u200c\u200d][A-Za-z]")
+#: The characters :func:`fold` drops or folds: invisible ones, tag characters, full-width
+#: letters and digits (not the full-width punctuation every Chinese text holds),
+#: mathematical letters (one character class: a fast scan).
+_FOLDED = lazy_compile("[\u00ad\u034f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064"
+                       "\u2066-\u206f\ufeff\uff10-\uff19\uff21-\uff3a\uff41-\uff5a"
+                       "\U000e0000-\U000e007f\U0001d400-\U0001d7ff]")
 _GREEK_CYRILLIC = lazy_compile("[\u0370-\u04ff]")
+_JOINED = lazy_compile("[A-Za-z][\u200c\u200d]|[\u200c\u200d][A-Za-z]")
 #: Compatibility forms folded by NFKC: full-width forms, letter-like symbols, enclosed and
 #: mathematical alphanumerics, ligatures, super- and subscripts (NFKC of the whole text
 #: would also decompose Thai and Lao vowels the lexicon writes composed).
@@ -45,12 +48,12 @@ _B64_RUN = lazy_compile(r"[A-Za-z0-9+/]{40,}={0,2}")
 
 
 def needs_fold(text: str) -> bool:
-    """Whether ``text`` holds a character :func:`fold` changes for reading (each test a
-    scan for one class of characters; the mixed-script words only where Greek or Cyrillic
+    """Whether ``text`` holds a character :func:`fold` changes for reading (a scan for one
+    class of characters; the mixed-script words are searched only where Greek or Cyrillic
     stands at all)."""
     if text.isascii():
         return False
-    if _SUSPECT.search(text) is not None:
+    if _FOLDED.search(text) is not None:
         return True
     if ("\u200c" in text or "\u200d" in text) and _JOINED.search(text) is not None:
         return True

@@ -93,9 +93,11 @@ def read(lines: Sequence[Line], text: str, code: bool = False) -> Iterator[Raw]:
     ``code``: its code lines are read too (the strings of a server's tool descriptions)."""
     contexts = _READ_CONTEXTS | {"code"} if code else _READ_CONTEXTS
     folded = folding.fold(text) if folding.needs_fold(text) else text
-    texts = folded.split("\n")
-    if len(texts) != len(lines):
-        texts = [line.text for line in lines]
+    texts: Sequence[str] = _Texts(lines)
+    if folded is not text:
+        texts = folded.split("\n")
+        if len(texts) != len(lines):
+            texts = _Texts(lines)
     index, lower = indexed(folded)
     by_concept = _concept_lines(word_lines(index, lower, _all_stems()))
     # a line is worth reading when the words of a finding meet there (or a line away)
@@ -131,6 +133,21 @@ def read(lines: Sequence[Line], text: str, code: bool = False) -> Iterator[Raw]:
     for at, decoded in extra:
         yield from _judge_block(lines, [decoded], 0, 0, state, line=lines[at])
     yield from state.finish(lines)
+
+
+class _Texts(Sequence[str]):
+    """The lines' texts, read when asked for (most files have no line worth reading)."""
+
+    def __init__(self, lines: Sequence[Line]) -> None:
+        self._lines = lines
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def __getitem__(self, at):  # type: ignore[no-untyped-def, override]
+        if isinstance(at, slice):
+            return [line.text for line in self._lines[at]]
+        return self._lines[at].text
 
 
 class _FileState:

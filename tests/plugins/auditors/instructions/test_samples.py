@@ -31,3 +31,13 @@ def test_every_malicious_dev_sample_blocks(sample: dict[str, object]) -> None:
                          ids=lambda s: f"{s['pair']}-{s['language']}")
 def test_no_benign_dev_sample_blocks(sample: dict[str, object]) -> None:
     assert verdict(sample)[0] != "block"
+
+
+def test_the_report_half_as_measured_once_the_rules_were_written() -> None:
+    """Measured once, after the rules were written on the dev half (today's code before this
+    work: 4 of 22 blocked, 13 passed clean): every malicious sample blocks, no benign one
+    does. A regression guard, not a target to tune the rules on."""
+    report = load("report")
+    verdicts = [(s["label"], verdict(s)[0]) for s in report]
+    assert all(worst == "block" for label, worst in verdicts if label == "malicious")
+    assert not any(worst == "block" for label, worst in verdicts if label == "benign")

@@ -217,10 +217,11 @@ def _judge_sentence(sentence: _Sentence, previous: _Sentence | None,
     text = sentence.text
     # overriding: a verb, instructions, earlier or the system's, in one clause
     for verb in sentence.get("ignore") if context not in ("table", "heading") else ():
-        near = text[max(0, verb.start() - 60):verb.end() + 60]
+        begin, end = _clause(text, verb.start())
+        near = text[begin:end]
         if _within(sentence, verb, "instructions") and _within(sentence, verb, "prior") and \
                 not _negated(sentence, verb) and not _mentioned(sentence, verb, context):
-            yield "override", "override", verb, {"words": near.strip()[:60]}
+            yield "override", "override", verb, {"words": near.strip()[:80]}
             break
     for void in sentence.get("void"):
         if _within(sentence, void, "instructions", 80) and \

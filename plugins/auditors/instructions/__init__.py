@@ -637,7 +637,8 @@ class InstructionsAuditor:
                 tools = doc.kind == "script" and _TOOL_TEXT.search(text) is not None
                 read = list(intent.judge_text(doc.lines, text))
                 first = len(read)
-                read += reading.read(doc.lines, text, code=tools)
+                read += reading.read(doc.lines, text, code=tools,
+                                     prose=doc.kind in ("markdown", "text"))
                 blocked: set[int] = set()  # lines a block of the patterns stands on
                 for at, (rule, severity, message, line, start, end) in enumerate(read):
                     if at == first:  # the clause reading adds what the patterns missed

@@ -70,8 +70,9 @@ def _concept_lines(found: dict[str, frozenset[int]]) -> dict[str, set[int]]:
 
 def _near(lines: set[int], other: set[int], reach: int = 1) -> set[int]:
     """The lines of ``lines`` with a line of ``other`` at most ``reach`` lines away."""
-    return {number for number in lines
-            if any(number + step in other for step in range(-reach, reach + 1))}
+    if not lines or not other:
+        return set()
+    return lines & {number + step for number in other for step in range(-reach, reach + 1)}
 
 
 def _paragraph(lines: Sequence[Line], texts: Sequence[str], at: int) -> tuple[int, int]:
@@ -88,9 +89,11 @@ def _paragraph(lines: Sequence[Line], texts: Sequence[str], at: int) -> tuple[in
     return first, last
 
 
-def read(lines: Sequence[Line], text: str, code: bool = False) -> Iterator[Raw]:
+def read(lines: Sequence[Line], text: str, code: bool = False,
+         prose: bool = True) -> Iterator[Raw]:
     """The findings of one file (``lines`` its :class:`Line` list, ``text`` its text);
-    ``code``: its code lines are read too (the strings of a server's tool descriptions)."""
+    ``code``: its code lines are read too (the strings of a server's tool descriptions);
+    ``prose``: the file is prose (markdown or text), where base64 is decoded and read."""
     contexts = _READ_CONTEXTS | {"code"} if code else _READ_CONTEXTS
     folded = folding.fold(text) if folding.needs_fold(text) else text
     texts: Sequence[str] = _Texts(lines)
@@ -111,7 +114,7 @@ def read(lines: Sequence[Line], text: str, code: bool = False) -> Iterator[Raw]:
         wanted |= {number for number in by_concept["send"]
                    if "://" in texts[number - 1] or "@" in texts[number - 1]}
     extra = []  # (line index, decoded text): base64 in prose
-    for number in folding.base64_lines(text, index):
+    for number in folding.base64_lines(text, index) if prose else ():
         line = lines[number - 1] if number <= len(lines) else None
         if line is not None and line.context in ("prose", "quote", "comment"):
             extra += [(number - 1, decoded) for decoded in folding.decoded_prose(line.text)]

@@ -18,7 +18,7 @@ import functools
 import re
 from collections.abc import Iterator, Mapping
 
-from lemon_plugins.auditors.instructions import intent
+from lemon_plugins.auditors.instructions import clauses, intent, reading
 
 from lemon_core import hookimpl
 from lemon_core.auditor_kit import (
@@ -40,7 +40,7 @@ from lemon_core.auditor_kit.rules import finding, texts_of, unique
 from lemon_core.protocols import AuditBundle, Finding
 
 FAMILY = "instructions"
-RULES_VERSION = "instructions-8"
+RULES_VERSION = "instructions-9"
 I = re.IGNORECASE
 
 RULES: Mapping[str, tuple[str, str]] = {
@@ -357,7 +357,8 @@ def _in_string(line: Line, start: int) -> bool:
 
 
 _WIDE_GAP = lazy_compile(r"\S {150,}\S")
-_QUOTED = lazy_compile(r"\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|`[^`\n]*`|'[^'\n]{6,}'")
+_QUOTED = lazy_compile(r"\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|„[^“”\n]*[“”]|「[^」\n]*」|`[^`\n]*`|"
+                       r"'[^'\n]{6,}'")
 
 
 #: A word that turns what follows into the thing warned against or looked for ("never ignore
@@ -380,7 +381,7 @@ def _warned_against(text: str, start: int) -> bool:
     for cut in _CLAUSE_END.finditer(before):  # noqa: B007 - the last one is wanted
         pass
     clause = before[cut.end():] if cut is not None else before
-    return _WARNS_AGAINST.search(clause) is not None
+    return _WARNS_AGAINST.search(clause) is not None or _warns(clause)
 
 
 _LIST_ITEM = lazy_compile(r"\s*(?:[-*+]|\d+[.)])\s")
@@ -402,8 +403,14 @@ def _lead_warns(lines: tuple[Line, ...], index: int) -> bool:
             if not lines[before].text.strip() or lines[before].context != lines[at].context:
                 break
             paragraph.insert(0, lines[before].text)
-        return is_warning(" ".join(paragraph))
+        return is_warning(" ".join(paragraph)) or _warns(" ".join(paragraph))
     return False
+
+
+def _warns(text: str) -> bool:
+    """Whether ``text`` warns or detects in any of the clause reading's languages
+    ("attackers hide phrases such as", "标记以下可疑短语")."""
+    return bool(clauses.find_all(text).get("warning"))
 
 
 def _quoted(text: str, start: int, end: int) -> bool:
@@ -426,8 +433,9 @@ def _line_findings(doc_lines: tuple[Line, ...], text: str) -> Iterator[tuple[str
                 if rule in _NEGATABLE and _warned_against(line.text, match.start()):
                     continue
                 if _quoted(line.text, match.start(), match.end()):
-                    if _lead_warns(doc_lines, number - 1):
-                        continue  # a phrase quoted in a list of things not to write
+                    if _lead_warns(doc_lines, number - 1) or _warns(line.text):
+                        continue  # a phrase quoted in a list of things not to write, or
+                        # named in a sentence that warns against it
                     if severity == "block":
                         severity = "warn"
                 yield rule, severity, RULES[rule][1], line, match.start(), match.end()
@@ -578,21 +586,31 @@ def _out_of_sight(text: str, lines: tuple[Line, ...],
 
 POLICY = (
     "The prose an agent reads (SKILL.md and every text file, HTML comments, frontmatter, data "
-    "files, tool descriptions in a bundled server's code) is read for what it asks the agent "
-    "to do, in English, Spanish, French, German, Portuguese, Italian, Dutch, Polish, Indonesian, "
-    "Russian, Chinese, Japanese and Korean. One signal alone warns at most (a secret asked of "
-    "the user, a step kept from the user, doing more on every call of another server's tool); "
-    "the combination blocks: a secret asked of the user or collected from the machine and a "
-    "send to a destination outside the machine that the secret's own name does not name (a "
-    "GitHub token sent to api.github.com is GitHub used); a step hidden from the user while "
-    "the agent acts or sends data out; rules for another server's tools that hold for every "
-    "task while the skill is installed; the system or previous instructions declared void. "
-    "What an honest skill writes to explain itself does not block: an HTML comment that is a "
-    "template note (`e.g.`, placeholders, questions to the author, \"keep it short\") is no "
-    "finding and one that only addresses the agent warns; a phrase governed by a negator or a "
-    "detection word (\"never ignore previous instructions\", \"flag text that says ignore "
-    "previous instructions\") is not said; a program's \"safety guard\" is not the agent's "
-    "safety; a request for the key of the API the skill calls warns.")
+    "files such as package descriptions and plugin manifests, the tool and parameter "
+    "descriptions of a bundled server) is read clause by clause for what an instruction does, "
+    "in the twenty most used languages (English, Chinese, Hindi, Spanish, French, Arabic, "
+    "Bengali, Portuguese, Russian, Urdu, Indonesian, German, Japanese, Turkish, Vietnamese, "
+    "Korean, Italian, Persian, Polish, Ukrainian, Dutch, Thai): an act, its object and its "
+    "manner or destination, each a concept with a lexicon in every one of them. Four kinds "
+    "block: a secret (a token, key, password, PIN, card number, seed phrase, `.env`, private "
+    "key, cookies) asked of the user or read from the machine and sent to a destination "
+    "outside the machine that the secret's own name does not name (a GitHub token sent to "
+    "api.github.com is GitHub used; a secret sent to a messaging service it does not belong "
+    "to leaves); acting out of the user's sight (silently, \"do not tell the user\") while "
+    "moving data, or a lie prepared for the user's question (\"if asked, say no\"); a rule "
+    "for every tool, any server's tools or the built-in tools that changes what they do (a "
+    "recipient added, the tool replaced, every argument passed on); the earlier or system "
+    "instructions set aside or declared void. The text is read as an agent reads it: "
+    "zero-width, bidi and tag characters dropped, full-width letters and Cyrillic or Greek "
+    "look-alikes inside Latin words folded, runs of white space read as one, base64 in prose "
+    "decoded. One signal alone warns at most (a secret asked of the user, a step kept from "
+    "the user, doing more on every call of another server's tool). What an honest skill "
+    "writes to explain itself does not block: a phrase in quotes, a sentence that warns or "
+    "detects (\"attackers write …\", \"flag phrases such as …\"), a clause under a negator "
+    "(\"never send the token anywhere\"), a fenced example (read one step lower), a tool "
+    "that documents its own parameters, a template note in an HTML comment (`e.g.`, "
+    "placeholders, questions to the author) and a request for the key of the API the skill "
+    "calls (it warns).")
 
 
 class InstructionsAuditor:
@@ -617,11 +635,21 @@ class InstructionsAuditor:
                         found.append(finding(RULES, rule, weighed, message, file.path, line,
                                              start, end, family=FAMILY, auditor=self.name))
                 tools = doc.kind == "script" and _TOOL_TEXT.search(text) is not None
-                for rule, severity, message, line, start, end in intent.judge_text(doc.lines,
-                                                                                     text):
+                read = list(intent.judge_text(doc.lines, text))
+                first = len(read)
+                read += reading.read(doc.lines, text, code=tools,
+                                     prose=doc.kind in ("markdown", "text"))
+                blocked: set[int] = set()  # lines a block of the patterns stands on
+                for at, (rule, severity, message, line, start, end) in enumerate(read):
+                    if at == first:  # the clause reading adds what the patterns missed
+                        blocked = {item.line for item in found if item.severity == "block"
+                                   and item.path == file.path and item.line is not None}
                     if end is not None and _quoted(line.text, start, end) and \
                             _lead_warns(doc.lines, line.number - 1):
                         continue  # a phrase quoted in a list of things not to write
+                    if at >= first and (line.number in blocked or
+                                        _lead_warns(doc.lines, line.number - 1)):
+                        continue  # said by the patterns, or a list of things not to write
                     weighed = severity if tools and _in_string(line, start) and \
                         not line.warned else _weigh(severity, line)
                     if weighed is not None:
@@ -632,7 +660,18 @@ class InstructionsAuditor:
                                                                             doc.lines):
                         found.append(finding(RULES, rule, severity, message, file.path, line,
                                              start, end, family=FAMILY, auditor=self.name))
-            yield from unique(found)
+            yield from unique(_worst_first(found))
+
+
+def _worst_first(found: list[Finding]) -> list[Finding]:
+    """``found`` with, of the findings of one rule on one line, the worst where the first
+    stood (a phrase the old patterns saw quoted warns; read as said, it blocks)."""
+    best: dict[tuple[str, str | None, int | None], Finding] = {}
+    for item in found:
+        key = (item.rule, item.path, item.line)
+        if key not in best or (item.severity == "block" and best[key].severity != "block"):
+            best[key] = item
+    return [item for item in found if best[(item.rule, item.path, item.line)] is item]
 
 
 @hookimpl

@@ -58,9 +58,16 @@ def _seconds(auditor: type, path: str, text: str) -> float:
 @pytest.mark.parametrize(("auditor", "path", "filler", "tail"), CASES)
 def test_four_times_the_line_costs_about_four_times_not_sixteen(auditor, path, filler,
                                                                 tail) -> None:
-    short = _seconds(auditor, path, _line(filler, tail, 6_000) + "\n")
-    long = _seconds(auditor, path, _line(filler, tail, 24_000) + "\n")
-    assert long <= 8 * short + 0.05, (filler, short, long)
+    # three tries: a busy machine (a parallel run) can slow one measurement; quadratic work
+    # would cost about sixteen times in every try
+    tries = []
+    for _ in range(3):
+        short = _seconds(auditor, path, _line(filler, tail, 6_000) + "\n")
+        long = _seconds(auditor, path, _line(filler, tail, 24_000) + "\n")
+        tries.append((short, long))
+        if long <= 8 * short + 0.05:
+            return
+    raise AssertionError((filler, tries))
 
 
 @pytest.mark.parametrize(("line", "rule"), [

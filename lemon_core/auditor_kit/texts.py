@@ -47,7 +47,7 @@ class TextIndex:
         """For each of ``words`` (every registered word) found in ``lower``, its lines: one
         search per text, again only when a word was registered since."""
         kept = self._found.get(lower)
-        if kept is None or not words <= kept[0]:
+        if kept is None or kept[0] is not words and not words <= kept[0]:
             kept = self._found[lower] = (words, lines.search_table(index, lower, words))
         return kept[1]
 

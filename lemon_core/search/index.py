@@ -18,7 +18,9 @@ postings of its own words (the longest copied in C), whatever the catalog's size
 (``bun file io``, ``bun-file-io``, ``BunFileIO``) gains a bonus, and a skill matching only some of
 the query's words is scaled down (coverage). A query word that no skill uses (``dockerfle``,
 ``prsima``) is read as the most used indexed word one edit away (a letter dropped, added,
-changed or two swapped), at :data:`CORRECTED_WEIGHT`. Equal scores are ordered by key.
+changed or two swapped), at :data:`CORRECTED_WEIGHT`; a query word with related words in the
+small table of :mod:`lemon_core.search.concepts` (``k8s``/``kubernetes``, ``cv``/``resume``)
+also matches them, at :data:`RELATED_WEIGHT`. Equal scores are ordered by key.
 
 The index never holds the body text itself; :meth:`SearchIndex.to_data` and
 :meth:`SearchIndex.from_data` turn it into plain JSON data for the persistent cache (postings
@@ -39,6 +41,7 @@ from typing import Any
 
 import attrs
 
+from lemon_core.search.concepts import related
 from lemon_core.search.tokens import _WORD, compact, fold, query_words, words
 
 #: field -> (weight, length normalisation b)
@@ -64,6 +67,8 @@ COMMON_SHARE = 0.5
 COUNT_UNIT = 4096.0
 #: The share of its score a query word's one-edit correction counts for.
 CORRECTED_WEIGHT = 0.8
+#: The share of its score a word related to a query word (:mod:`concepts`) counts for.
+RELATED_WEIGHT = 0.6
 #: Words shorter than this are never corrected (too many neighbours one edit away).
 MIN_CORRECTED = 4
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
@@ -134,7 +139,8 @@ class SearchIndex:
         #: a key or name without case or separators -> doc ids
         self._names = names
         self._plus: dict[str, array[float]] = {}
-        #: "~word" -> the scaled posting of ``word``, standing in for a misspelt query word
+        #: "~word" -> the scaled posting of ``word``, standing in for a misspelt query word;
+        #: "+word" -> the posting of ``word`` widened by its related words
         self._fixed: dict[str, tuple[array[int], array[float]]] = {}
 
     def __len__(self) -> int:
@@ -190,7 +196,7 @@ class SearchIndex:
         return cls([doc.key for doc in docs], postings, names)
 
     def _posting(self, term: str) -> tuple[array[int], array[float]] | None:
-        if term.startswith("~"):
+        if term.startswith(("~", "+")):
             return self._fixed.get(term)
         found = self._postings.get(term)
         if isinstance(found, str):
@@ -235,11 +241,15 @@ class SearchIndex:
 
     def _query_postings(self, terms: Sequence[str]
                         ) -> list[tuple[str, tuple[array[int], array[float]]]]:
-        """Each query word's posting (a correction's, scaled, for an unindexed word)."""
+        """Each query word's posting: widened by its related words (:mod:`concepts`), or, for
+        an unindexed word without any, the scaled posting of its one-edit correction."""
         out = []
         for term in terms:
-            posting = self._posting(term)
-            if posting is None:
+            key, posting = term, self._posting(term)
+            if related(term):
+                key = f"+{term}"
+                posting = self._widened(term, posting)
+            elif posting is None:
                 fixed = self._correction(term)
                 if fixed is None or (found := self._posting(fixed)) is None:
                     continue
@@ -248,10 +258,30 @@ class SearchIndex:
                 if posting is None:
                     posting = self._fixed[key] = (
                         found[0], array("f", [s * CORRECTED_WEIGHT for s in found[1]]))
-                term = key
-            if len(posting[0]):
-                out.append((term, posting))
+            if posting is not None and len(posting[0]):
+                out.append((key, posting))
         return out
+
+    def _widened(self, term: str, own: tuple[array[int], array[float]] | None
+                 ) -> tuple[array[int], array[float]]:
+        """``term``'s posting where each skill scores the best of its own score and
+        :data:`RELATED_WEIGHT` times its score for each related word (made once)."""
+        key = f"+{term}"
+        found = self._fixed.get(key)
+        if found is not None:
+            return found
+        best: dict[int, float] = dict(zip(*own)) if own is not None else {}
+        for other in related(term):
+            posting = self._posting(other)
+            if posting is None:
+                continue
+            get = best.get
+            for doc_id, score in zip(posting[0], posting[1]):
+                score *= RELATED_WEIGHT
+                if score > get(doc_id, 0.0):
+                    best[doc_id] = score
+        found = self._fixed[key] = (array("I", best.keys()), array("f", best.values()))
+        return found
 
     def scores(self, query: str) -> dict[int, float]:
         """Every matching document's score for ``query``."""

@@ -181,3 +181,19 @@ def test_a_correction_counts_less_and_never_touches_known_or_short_words() -> No
     assert index.search("zzzzzzzz") == []  # nothing one edit away
     index.search("dockerfle")
     assert not any(term.startswith("~") for term in index.to_data()["postings"])
+
+
+def test_a_query_word_also_matches_its_related_words_at_a_lower_weight() -> None:
+    index = SearchIndex.build([
+        SearchDoc("job-apply", "job-apply", "Tailor your resume and apply to jobs."),
+        SearchDoc("k8s-ops", "k8s-ops", "Operate Kubernetes clusters."),
+        SearchDoc("pdf-tools", "pdf-tools", "Merge PDF files."),
+    ])
+    assert keys(index.search("rewrite my cv")) == ["job-apply"]
+    assert keys(index.search("kubernetes")) == ["k8s-ops"]
+    assert keys(index.search("k8s")) == ["k8s-ops"]  # the name's own word, unchanged
+    said, = index.search("resume")
+    related_only, = index.search("cv")
+    assert related_only[1] < said[1]
+    assert not any(t.startswith("+") for t in index.to_data()["postings"])
+

@@ -1,7 +1,7 @@
 """Relevance search: speed on the generated corpus, quality on the real one, in one run.
 
 ``python benchmarks/bench_search.py [--skills N] [--repeat R] [--corpus DIR] [--real DIR]
-[--queries FILE] [--check]``
+[--queries FILE] [--half all|dev|report] [--misses] [--check]``
 
 Speed, on the corpus of ``corpus.py`` (N = 10,000 by default; ``--corpus DIR`` reuses one):
 
@@ -12,9 +12,12 @@ Speed, on the corpus of ``corpus.py`` (N = 10,000 by default; ``--corpus DIR`` r
 
 Quality, over ``../shared/corpus`` (``--real``; 3,760 real SKILL.md files) laid out flat in one
 ``.agents/skills`` root (a key used twice gets a ``--2`` suffix) and the labelled queries of
-``queries.toml``: hit@1 and hit@3 (a hit is a returned key whose name before any ``--`` suffix
-is the label's folder name) for lemon's ranker, plain BM25 over name + description, and plain
-BM25 over name + description + the whole body. Target hit@3 >= 0.9 for lemon's.
+``queries.toml`` (or ``--queries queries_needs.toml --half dev|report``, a set split by the
+sha256 of each query's text): hit@1, hit@3 and MRR over the first 10 (a hit is a returned key
+whose name before any ``--`` suffix is a label's folder name, or that of a SKILL.md with the
+very same description) for lemon's ranker, plain BM25 over name + description, and plain BM25
+over name + description + the whole body. Target hit@3 >= 0.9 for lemon's. ``--misses`` prints
+lemon's misses, and is refused on the report half.
 
 Figures, not tests: exit 0 unless ``--check`` is given and a target is missed.
 """

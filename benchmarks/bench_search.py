@@ -1,7 +1,7 @@
 """Relevance search: speed on the generated corpus, quality on the real one, in one run.
 
 ``python benchmarks/bench_search.py [--skills N] [--repeat R] [--corpus DIR] [--real DIR]
-[--queries FILE] [--check]``
+[--queries FILE] [--half all|dev|report] [--misses] [--check]``
 
 Speed, on the corpus of ``corpus.py`` (N = 10,000 by default; ``--corpus DIR`` reuses one):
 
@@ -12,9 +12,12 @@ Speed, on the corpus of ``corpus.py`` (N = 10,000 by default; ``--corpus DIR`` r
 
 Quality, over ``../shared/corpus`` (``--real``; 3,760 real SKILL.md files) laid out flat in one
 ``.agents/skills`` root (a key used twice gets a ``--2`` suffix) and the labelled queries of
-``queries.toml``: hit@1 and hit@3 (a hit is a returned key whose name before any ``--`` suffix
-is the label's folder name) for lemon's ranker, plain BM25 over name + description, and plain
-BM25 over name + description + the whole body. Target hit@3 >= 0.9 for lemon's.
+``queries.toml`` (or ``--queries queries_needs.toml --half dev|report``, a set split by the
+sha256 of each query's text): hit@1, hit@3 and MRR over the first 10 (a hit is a returned key
+whose name before any ``--`` suffix is a label's folder name, or that of a SKILL.md with the
+very same description) for lemon's ranker, plain BM25 over name + description, and plain BM25
+over name + description + the whole body. Target hit@3 >= 0.9 for lemon's. ``--misses`` prints
+lemon's misses, and is refused on the report half.
 
 Figures, not tests: exit 0 unless ``--check`` is given and a target is missed.
 """
@@ -64,7 +67,10 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--queries", type=Path, default=DEFAULT_QUERIES)
     parser.add_argument("--no-speed", action="store_true", help="quality figures only")
     parser.add_argument("--no-quality", action="store_true", help="speed figures only")
-    parser.add_argument("--misses", action="store_true", help="print lemon's misses")
+    parser.add_argument("--half", choices=("all", "dev", "report"), default="all",
+                        help="the queries of one half of a split set (queries_needs.toml)")
+    parser.add_argument("--misses", action="store_true",
+                        help="print lemon's misses (refused on the report half)")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     return parser.parse_args(argv)
 
@@ -210,28 +216,85 @@ def _base(key: str) -> str:
     return key.split("--", 1)[0]
 
 
-def hit_rates(rank: Callable[[str], list[str]], labelled: Sequence[tuple[str, str]]
-              ) -> tuple[float, float, list[tuple[str, str, list[str]]]]:
+def hit_rates(rank: Callable[[str], list[str]], labelled: Sequence[tuple[str, frozenset[str]]]
+              ) -> tuple[float, float, float, list[tuple[str, str, list[str]]]]:
+    """hit@1, hit@3 and MRR (over the first 10; 0 beyond) of ``rank`` on ``labelled`` (query,
+    the folder names that answer it), and the misses at 3."""
     hit1 = hit3 = 0
+    reciprocal = 0.0
     misses = []
     for query, wanted in labelled:
-        found = [_base(key) for key in rank(query)[:3]]
-        hit1 += bool(found) and found[0] == wanted
-        hit3 += wanted in found
-        if wanted not in found:
-            misses.append((query, wanted, found))
+        found = [_base(key) for key in rank(query)[:10]]
+        first = next((i for i, name in enumerate(found) if name in wanted), None)
+        hit1 += first == 0
+        hit3 += first is not None and first < 3
+        reciprocal += 0.0 if first is None else 1.0 / (first + 1)
+        if first is None or first >= 3:
+            misses.append((query, "|".join(sorted(wanted)), found[:3]))
     n = len(labelled) or 1
-    return hit1 / n, hit3 / n, misses
+    return hit1 / n, hit3 / n, reciprocal / n, misses
 
 
-def quality_figures(real: Path, queries_file: Path, work: Path) -> dict[str, Any]:
+def split_half(query: str) -> str:
+    """The half of a split query set ``query`` belongs to, fixed by its text alone: the last
+    hex digit of its sha256 even -> "dev", odd -> "report"."""
+    import hashlib
+
+    return "dev" if int(hashlib.sha256(query.encode()).hexdigest()[-1], 16) % 2 == 0 else "report"
+
+
+def load_queries(queries_file: Path, half: str = "all") -> list[tuple[str, tuple[str, ...]]]:
+    """(query, labelled folders) of ``queries_file`` (``skill = ...`` or ``skills = [...]``),
+    only those of ``half`` unless it is "all"."""
+    data = tomllib.loads(queries_file.read_text(encoding="utf-8"))
+    out = []
+    for item in data["query"]:
+        skills = tuple(item["skills"]) if "skills" in item else (item["skill"],)
+        if half == "all" or split_half(item["q"]) == half:
+            out.append((item["q"], skills))
+    return out
+
+
+def near_copies(real: Path, folders: Sequence[str]) -> dict[str, set[str]]:
+    """folder name -> the folder names of every SKILL.md whose description is the same text
+    (case and spacing aside) as that folder's: a copy published under another name answers
+    the same need."""
+    import yaml
+
+    def description(path: Path) -> str:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        match = re.match(r"---\s*\n(.*?)\n---", text, re.DOTALL)
+        try:
+            front = yaml.safe_load(match.group(1)) if match else None
+        except yaml.YAMLError:
+            return ""
+        value = front.get("description") if isinstance(front, dict) else None
+        return " ".join(str(value).lower().split()) if value else ""
+
+    by_text: dict[str, set[str]] = {}
+    for dp, _, files in os.walk(real):
+        if "SKILL.md" in files:
+            text = description(Path(dp, "SKILL.md"))
+            if len(text) >= 20:
+                by_text.setdefault(text, set()).add(Path(dp).name)
+    out = {}
+    for folder in folders:
+        text = description(real / folder / "SKILL.md")
+        out[Path(folder).name] = by_text.get(text, set()) | {Path(folder).name}
+    return out
+
+
+def quality_figures(real: Path, queries_file: Path, work: Path, half: str = "all"
+                    ) -> dict[str, Any]:
     from lemon_core.context import LemonContext
     from lemon_core.search.snapshot_index import index_for
     from lemon_core.search.views import body_of
     from lemon_core.skills import api
 
-    data = tomllib.loads(queries_file.read_text(encoding="utf-8"))
-    labelled = [(item["q"], Path(item["skill"]).name) for item in data["query"]]
+    raw = load_queries(queries_file, half)
+    copies = near_copies(real, sorted({f for _, folders in raw for f in folders}))
+    labelled = [(q, frozenset(n for f in folders for n in copies[Path(f).name]))
+                for q, folders in raw]
     dest = lay_out_real(real, work / "real")
     project, home = dest / "project", dest / "home"
     ctx = LemonContext(cwd=project, home=home, env={"HOME": str(home), "PATH": "",
@@ -246,16 +309,16 @@ def quality_figures(real: Path, queries_file: Path, work: Path) -> dict[str, Any
         docs_ndb.append((entry.key, f"{head} {body_of(text)}"))
     plain_nd, plain_ndb = PlainBM25(docs_nd), PlainBM25(docs_ndb)
     present = {_base(item.entry.key) for item in entries}
-    missing = [(q, w) for q, w in labelled if w not in present]
-    labelled = [(q, w) for q, w in labelled if w in present]  # no ranker can find the rest
+    missing = [(q, "|".join(sorted(w))) for q, w in labelled if not w & present]
+    labelled = [(q, w & present) for q, w in labelled if w & present]  # no ranker finds the rest
     # The same documents for every ranker: every loadable skill (find_relevant would also
     # leave out this machine's platform-incompatible and hidden ones, which the labels include).
     catalog = api.catalog_for(ctx)
     index = index_for(catalog, catalog.snapshot())
     rankers = {
-        "lemon (find_relevant's index)": lambda q: [key for key, _ in index.search(q, 3)],
-        "BM25 name+description": lambda q: plain_nd.search(q, 3),
-        "BM25 name+description+body": lambda q: plain_ndb.search(q, 3),
+        "lemon (find_relevant's index)": lambda q: [key for key, _ in index.search(q, 10)],
+        "BM25 name+description": lambda q: plain_nd.search(q, 10),
+        "BM25 name+description+body": lambda q: plain_ndb.search(q, 10),
     }
     results = {name: hit_rates(rank, labelled) for name, rank in rankers.items()}
     return {"queries": len(labelled), "entries": len(entries), "unloadable_labels": missing,
@@ -302,20 +365,23 @@ def run(args: argparse.Namespace, work: Path) -> bool:
             print(f"{name:<44} {value:>9.2f}  {target:<28} {result}".rstrip())
         print(f"search / list = {ratio:.2f}; {lemon_figures_machine().split('; ')[-1]}")
     if not args.no_quality:
-        q = quality_figures(args.real, args.queries, work)
+        if args.misses and args.half == "report":
+            raise SystemExit("--misses is refused on the report half: measure it, never tune on it")
+        q = quality_figures(args.real, args.queries, work, args.half)
         print(f"\nquality: {q['queries']} labelled queries over {args.real} "
               f"({q['entries']} loadable skills; {len(q['unloadable_labels'])} queries whose "
               f"skill lemon's manifest rules refuse are left out)")
-        print(f"{'ranker':<30} {'hit@1':>6} {'hit@3':>6}")
-        for name, (h1, h3, _) in q["results"].items():
-            print(f"{name:<30} {h1:>6.3f} {h3:>6.3f}")
+        print(f"queries: {args.queries.name}, half: {args.half}")
+        print(f"{'ranker':<30} {'hit@1':>6} {'hit@3':>6} {'MRR':>6}")
+        for name, (h1, h3, mrr, _) in q["results"].items():
+            print(f"{name:<30} {h1:>6.3f} {h3:>6.3f} {mrr:>6.3f}")
         lemon_h3 = q["results"]["lemon (find_relevant's index)"][1]
         ok &= lemon_h3 >= HIT3_TARGET
         print(f"target: lemon hit@3 >= {HIT3_TARGET}: {'PASS' if lemon_h3 >= HIT3_TARGET else 'FAIL'}")
         for query, wanted in q["unloadable_labels"]:
             print(f"label not loadable: {wanted!r} ({query!r})")
         if args.misses:
-            for query, wanted, found in q["results"]["lemon (find_relevant's index)"][2]:
+            for query, wanted, found in q["results"]["lemon (find_relevant's index)"][3]:
                 print(f"miss: {query!r}: wanted {wanted}, got {found}")
     return ok
 

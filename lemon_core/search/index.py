@@ -16,7 +16,11 @@ body     a bounded excerpt of the body    0.4
 Every (word, skill) score is computed when the index is built, so a query only adds up the
 postings of its own words (the longest copied in C), whatever the catalog's size. On top of that sum, a skill whose key or name is spelled by a run of the query's words
 (``bun file io``, ``bun-file-io``, ``BunFileIO``) gains a bonus, and a skill matching only some of
-the query's words is scaled down (coverage). Equal scores are ordered by key.
+the query's words is scaled down (coverage). A query word that no skill uses (``dockerfle``,
+``prsima``) is read as the most used indexed word one edit away (a letter dropped, added,
+changed or two swapped), at :data:`CORRECTED_WEIGHT`; a query word with related words in the
+small table of :mod:`lemon_core.search.concepts` (``k8s``/``kubernetes``, ``cv``/``resume``)
+also matches them, at :data:`RELATED_WEIGHT`. Equal scores are ordered by key.
 
 The index never holds the body text itself; :meth:`SearchIndex.to_data` and
 :meth:`SearchIndex.from_data` turn it into plain JSON data for the persistent cache (postings
@@ -37,6 +41,7 @@ from typing import Any
 
 import attrs
 
+from lemon_core.search.concepts import related
 from lemon_core.search.tokens import _WORD, compact, fold, query_words, words
 
 #: field -> (weight, length normalisation b)
@@ -60,7 +65,14 @@ COMMON_SHARE = 0.5
 #: Added to every word's score while summing, so the sum also counts the words matched (a
 #: score is at most idf * (K1 + 1), far below it).
 COUNT_UNIT = 4096.0
-INDEX_FORMAT = 1
+#: The share of its score a query word's one-edit correction counts for.
+CORRECTED_WEIGHT = 0.8
+#: The share of its score a word related to a query word (:mod:`concepts`) counts for.
+RELATED_WEIGHT = 0.6
+#: Words shorter than this are never corrected (too many neighbours one edit away).
+MIN_CORRECTED = 4
+_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+INDEX_FORMAT = 2
 _SCORE = operator.itemgetter(1)
 
 
@@ -127,6 +139,9 @@ class SearchIndex:
         #: a key or name without case or separators -> doc ids
         self._names = names
         self._plus: dict[str, array[float]] = {}
+        #: "~word" -> the scaled posting of ``word``, standing in for a misspelt query word;
+        #: "+word" -> the posting of ``word`` widened by its related words
+        self._fixed: dict[str, tuple[array[int], array[float]]] = {}
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -181,6 +196,8 @@ class SearchIndex:
         return cls([doc.key for doc in docs], postings, names)
 
     def _posting(self, term: str) -> tuple[array[int], array[float]] | None:
+        if term.startswith(("~", "+")):
+            return self._fixed.get(term)
         found = self._postings.get(term)
         if isinstance(found, str):
             ids, scores = _decode(found)
@@ -200,16 +217,82 @@ class SearchIndex:
             found = self._plus[term] = array("d", map(COUNT_UNIT.__add__, posting[1]))
         return found
 
+    def _correction(self, term: str) -> str | None:
+        """The indexed word one edit away from ``term`` (an unindexed lower-case ASCII word)
+        that most skills use, ties by the word; None when there is none."""
+        if len(term) < MIN_CORRECTED or not term.isascii() or not term.isalnum():
+            return None
+        splits = [(term[:i], term[i:]) for i in range(len(term) + 1)]
+        candidates = {a + b[1:] for a, b in splits if b}
+        candidates.update(a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1)
+        candidates.update(a + c + b[1:] for a, b in splits if b for c in _ALPHABET)
+        candidates.update(a + c + b for a, b in splits for c in _ALPHABET)
+        candidates.discard(term)
+        best: tuple[int, str] | None = None
+        postings = self._postings
+        for word in candidates:
+            found = postings.get(word)
+            if found is None:
+                continue
+            size = len(found) if isinstance(found, str) else 6 * len(found[0])  # ~ base64
+            if best is None or (size, best[1]) > (best[0], word):
+                best = (size, word)
+        return None if best is None else best[1]
+
+    def _query_postings(self, terms: Sequence[str]
+                        ) -> list[tuple[str, tuple[array[int], array[float]]]]:
+        """Each query word's posting: widened by its related words (:mod:`concepts`), or, for
+        an unindexed word without any, the scaled posting of its one-edit correction."""
+        out = []
+        for term in terms:
+            key, posting = term, self._posting(term)
+            if related(term):
+                key = f"+{term}"
+                posting = self._widened(term, posting)
+            elif posting is None:
+                fixed = self._correction(term)
+                if fixed is None or (found := self._posting(fixed)) is None:
+                    continue
+                key = f"~{fixed}"
+                posting = self._fixed.get(key)
+                if posting is None:
+                    posting = self._fixed[key] = (
+                        found[0], array("f", [s * CORRECTED_WEIGHT for s in found[1]]))
+            if posting is not None and len(posting[0]):
+                out.append((key, posting))
+        return out
+
+    def _widened(self, term: str, own: tuple[array[int], array[float]] | None
+                 ) -> tuple[array[int], array[float]]:
+        """``term``'s posting where each skill scores the best of its own score and
+        :data:`RELATED_WEIGHT` times its score for each related word (made once)."""
+        key = f"+{term}"
+        found = self._fixed.get(key)
+        if found is not None:
+            return found
+        best: dict[int, float] = dict(zip(*own)) if own is not None else {}
+        for other in related(term):
+            posting = self._posting(other)
+            if posting is None:
+                continue
+            get = best.get
+            for doc_id, score in zip(posting[0], posting[1]):
+                score *= RELATED_WEIGHT
+                if score > get(doc_id, 0.0):
+                    best[doc_id] = score
+        found = self._fixed[key] = (array("I", best.keys()), array("f", best.values()))
+        return found
+
     def scores(self, query: str) -> dict[int, float]:
         """Every matching document's score for ``query``."""
         terms = query_words(query)
-        posted = [(term, posting[0]) for term in terms
-                  if (posting := self._posting(term)) is not None and len(posting[0])]
+        found = self._query_postings(terms)
+        posted = [(term, posting[0]) for term, posting in found]
         total: dict[int, float]
         if not posted:
             total = {}
         elif len(terms) == 1:
-            total = dict(zip(*self._postings[posted[0][0]]))
+            total = dict(zip(*found[0][1]))
         else:
             # Longest posting first, copied in C; the others added one document at a time.
             # Each score carries COUNT_UNIT so the sum also counts the words matched.

@@ -4,6 +4,9 @@ Case-, accent-width- and hyphen-insensitive: text is NFKC-folded and lower-cased
 anything that is not a letter or digit (so ``bun-file-io``, ``bun_file_io`` and ``Bun File IO``
 give the same words), common English function words are dropped, and a light suffix rule
 folds plurals and ``-ing``/``-ed`` forms (``migrations`` and ``migrating`` meet ``migrate``).
+Chinese, Japanese and Korean text, written without spaces, is cut into overlapping pairs of
+characters (``高考物理`` -> ``高考 考物 物理``), so a request shares words with a description
+that says the same thing in other order or other company.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import unicodedata
 from functools import lru_cache
 
 _WORD = re.compile(r"[^\W_]+")
+#: Scripts written without spaces between words: Han, kana, Hangul (and their extensions).
+_CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]+")
 #: ASCII text: every character but a lower-case letter or a digit becomes a space.
 _ASCII_SPACES = {i: " " for i in range(128) if not chr(i).isalnum() or chr(i).isupper()}
 
@@ -67,7 +72,7 @@ class _Analysed(dict[str, str]):
     """Raw word -> its indexed form ("" for a stopword), filled on first sight."""
 
     def __missing__(self, raw: str) -> str:
-        if raw in STOPWORDS or (len(raw) < 2 and not raw.isdigit()):
+        if raw in STOPWORDS or (len(raw) < 2 and not raw.isdigit() and not _CJK.match(raw)):
             form = ""
         else:
             form = stem(raw)
@@ -86,7 +91,26 @@ def words(text: str) -> list[str]:
         raw = text.lower().translate(_ASCII_SPACES).split()
     else:
         raw = _WORD.findall(fold(text))
+        if any(_CJK.search(item) for item in raw):
+            raw = [piece for item in raw for piece in _cjk_pieces(item)]
     return list(filter(None, map(_ANALYSED.__getitem__, raw)))
+
+
+def _cjk_pieces(raw: str) -> list[str]:
+    """``raw`` with each run of CJK characters replaced by its overlapping character pairs (a
+    lone character stays whole); the other parts are kept as they are."""
+    out: list[str] = []
+    at = 0
+    for run in _CJK.finditer(raw):
+        if run.start() > at:
+            out.append(raw[at:run.start()])
+        chars = run.group()
+        out.extend([chars] if len(chars) == 1 else
+                   [chars[i:i + 2] for i in range(len(chars) - 1)])
+        at = run.end()
+    if at < len(raw):
+        out.append(raw[at:])
+    return out
 
 
 def compact(text: str) -> str:

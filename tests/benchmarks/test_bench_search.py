@@ -60,3 +60,29 @@ def test_runs_on_tiny_corpora(bench, tmp_path: Path, capsys) -> None:
         assert row in out
     assert any(line.startswith("lemon (find_relevant") and line.endswith("1.000  1.000")
                for line in out.splitlines())
+
+
+def test_the_needs_set_is_large_labelled_and_split_by_its_text(bench) -> None:
+    queries = bench.load_queries(BENCHMARKS / "queries_needs.toml")
+    assert len(queries) >= 300 and len({q for q, _ in queries}) == len(queries)
+    assert all(q.strip() and skills and all("/" in s for s in skills) for q, skills in queries)
+    dev = bench.load_queries(BENCHMARKS / "queries_needs.toml", "dev")
+    report = bench.load_queries(BENCHMARKS / "queries_needs.toml", "report")
+    assert len(dev) + len(report) == len(queries) and min(len(dev), len(report)) >= 150
+    # the rule is the text's sha256, nothing else: a query's half never moves
+    assert bench.split_half("weather forecast for tomorrow") == "dev"
+    assert {bench.split_half(q) for q, _ in report} == {"report"}
+
+
+def test_hit_rates_and_mrr_count_any_of_several_labels(bench) -> None:
+    ranked = {"a": ["x", "y", "z"], "b": ["y", "k"], "c": ["q", "r", "s", "t"]}
+    labelled = [("a", frozenset({"y", "w"})), ("b", frozenset({"y"})), ("c", frozenset({"t"}))]
+    hit1, hit3, mrr, misses = bench.hit_rates(ranked.__getitem__, labelled)
+    assert (hit1, hit3) == (1 / 3, 2 / 3)
+    assert mrr == (1 / 2 + 1 + 1 / 4) / 3
+    assert [m[0] for m in misses] == ["c"]
+
+
+def test_misses_are_refused_on_the_report_half(bench, tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="report half"):
+        bench.main(["--no-speed", "--half", "report", "--misses", "--real", str(tmp_path)])

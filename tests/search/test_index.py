@@ -144,3 +144,58 @@ def test_round_trip_through_plain_data_and_bad_data() -> None:
     assert SearchIndex.from_data({**out_of_range.to_data(), "keys": ["k0"]}) is None  # names
     far = {**out_of_range.to_data(), "keys": ["k0"], "names": {}}
     assert SearchIndex.from_data(far).search("merge") == []
+
+
+def test_a_chinese_request_finds_a_chinese_description() -> None:
+    index = SearchIndex.build([
+        SearchDoc("gaokao-science-tutor", "gaokao-science-tutor",
+                  "模拟中国高三理科辅导老师，辅导数学、物理、化学。适用于高考备考。"),
+        SearchDoc("weather", "weather", "天气预报和当前天气。"),
+        SearchDoc("pdf-tools", "pdf-tools", "Merge PDF files."),
+    ])
+    assert keys(index.search("帮我辅导高考物理题"))[:1] == ["gaokao-science-tutor"]
+    assert keys(index.search("明天天气怎么样"))[:1] == ["weather"]
+
+
+def _typo_index() -> SearchIndex:
+    return SearchIndex.build([
+        SearchDoc("docker-writer", "docker-writer", "Generate an optimized Dockerfile."),
+        SearchDoc("prisma-expert", "prisma-expert", "Prisma ORM schema and migrations."),
+        SearchDoc("typescript-types", "typescript-types", "Advanced TypeScript generics."),
+        SearchDoc("pdf-tools", "pdf-tools", "Merge PDF files."),
+    ])
+
+
+def test_a_misspelt_query_word_is_read_as_the_indexed_word_one_edit_away() -> None:
+    index = _typo_index()
+    assert keys(index.search("genrate a dockerfle"))[:1] == ["docker-writer"]  # added letters
+    assert keys(index.search("prsima migration failing"))[:1] == ["prisma-expert"]  # swapped
+    assert keys(index.search("typscript generics"))[:1] == ["typescript-types"]
+    assert keys(index.search("dockerfule"))[:1] == ["docker-writer"]  # a changed letter
+
+
+def test_a_correction_counts_less_and_never_touches_known_or_short_words() -> None:
+    index = _typo_index()
+    exact, = index.search("dockerfile")
+    fixed, = index.search("dockerfle")
+    assert fixed[0] == exact[0] and fixed[1] < exact[1]
+    assert index.search("pdx") == []  # too short to guess at
+    assert index.search("zzzzzzzz") == []  # nothing one edit away
+    index.search("dockerfle")
+    assert not any(term.startswith("~") for term in index.to_data()["postings"])
+
+
+def test_a_query_word_also_matches_its_related_words_at_a_lower_weight() -> None:
+    index = SearchIndex.build([
+        SearchDoc("job-apply", "job-apply", "Tailor your resume and apply to jobs."),
+        SearchDoc("k8s-ops", "k8s-ops", "Operate Kubernetes clusters."),
+        SearchDoc("pdf-tools", "pdf-tools", "Merge PDF files."),
+    ])
+    assert keys(index.search("rewrite my cv")) == ["job-apply"]
+    assert keys(index.search("kubernetes")) == ["k8s-ops"]
+    assert keys(index.search("k8s")) == ["k8s-ops"]  # the name's own word, unchanged
+    said, = index.search("resume")
+    related_only, = index.search("cv")
+    assert related_only[1] < said[1]
+    assert not any(t.startswith("+") for t in index.to_data()["postings"])
+

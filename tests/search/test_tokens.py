@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from lemon_core.search.tokens import compact, query_words, stem, words
@@ -42,6 +42,18 @@ def test_ascii_fast_path_equals_the_general_path(text: str) -> None:
 
     from lemon_core.search import tokens
 
+    assume(not tokens._CJK.search(tokens.fold(text)))  # cut into pairs: see the test below
     general = [w for w in (tokens._ANALYSED[r] for r in re.findall(r"[^\W_]+", tokens.fold(text)))
                if w]
     assert words(text) == general
+
+
+def test_cjk_runs_are_cut_into_overlapping_pairs() -> None:
+    # Chinese and Japanese are written without spaces: a whole run was one word, so a request
+    # never shared a word with a description saying the same thing in other company.
+    assert words("帮我辅导高考物理题") == ["帮我", "我辅", "辅导", "导高", "高考", "考物", "物理",
+                                      "理题"]
+    assert words("日本語の勉強 quiz") == ["日本", "本語", "語の", "の勉", "勉強", "quiz"]
+    assert words("猫") == ["猫"]  # a lone character stays whole
+    assert words("api接口文档") == ["api", "接口", "口文", "文档"]
+    assert words("Café") == ["café"]  # other scripts are untouched

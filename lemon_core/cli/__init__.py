@@ -33,6 +33,7 @@ from lemon_core.cli import skill_app
 from lemon_core.cli import (  # noqa: F401  (each registers its ``lemon skill`` commands)
     skill,
     skill_audit,
+    skill_curator,
     skill_install,
     skill_new,
     skill_search,

@@ -34,6 +34,7 @@ from lemon_core.cli import (  # noqa: F401  (each registers its ``lemon skill`` 
     skill,
     skill_audit,
     skill_curator,
+    skill_draft,
     skill_install,
     skill_new,
     skill_search,

@@ -96,46 +96,48 @@ def generate_draft(name: str, description: str, ctx: Any, *, body: str | None = 
         ``lint --standard`` (the errors are named; nothing is kept).
     :raises DraftExists: a draft of that name exists and not ``replace``.
     """
+    return save_draft(name, draft_text(_checked_name(name), description, body), ctx,
+                      local=local, replace=replace)
+
+
+def save_draft(name: str, text: str, ctx: Any, *, local: bool = False,
+               replace: bool = False) -> Path:
+    """Write ``text`` as the SKILL.md of the draft ``name`` (a whole SKILL.md, as
+    ``skill_manage`` ``create`` carries under ``write_approval``) and return its folder; it is
+    kept only when it passes ``lint --standard``.
+
+    :raises UsageError: a bad name, a text over the size limit, or a lint failure.
+    :raises DraftExists: a draft of that name exists and not ``replace``.
+    """
+    import tempfile
+
     from lemon_core.fsio import atomic_write_bytes, beneath
     from lemon_core.fsio.write import make_parent
     from lemon_core.lint.runner import lint_paths
 
     folder = draft_path(ctx, name, local=local)
-    text = draft_text(name, description, body)
     if len(text.encode()) > MAX_BODY_BYTES:
         raise UsageError(f"the draft is over {MAX_BODY_BYTES // 1024} KiB; keep a skill short "
                          "and put long material in references/ once it is published")
     root = _root(ctx, local)
-    if beneath.lexists(root, folder):
-        if not replace:
-            raise DraftExists(f"a draft named {name!r} exists at {folder}; nothing was changed "
-                              "(review or delete it, or generate again with --replace)")
-    if not local:
-        make_parent(folder / "SKILL.md")
-    beneath.make_dirs(root, folder)
+    if beneath.lexists(root, folder) and not replace:
+        raise DraftExists(f"a draft named {name!r} exists at {folder}; nothing was changed "
+                          "(review or delete it, or generate again with --replace)")
     # lint the text before the draft exists: a failing draft is never kept
-    import tempfile
-
     with tempfile.TemporaryDirectory(prefix="lemon-draft-") as scratch:
         probe = Path(scratch) / name
         probe.mkdir()
         (probe / "SKILL.md").write_text(text, encoding="utf-8")
         result = lint_paths([probe], standard=True)[0]
     if not result.ok:
-        with _quiet():
-            if not any(folder.iterdir()):
-                folder.rmdir()
         problems = "; ".join(f"{issue.code}: {issue.message}" for issue in result.errors)
         raise UsageError(f"the draft {name!r} would not pass 'lemon skill lint --standard' "
                          f"({problems}); nothing was kept")
+    if not local:
+        make_parent(folder / "SKILL.md")
+    beneath.make_dirs(root, folder)
     atomic_write_bytes(folder / "SKILL.md", text.encode("utf-8"), mode=0o644, root=root)
     return folder
-
-
-def _quiet() -> Any:
-    import contextlib
-
-    return contextlib.suppress(OSError)
 
 
 # -- list, review, delete -----------------------------------------------------------------------
@@ -301,4 +303,4 @@ def publish_draft(name: str, ctx: Any, *, local: bool = False, approve: Any = No
 
 __all__ = ["DRAFTS_DIR", "DraftContent", "DraftExists", "DraftInfo", "delete_draft",
            "draft_path", "draft_text", "drafts_dir", "generate_draft", "list_drafts",
-           "publish_draft", "review_draft"]
+           "publish_draft", "review_draft", "save_draft"]

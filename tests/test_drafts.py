@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from lemon_core.errors import LemonError, NotFoundError, UsageError
-from lemon_core.lint.runner import lint_paths
 from lemon_core.drafts import (
     DraftExists,
     delete_draft,
@@ -18,6 +16,8 @@ from lemon_core.drafts import (
     publish_draft,
     review_draft,
 )
+from lemon_core.errors import LemonError, NotFoundError, UsageError
+from lemon_core.lint.runner import lint_paths
 from lemon_core.state.lockfile import read_lock_records
 from tests.helpers import run_cli
 
@@ -148,3 +148,19 @@ def test_the_cli_round_trip(capsys, make_ctx, project, tmp_path, monkeypatch):
     assert code == 0 and "Deleted" in out
     code, _, err = run_cli(capsys, "skill", "draft", "delete", "db", *cwd)
     assert code != 0 and "no draft" in err
+
+
+def test_save_draft_keeps_only_a_skill_md_that_passes_lint(make_ctx):
+    from lemon_core.drafts import save_draft
+
+    ctx = make_ctx()
+    with pytest.raises(UsageError, match="lint --standard"):
+        save_draft("half", "---\nname: half\n---\nNo description.\n", ctx, local=True)
+    assert not (drafts_dir(ctx, local=True) / "half").exists()
+    with pytest.raises(UsageError, match="lint --standard"):
+        save_draft("other", "---\nname: not-other\ndescription: Use when x.\n---\nx\n", ctx,
+                   local=True)
+    folder = save_draft("whole", "---\nname: whole\ndescription: Use when testing.\n---\nDo.\n",
+                        ctx, local=True)
+    assert [d.name for d in list_drafts(ctx, local=True)] == ["whole"]
+    assert folder.name == "whole"

@@ -68,7 +68,7 @@ def read_usage(ctx: Any, *, local: bool) -> UsageFile:
     return read_usage_file(usage_path(ctx, local=local))
 
 
-@attrs.define
+@attrs.frozen
 class UsageRecorder:
     """The usage sidecars of one context: what a workspace records loads and writes with.
 

@@ -23,6 +23,7 @@ import pluggy
 
 from lemon_core.entry_points import EntryPoint, entry_points
 from lemon_core.errors import PluginError
+from lemon_core.hookspecs import OBSERVER_GROUP
 from lemon_core.plugin_registry import (
     BUILTIN_DISTRIBUTION,
     DISABLE_ENV,
@@ -187,7 +188,9 @@ def load_plugins(
     wanted = _wanted(ctx, builtins_only, distributions)
     for name in blocked:
         plugins.manager.set_blocked(name)
-    unused = set() if needs is None else set(GROUPS) - set(needs)
+    # lemon's own observers (the usage sidecar) load whatever the command needs: every
+    # command that sends an event must reach them.
+    unused = set() if needs is None else set(GROUPS) - set(needs) - {OBSERVER_GROUP}
     plugins.partial = frozenset(GROUPS[group] for group in unused)
     chosen = [
         cand

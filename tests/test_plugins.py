@@ -630,13 +630,17 @@ def test_groups_are_the_four_families_and_the_observers():
 # -- loading only the groups a command needs ----------------------------------------------------
 
 
-def test_no_builtin_plugin_observes_events():
-    """What lets load_plugins(needs=...) skip the built-ins of the other groups."""
+def test_no_builtin_plugin_outside_the_observers_group_observes_events():
+    """What lets load_plugins(needs=...) skip the built-ins of the other groups; the built-in
+    observers (the usage sidecar) load whatever a command needs."""
     from lemon_core.hookspecs import OBSERVER_HOOKS
 
     infos = load_plugins(ctx(), builtins_only=True).infos
-    assert {info.group for info in infos} == set(GROUPS) - {"lemon.observers"}
-    assert [(i.name, h) for i in infos for h in i.hooks if h in OBSERVER_HOOKS] == []
+    assert {info.group for info in infos} == set(GROUPS)
+    assert [(i.name, h) for i in infos for h in i.hooks if h in OBSERVER_HOOKS] == [
+        ("observers.usage", "lemon_skill_loaded")]
+    needed = load_plugins(ctx(), builtins_only=True, needs=("lemon.sources",))
+    assert "observers.usage" in names(needed)
 
 
 def test_needs_skips_the_builtins_of_other_groups_never_a_third_partys_observer(site):

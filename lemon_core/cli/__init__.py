@@ -24,6 +24,8 @@ from lemon_core.cli import (  # noqa: F401  (each registers its commands on its 
     skill,
     skill_app,
     skill_audit,
+    skill_curator,
+    skill_draft,
     skill_install,
     skill_new,
     skill_search,

@@ -198,7 +198,10 @@ def _emit(workspace: Workspace, plugins: Any, key: str, found: bool, view: str,
     plugins = workspace.observers() if plugins is None else plugins
     if plugins is None:
         return
-    metadata = {"file": file} if file is not None else {}
+    metadata: dict[str, Any] = {"file": file} if file is not None else {}
+    # where the usage sidecars of this context are (observers.usage, a third party's observer)
+    metadata["agent_dir"] = str(workspace.ctx.agent_dir)
+    metadata["project_dir"] = str(workspace.ctx.cwd)
     plugins.notify_skill_loaded(SkillLoadEvent(
         key, found, view, entry.scope if entry else None, entry.path if entry else None,
         tool_call_id, metadata))

@@ -40,6 +40,7 @@ from lemon_core.context import LemonContext
 from lemon_core.errors import UsageError
 from lemon_core.skills.calls import call_context, call_workspace
 from lemon_core.skills.skill_state import SkillState
+from lemon_core.skills.usage import UsageRecorder
 from lemon_core.skills.views import SnapshotViews
 from lemon_core.state.lockfile import lockfile_path
 from lemon_core.state.settings import settings_path
@@ -76,8 +77,10 @@ class Workspace:
         self._plugins: dict[tuple[str, ...] | None, Plugins | None] = {}
         if plugins is not None:
             self._plugins[None] = plugins
-        #: The usage recorder (issue 21): told of every skill load; None until one exists.
-        self.recorder: Any = None
+        #: The usage recorder of this context (:mod:`lemon_core.skills.usage`): the sidecars
+        #: ``skill_manage`` writes and the curator reads through; loads reach them through
+        #: the ``observers.usage`` plugin.
+        self.recorder: UsageRecorder = UsageRecorder(ctx)
 
     @classmethod
     def open(cls, ctx: LemonContext | None = None, *, cwd: str | Path | None = None,

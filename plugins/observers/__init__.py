@@ -1,0 +1,1 @@
+"""lemon's built-in observers (the ``lemon.observers`` entry-point group)."""

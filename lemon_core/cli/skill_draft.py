@@ -65,9 +65,9 @@ def generate_command(
     """Write drafts/NAME/SKILL.md from NAME, --description and a body (for example lessons an
     agent wrote down); a draft that would fail 'lemon skill lint --standard' is not kept."""
     from lemon_core.cli.output import emit_json, say
+    from lemon_core.drafts import MAX_BODY_BYTES, generate_draft
     from lemon_core.errors import UsageError
     from lemon_core.fsio import FileProblem, read_bytes
-    from lemon_core.drafts import MAX_BODY_BYTES, generate_draft
 
     ctx = _ctx(cwd)
     body = None

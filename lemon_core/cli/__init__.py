@@ -22,23 +22,24 @@ from typing import Any
 import typer
 
 from lemon_core.cli import mcp as mcp_cli
-from lemon_core.cli import mcp_oauth  # noqa: F401  (``lemon mcp login/logout``)
-from lemon_core.cli import mcp_runtime  # noqa: F401  (``lemon mcp tools/status/call``)
-from lemon_core.cli import mcp_serve  # noqa: F401  (``lemon mcp serve``)
-from lemon_core.cli import mcp_test  # noqa: F401  (registers ``lemon mcp test``)
-from lemon_core.cli import mcp_trust  # noqa: F401  (``lemon mcp trust/untrust``)
-from lemon_core.cli import plugin_commands
-from lemon_core.cli import plugins as plugins_cli
-from lemon_core.cli import skill_app
 from lemon_core.cli import (  # noqa: F401  (each registers its ``lemon skill`` commands)
+    mcp_oauth,
+    mcp_runtime,
+    mcp_serve,
+    mcp_test,
+    mcp_trust,
+    plugin_commands,
     skill,
+    skill_app,
     skill_audit,
+    skill_discover,
     skill_install,
     skill_new,
     skill_search,
     skill_serve,
     skill_update,
 )
+from lemon_core.cli import plugins as plugins_cli
 from lemon_core.cli.dispatch import app_for
 
 app = typer.Typer(
@@ -61,7 +62,6 @@ SHELLS = ("bash", "zsh", "fish", "powershell", "pwsh")
 def _print_version(value: bool) -> None:
     if value:
         from lemon_core import __version__
-
         from lemon_core.cli.output import say
 
         say(f"lemon {__version__}")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -20,7 +20,7 @@ KEY = key_argument()
 MAX_LISTED_FILES = 1000
 
 
-def _ctx(cwd: Optional[Path]) -> Any:
+def _ctx(cwd: Path | None) -> Any:
     from lemon_core.context import LemonContext
 
     return LemonContext.from_environment(cwd)
@@ -41,7 +41,7 @@ def _audit_mark(audits: dict[str, Any], key: str) -> str:
 
 @app.command("list", short_help="List every skill and its state.")
 def list_command(
-    cwd: Optional[Path] = CWD,
+    cwd: Path | None = CWD,
     global_only: bool = typer.Option(False, "--global", help="List the global scope alone."),
     as_json: bool = JSON,
 ) -> None:
@@ -82,7 +82,7 @@ def list_command(
     _warn_diagnostics(listing.diagnostics)
 
 
-def _find(key: str, cwd: Optional[Path]) -> tuple[Any, ListedSkill]:
+def _find(key: str, cwd: Path | None) -> tuple[Any, ListedSkill]:
     from lemon_core.errors import NotFoundError
     from lemon_core.skills.api import invalid_skill_error, list_skills
     from lemon_core.skills.workspace import Workspace
@@ -108,8 +108,9 @@ def _skill_files(directory: Path) -> list[str]:
                                              unsafe_names=True)])
 
 
+@app.command("info", short_help="The same as 'inspect' (the spec's alias).")
 @app.command("inspect", short_help="Show one skill: manifest, provenance, files.")
-def inspect_command(key: str = KEY, cwd: Optional[Path] = CWD, as_json: bool = JSON) -> None:
+def inspect_command(key: str = KEY, cwd: Path | None = CWD, as_json: bool = JSON) -> None:
     """Show one skill: its entry, manifest, provenance and files."""
     from lemon_core.catalog.serialize import entry_view, manifest_view
     from lemon_core.cli.output import emit_json, say_lines
@@ -158,7 +159,7 @@ def inspect_command(key: str = KEY, cwd: Optional[Path] = CWD, as_json: bool = J
 @app.command("check", short_help="Check whether a skill is ready to use.")
 def check_command(
     key: str = KEY,
-    cwd: Optional[Path] = CWD,
+    cwd: Path | None = CWD,
     verify: bool = typer.Option(False, "--verify",
                                 help="Also run the skill's verification command."),
     offline: bool = typer.Option(False, "--offline", help="Do not ask the skill's source "
@@ -206,7 +207,7 @@ def check_command(
     say_lines(lines)
 
 
-def _switch(key: str, cwd: Optional[Path], local: bool, enabled: bool, as_json: bool) -> None:
+def _switch(key: str, cwd: Path | None, local: bool, enabled: bool, as_json: bool) -> None:
     from lemon_core.cli.output import emit_json, say, warn
     from lemon_core.skills.api import disable_skill, enable_skill, skill_status
 
@@ -228,14 +229,14 @@ LOCAL = typer.Option(False, "--local", help="Change the project's settings, not 
 
 
 @app.command("enable", short_help="Switch a skill on.")
-def enable_command(key: str = KEY, local: bool = LOCAL, cwd: Optional[Path] = CWD,
+def enable_command(key: str = KEY, local: bool = LOCAL, cwd: Path | None = CWD,
                    as_json: bool = JSON) -> None:
     """Switch a skill on (global settings by default, the project's with --local)."""
     _switch(key, cwd, local, True, as_json)
 
 
 @app.command("disable", short_help="Switch a skill off.")
-def disable_command(key: str = KEY, local: bool = LOCAL, cwd: Optional[Path] = CWD,
+def disable_command(key: str = KEY, local: bool = LOCAL, cwd: Path | None = CWD,
                     as_json: bool = JSON) -> None:
     """Switch a skill off (global settings by default, the project's with --local)."""
     _switch(key, cwd, local, False, as_json)

@@ -18,6 +18,7 @@ import os
 import tarfile
 import zipfile
 from pathlib import Path
+from typing import IO
 
 from lemon_core.errors import LemonError
 from lemon_core.fsio.names import file_name_problem
@@ -87,7 +88,7 @@ class _Writer:
                                         "archive; refused") from None
         return current
 
-    def file(self, name: str, parts: list[str], stream: io.BufferedIOBase | None,
+    def file(self, name: str, parts: list[str], stream: IO[bytes] | None,
              size: int, executable: bool) -> None:
         parent = self.folder(parts[:-1])
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)

@@ -119,7 +119,8 @@ def parse_index(document: Any, index_url: str, version: int) -> tuple[list[Index
     for item in document["skills"]:
         entry, note = _entry(item, version, index_url)
         if entry is not None and entry.name in seen:
-            entry, note = None, f"{entry.name}: listed twice"
+            note = f"{entry.name}: listed twice"
+            entry = None
         if entry is not None:
             seen.add(entry.name)
             entries.append(entry)

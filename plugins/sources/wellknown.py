@@ -305,6 +305,7 @@ def _write_new(dest: Path, path: str, data: bytes) -> None:
         problem = file_name_problem(part)
         if problem is not None:
             raise LemonError(f"well-known: refused the file name {path!r}: a name {problem}")
+    dest.mkdir(parents=True, exist_ok=True)
     current = dest
     for part in parts[:-1]:
         current = current / part

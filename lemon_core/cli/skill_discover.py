@@ -72,3 +72,45 @@ def discover_command(
     for error in found.errors:
         warn(f"discover: {one_line(error.source + ': ' + error.message, 200)}")
 
+
+
+@app.command("browse", short_help="The skills by category; what the not-ready ones lack.")
+def browse_command(
+    category: str | None = typer.Option(None, "--category", metavar="C",
+                                        help="Only this category (exact)."),
+    not_ready: bool = typer.Option(False, "--not-ready",
+                                   help="Only the skills that are not ready, with what each "
+                                        "lacks."),
+    cwd: Path | None = CWD,
+    as_json: bool = JSON,
+) -> None:
+    """The discovered skills grouped by category (metadata.lemon.category, the Hermes
+    catalog's category, else the group folder), with counts; --category lists one,
+    --not-ready the skills that are not ready and what each lacks."""
+    from lemon_core.cli.output import emit_json, one_line, say, table
+    from lemon_core.context import LemonContext
+    from lemon_core.skills.browse import browse
+
+    found = browse(LemonContext.from_environment(cwd), category=category, not_ready=not_ready,
+                   persistent=True)
+    if as_json:
+        emit_json(found.to_json())
+        return
+    if category is None and not not_ready:
+        if not found.categories:
+            say("No skills found.")
+            return
+        say(table([[name, str(count)] for name, count in found.categories],
+                  ["CATEGORY", "SKILLS"]))
+        say(f"{len(found.skills)} skills in {len(found.categories)} categories; list one with "
+            "--category C, or those not ready with --not-ready.")
+        return
+    if not found.skills:
+        say("No skill is not ready." if not_ready else f"No skill in {category!r}.")
+        return
+    if not_ready:
+        say(table([[s.key, s.state, s.category, one_line(", ".join(s.lacks) or "-", 60)]
+                   for s in found.skills], ["KEY", "STATE", "CATEGORY", "LACKS"]))
+    else:
+        say(table([[s.key, s.state, one_line(s.description, 60)] for s in found.skills],
+                  ["KEY", "STATE", "DESCRIPTION"]))

@@ -43,9 +43,9 @@ def discover_command(
     query: str = typer.Argument(..., metavar="QUERY",
                                 help="What you want to do, in words ('' lists all a "
                                      "well-known site publishes)."),
-    source: str | None = typer.Option(None, "--source", metavar="NAME|well-known:URL",
+    source: str | None = typer.Option(None, "--source", metavar="SOURCE",
                                       help="Ask only this source (registry, hermes, "
-                                           "well-known) or this well-known site."),
+                                           "well-known) or this site (well-known:URL)."),
     max_results: int = typer.Option(20, "--max", metavar="N", min=1, max=1000,
                                     help="Show at most N skills (default 20)."),
     cwd: Path | None = CWD,

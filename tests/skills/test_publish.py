@@ -55,7 +55,8 @@ def test_the_same_files_publish_to_the_same_bytes(tmp_path):
     os.utime(tmp_path / "src" / "beta" / "notes.md", (1, 1))
     assert publish_index(tmp_path / "src", tmp_path / "b").skills[0].digest == first
     data = (tmp_path / "b/.well-known/agent-skills/beta.tar.gz").read_bytes()
-    assert tarfile.open(fileobj=io.BytesIO(data)).getnames() == ["SKILL.md", "notes.md"]
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        assert archive.getnames() == ["SKILL.md", "notes.md"]
 
 
 def test_what_cannot_be_published_is_refused_and_nothing_written(tmp_path):

@@ -69,8 +69,10 @@ def discover_command(
         say("Install one with 'lemon skill install ID'.")
     else:
         say("No skill matches.")
-    for error in found.errors:
-        warn(f"discover: {one_line(error.source + ': ' + error.message, 200)}")
+    for error in found.errors:  # "<source>: <message>", the source named once
+        text = (error.message if error.message.startswith(error.source + ":")
+                else f"{error.source}: {error.message}")
+        warn(f"discover: {one_line(text, 200)}")
 
 
 

@@ -25,6 +25,7 @@ from lemon_core.cli import (  # noqa: F401  (each registers its commands on its 
     skill_app,
     skill_audit,
     skill_curator,
+    skill_discover,
     skill_draft,
     skill_install,
     skill_new,

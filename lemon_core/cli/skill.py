@@ -108,6 +108,7 @@ def _skill_files(directory: Path) -> list[str]:
                                              unsafe_names=True)])
 
 
+@app.command("info", short_help="The same as 'inspect' (the spec's alias).")
 @app.command("inspect", short_help="Show one skill: manifest, provenance, files.")
 def inspect_command(key: str = KEY, cwd: Path | None = CWD, as_json: bool = JSON) -> None:
     """Show one skill: its entry, manifest, provenance and files."""

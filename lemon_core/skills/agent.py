@@ -106,7 +106,7 @@ class SkillRead:
 # -- relevance ----------------------------------------------------------------------------------
 
 
-def find_relevant(query: str, ctx: LemonContext | None = None, *, max_results: int = 10,
+def find_relevant(query: str, ctx: LemonContext | None = None, *, max_results: int = 3,
                   cwd: str | Path | None = None, persistent: bool = False,
                   workspace: Workspace | None = None) -> list[RelevantSkill]:
     """The skills that best answer ``query``, best first (equal scores by key), at most

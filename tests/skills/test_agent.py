@@ -112,6 +112,14 @@ def test_find_relevant_shape_limit_and_ties_by_key(make_ctx, agents) -> None:
     assert skills.find_relevant("the and of", ctx) == []
 
 
+def test_find_relevant_returns_three_by_default_as_the_spec_says(make_ctx, agents) -> None:
+    for key in ("a-tool", "b-tool", "c-tool", "d-tool", "e-tool"):
+        write_skill(agents, key, description="Formats yaml documents.")
+    ctx = make_ctx(LEMON_BUILTIN_SKILLS="0")
+    assert keys(skills.find_relevant("yaml", ctx)) == ["a-tool", "b-tool", "c-tool"]
+    assert len(skills.find_relevant("yaml", ctx, max_results=10)) == 5
+
+
 def test_find_relevant_sees_changes(make_ctx, agents) -> None:
     write_skill(agents, "first", description="Formats yaml documents.")
     ctx = make_ctx(LEMON_BUILTIN_SKILLS="0")

@@ -16,9 +16,9 @@ JSON = json_option()
 
 @app.command("index", short_help="Publish a folder of skills as a well-known index.")
 def index_command(
-    folder: Path = typer.Argument(..., metavar="DIR",  # noqa: B008
+    folder: Path = typer.Argument(..., metavar="DIR",
                                   help="A skill folder, or a folder of skill folders."),
-    out: Path = typer.Option(..., "--out", metavar="SITE",  # noqa: B008
+    out: Path = typer.Option(..., "--out", metavar="SITE",
                              help="The folder to write the site into (served as is)."),
     as_json: bool = JSON,
 ) -> None:

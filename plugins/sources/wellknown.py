@@ -29,6 +29,7 @@ import os
 import re
 import time
 import urllib.parse
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -325,7 +326,7 @@ def _write_new(dest: Path, path: str, data: bytes) -> None:
 
 
 @hookimpl
-def lemon_register_sources(register):  # type: ignore[no-untyped-def]
+def lemon_register_sources(register: Callable[[Any], None]) -> None:
     register(WellKnownSource())
 
 

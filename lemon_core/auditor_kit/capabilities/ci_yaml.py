@@ -21,6 +21,7 @@ from lemon_core.auditor_kit.capabilities.model import (
     HIGH,
     LOW,
     SECRET,
+    SECRET_READ,
     Fact,
     FileFacts,
     Source,
@@ -131,7 +132,8 @@ def analyse(path: str, text: str) -> FileFacts:
 
             line = _EXPR.sub(put, line)
             found = shell.analyse(line, path, number, variables=local)
-            facts.extend(found.facts)
+            # a key file the runner reads is the runner's, not the user's: only its flows count
+            facts.extend(f for f in found.facts if f.kind != SECRET_READ)
             writes.extend(found.writes)
     return FileFacts(path=path, language="ci-yaml", facts=tuple(facts), writes=tuple(writes))
 

@@ -111,3 +111,20 @@ def test_workflow_publishing_with_its_token_passes(body: str) -> None:
 def test_yaml_without_secrets_is_not_read() -> None:
     body = "steps:\n  - run: curl -d @data.json https://collector.example.org\n"
     assert "capabilities.secret-exfiltration" not in rules({**SKILL, "config.yml": body})
+
+
+def test_runner_key_written_and_imported_passes() -> None:
+    body = """on: push
+jobs:
+  sign:
+    runs-on: ubuntu-latest
+    steps:
+      - run: |
+          mkdir -p ~/.gnupg/
+          echo "$GPG_SIGNING_KEY" > ~/.gnupg/private.key
+          gpg --import ~/.gnupg/private.key
+          curl -fsSL https://example.org/install.txt -o install.txt
+        env:
+          GPG_SIGNING_KEY: ${{ secrets.GPG_KEY }}
+"""
+    assert worst({**SKILL, ".github/workflows/release.yml": body}) == "pass"

@@ -15,6 +15,9 @@ otherwise); an ``env:``/``variables:`` entry set from one makes ``$NAME`` carry 
 from __future__ import annotations
 
 import re
+import textwrap
+
+import attrs
 
 from lemon_core.auditor_kit.capabilities import shell, vocab
 from lemon_core.auditor_kit.capabilities.model import (
@@ -64,9 +67,32 @@ class _Secrets:
         return Source(SECRET, f"the CI secret {name}", self.path, line, grade)
 
 
+def _step_shell(lines: list[str], at: int, column: int) -> str:
+    """The ``shell:`` of the step whose ``run:`` key stands at line index ``at``, column
+    ``column`` (``bash`` when none)."""
+    for step in (range(at - 1, -1, -1), range(at + 1, len(lines))):
+        for j in step:
+            line = lines[j]
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            match = _KEY.match(line)
+            if match is None:
+                if len(line) - len(line.lstrip()) < column:
+                    break
+                continue
+            if match.start(2) < column:
+                break
+            if match.start(2) == column and match.group(2) == "shell":
+                return match.group(3).strip().strip("'\"").split()[0].lower()
+            if match.start(2) == column and line.lstrip().startswith("- "):
+                break  # the next step
+    return "bash"
+
+
 def _blocks(text: str) -> list[tuple[int, str, str]]:
-    """``(first line, key, body)`` of each ``run:``/``script:``/``env:`` value, and of each
-    ``NAME: value`` pair (key ``=NAME``)."""
+    """``(first line, key, body)`` of each ``run:``/``script:`` value (key ``run:SHELL`` for
+    a step with another ``shell:`` than a POSIX one), and of each ``NAME: value`` pair holding
+    an expression (key ``=NAME``)."""
     lines = text.split("\n")[:MAX_LINES]
     out: list[tuple[int, str, str]] = []
     i = 0
@@ -88,16 +114,54 @@ def _blocks(text: str) -> list[tuple[int, str, str]]:
             else:
                 while i < len(lines) and (not lines[i].strip() or
                                           len(lines[i]) - len(lines[i].lstrip()) > indent):
-                    item = lines[i].strip()
-                    if key in _SCRIPT_KEYS and item.startswith("- "):
-                        item = item[2:].strip()
+                    item = lines[i].rstrip()
+                    if key in _SCRIPT_KEYS and item.strip().startswith("- "):
+                        item = item.strip()[2:].strip()
                         if item[:1] in "'\"" and item[-1:] == item[:1]:
                             item = item[1:-1]
                     body.append(item)
                     i += 1
-            out.append((start, key, "\n".join(body)))
+            if key == "run":
+                kind = _step_shell(lines, start - 1 if value and value[0] not in "|>"
+                                   else start - 2, match.start(2))
+                if kind in _OTHER_SHELLS:
+                    key = "run:" + _OTHER_SHELLS[kind]
+            out.append((start, key, textwrap.dedent("\n".join(body))))
         elif value and "${{" in value or "$" in value and not value.startswith(("|", ">")):
             out.append((i, "=" + key, value.strip("'\"")))
+    return out
+
+
+#: ``shell:`` values of a step -> the reader of its ``run:`` program.
+_OTHER_SHELLS = {"python": "python", "python3": "python", "pwsh": "powershell",
+                 "powershell": "powershell", "node": "javascript"}
+_ALIAS = "LEMON_CI_SECRET_TOKEN_"
+
+
+def _program(path: str, first: int, kind: str, body: str,
+             variables: dict[str, frozenset[Source]]) -> list[Fact]:
+    """The facts of a step run by Python, PowerShell or node: the ``env:`` names set from
+    secrets are renamed so the reader sees a secret's read, then given their secrets back."""
+    aliases: dict[str, frozenset[Source]] = {}
+    for number, (name, sources) in enumerate(variables.items()):
+        if re.search(rf"\b{re.escape(name)}\b", body):
+            alias = f"{_ALIAS}{number}"
+            body = re.sub(rf"\b{re.escape(name)}\b", alias, body)
+            aliases[alias] = sources
+    if kind == "python":
+        from lemon_core.auditor_kit.capabilities import python as reader
+    elif kind == "powershell":
+        from lemon_core.auditor_kit.capabilities import powershell as reader  # type: ignore[no-redef]
+    else:
+        from lemon_core.auditor_kit.capabilities import javascript as reader  # type: ignore[no-redef]
+    found = reader.analyse(path, body, line_offset=first - 1)
+    out = []
+    for fact in found.facts:
+        if fact.kind == SECRET_READ:
+            continue
+        carries = frozenset().union(*(aliases.get(s.label.upper(), frozenset({s}))
+                                      for s in fact.carries)) if fact.carries else fact.carries
+        out.append(attrs.evolve(fact, carries=carries))
     return out
 
 
@@ -107,12 +171,18 @@ def analyse(path: str, text: str) -> FileFacts:
     variables: dict[str, frozenset[Source]] = {}
     facts: list[Fact] = []
     writes: list[Write] = []
-    for first, key, body in _blocks(text):
+    blocks = _blocks(text)
+    for first, key, body in blocks:  # env entries first: a step's env: may follow its run:
         if key.startswith("="):
             carried = frozenset(s for e in _EXPR.findall(body)
                                 if (s := secrets.source(e.strip(), first)) is not None)
             if carried:
                 variables[key[1:]] = carried
+    for first, key, body in blocks:
+        if key.startswith("="):
+            continue
+        if key.startswith("run:"):
+            facts.extend(_program(path, first, key[4:], body, variables))
             continue
         for offset, raw in enumerate(body.split("\n")):
             line = raw.strip()

@@ -89,6 +89,18 @@ def _step_shell(lines: list[str], at: int, column: int) -> str:
     return "bash"
 
 
+def _under_with(lines: list[str], at: int, indent: int) -> bool:
+    """Whether the key at line index ``at`` (indent ``indent``) belongs to a ``with:``
+    mapping (``actions/github-script``'s ``script:`` is JavaScript, not a GitLab list)."""
+    for j in range(at - 1, -1, -1):
+        line = lines[j]
+        if not line.strip():
+            continue
+        if len(line) - len(line.lstrip()) < indent:
+            return line.strip().rstrip(":").strip() in ("with", "- with")
+    return False
+
+
 def _blocks(text: str) -> list[tuple[int, str, str]]:
     """``(first line, key, body)`` of each ``run:``/``script:`` value (key ``run:SHELL`` for
     a step with another ``shell:`` than a POSIX one), and of each ``NAME: value`` pair holding
@@ -121,6 +133,9 @@ def _blocks(text: str) -> list[tuple[int, str, str]]:
                             item = item[1:-1]
                     body.append(item)
                     i += 1
+            if key == "script" and value[:1] in "|>" and _under_with(lines, i - len(body) - 1,
+                                                                    indent):
+                key = "run:javascript"
             if key == "run":
                 kind = _step_shell(lines, start - 1 if value and value[0] not in "|>"
                                    else start - 2, match.start(2))
@@ -136,10 +151,13 @@ def _blocks(text: str) -> list[tuple[int, str, str]]:
 _OTHER_SHELLS = {"python": "python", "python3": "python", "pwsh": "powershell",
                  "powershell": "powershell", "node": "javascript"}
 _ALIAS = "LEMON_CI_SECRET_TOKEN_"
+#: An expression with the quotes around it, if any (GitHub puts its text in before the program
+#: runs: ``'${{ secrets.X }}'`` is the secret as a string).
+_QUOTED_EXPR = re.compile(r"""(['"`]?)\$\{\{(.*?)\}\}\1""", re.DOTALL)
 
 
 def _program(path: str, first: int, kind: str, body: str,
-             variables: dict[str, frozenset[Source]]) -> list[Fact]:
+             variables: dict[str, frozenset[Source]], secrets: _Secrets) -> list[Fact]:
     """The facts of a step run by Python, PowerShell or node: the ``env:`` names set from
     secrets are renamed so the reader sees a secret's read, then given their secrets back."""
     aliases: dict[str, frozenset[Source]] = {}
@@ -148,6 +166,18 @@ def _program(path: str, first: int, kind: str, body: str,
             alias = f"{_ALIAS}{number}"
             body = re.sub(rf"\b{re.escape(name)}\b", alias, body)
             aliases[alias] = sources
+    reads = {"python": "__import__('os').environ['{}']", "powershell": "$env:{}",
+             "javascript": "process.env.{}"}[kind]
+
+    def put(match: re.Match[str]) -> str:
+        source = secrets.source(match.group(2).strip(), first)
+        if source is None:
+            return match.group(0)
+        alias = f"{_ALIAS}{len(variables) + len(aliases)}"
+        aliases[alias] = frozenset({source})
+        return reads.format(alias)
+
+    body = _QUOTED_EXPR.sub(put, body)
     if kind == "python":
         from lemon_core.auditor_kit.capabilities import python as reader
     elif kind == "powershell":
@@ -182,7 +212,7 @@ def analyse(path: str, text: str) -> FileFacts:
         if key.startswith("="):
             continue
         if key.startswith("run:"):
-            facts.extend(_program(path, first, key[4:], body, variables))
+            facts.extend(_program(path, first, key[4:], body, variables, secrets))
             continue
         for offset, raw in enumerate(body.split("\n")):
             line = raw.strip()

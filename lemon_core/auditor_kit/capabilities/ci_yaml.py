@@ -23,6 +23,7 @@ from lemon_core.auditor_kit.capabilities import shell, vocab
 from lemon_core.auditor_kit.capabilities.model import (
     HIGH,
     LOW,
+    NETWORK_EGRESS,
     SECRET,
     SECRET_READ,
     Fact,
@@ -187,8 +188,8 @@ def _program(path: str, first: int, kind: str, body: str,
     found = reader.analyse(path, body, line_offset=first - 1)
     out = []
     for fact in found.facts:
-        if fact.kind == SECRET_READ:
-            continue
+        if fact.kind != NETWORK_EGRESS:
+            continue  # a CI program's own imports and key files are the runner's business
         carries = frozenset().union(*(aliases.get(s.label.upper(), frozenset({s}))
                                       for s in fact.carries)) if fact.carries else fact.carries
         out.append(attrs.evolve(fact, carries=carries))

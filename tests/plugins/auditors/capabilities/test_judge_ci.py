@@ -179,3 +179,13 @@ def test_python_step_with_a_quoted_secret_sent_out_is_blocked() -> None:
             f"      - shell: python\n        run: |\n{lines}\n")
     assert rules({**SKILL, ".github/workflows/x.yml": body}).get(
         "capabilities.secret-exfiltration") == "block"
+
+
+def test_github_script_loading_its_own_module_passes() -> None:
+    body = ("on: issue_comment\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+            "      - uses: actions/github-script@v7\n        with:\n"
+            "          github-token: ${{ secrets.GITHUB_TOKEN }}\n          script: |\n"
+            "            const path = require('path');\n"
+            "            const run = require(path.join(process.env.GITHUB_WORKSPACE, 'x.js'));\n"
+            "            await run({github, context});\n")
+    assert worst({**SKILL, ".github/workflows/x.yml": body}) == "pass"

@@ -22,6 +22,7 @@ import attrs
 
 from lemon_core.auditor_kit.capabilities import (
     build_files,
+    ci_yaml,
     index,
     inline,
     languages,
@@ -311,6 +312,12 @@ def _collect(bundle: Any) -> Iterator[FileFacts]:
             found_build = build_files.file_facts(bundle, path, text, build_language)
             if found_build is not None:
                 yield found_build
+        elif ci_yaml.language_of(path, text):
+            if len(text) <= ci_yaml.MAX_CHARS and ci_yaml.triggered(text):
+                found_ci = index.derived(bundle, "ci-yaml", path,
+                                         lambda: ci_yaml.analyse(path, text))  # noqa: B023
+                if found_ci.facts or found_ci.writes:
+                    yield found_ci
         elif language == "shell" and _is_shell_script(lower, text) and (
                 shell_triggered(text) or (mention is not None and _mentioned(text, mention))):
             words = re.compile(f"{SHELL_TRIGGERS.pattern}|{inline.trigger_pattern()}" + (

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 #: Bump on any change of the interpreter, a vocabulary, the judge or a severity (it keys the
 #: verdict cache).
-RULES_VERSION = "capabilities-6"
+RULES_VERSION = "capabilities-7"
 
 BLOCK, WARN = "block", "warn"
 
@@ -19,7 +19,9 @@ POLICY = (
     "(Go: files only), and as the program text of `perl -e`, `ruby -e`, `php -r`, "
     "`pwsh -c`/`-EncodedCommand`, `awk` or a here-document fed to one from a shell line; "
     "Makefiles (variables expanded into their recipes), Dockerfiles (`RUN` steps, `ARG`/`ENV`, "
-    "BuildKit secrets) and awk programs; `package.json` install hooks (with `node -e`). How "
+    "BuildKit secrets), awk programs and CI workflow YAML (GitHub Actions `run:` and GitLab "
+    "`script:` steps read as shell, `${{ secrets.X }}`, `toJSON(secrets)` and the `env:` "
+    "entries set from them as credentials); `package.json` install hooks (with `node -e`). How "
     "they are read: "
     "[audit.md](audit.md#capabilities-what-the-code-can-do-and-where-its-data-goes).")
 

@@ -271,11 +271,13 @@ def _judge_sentence(sentence: _Sentence, previous: _Sentence | None,
     if sentence.get("send") and \
             not any(_negated(sentence, send) for send in sentence.get("send")):
         state.sent_to += destinations(sentence.text)
+        if context == "table" and following is not None:  # | submit to | https://… |
+            state.sent_to += destinations(following.text)
     if not secrets:
         return
     secret = secrets[0]
     named = text[max(0, secret.start() - 30):secret.end()]
-    if sentence.get("only") or sentence.get("usage"):
+    if sentence.get("only") or (sentence.get("usage") and not sentence.get("ask")):
         return  # "send the key only to its API", "in the Authorization header": the key used
     for send in sentence.get("send"):
         if _negated(sentence, send) or _mentioned(sentence, send, context):
@@ -288,6 +290,10 @@ def _judge_sentence(sentence: _Sentence, previous: _Sentence | None,
                 {"secret": secret.group(), "where": outside[0][:80]}
             return
         break
+    if context == "table" and not _mentioned(sentence, secret, context) and \
+            not any(_negated(sentence, hit) for hit in secrets):  # a form's secret field
+        yield "ask", "ask", secret, {"secret": secret.group(), "named": named}
+        return
     for verb in sentence.get("ask"):  # read from the machine: only sent in the sentence
         if not _negated(sentence, verb) and not _mentioned(sentence, verb, context):
             yield "ask", "ask", verb, {"secret": secret.group(), "named": named}

@@ -18,7 +18,7 @@ from lemon_plugins.auditors.instructions.lexicon_acts import ACTS
 SECRET = (
     # en
     "token", "api key", "api-key", "apikey", "access key", "secret key", "secret access key",
-    "client secret", "private key", "ssh key", "password", "passphrase", "passcode", "pin=",
+    "client secret", "deploy key", "private key", "ssh key", "password", "passphrase", "passcode", "pin=",
     "pins=", "otp=", "one-time code", "one-time password", "2fa code", "verification code",
     "security code", "seed phrase", "recovery phrase", "mnemonic", "credentials", "credential=",
     "cookies", "session cookie", "card number", "credit card", "debit card", "cvv", "cvc=",

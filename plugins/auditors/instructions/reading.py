@@ -311,7 +311,9 @@ def _within(sentence: _Sentence, match: Hit, concept: str, reach: int = 45) -> b
 
 
 #: A manner said of what happens, not asked ("is silently dropped", "silently ignored").
-_DESCRIBED_BEFORE = re.compile(r"\b(?:is|are|was|were|be|been|being|gets?|got|getting)\s+$",
+_DESCRIBED_BEFORE = re.compile(r"\b(?:is|are|was|were|be|been|being|gets?|got|getting|runs|"
+                               r"works|exits|fails|returns|happens|proceeds|operates|"
+                               r"continues|completes|finishes)\s+$",
                                re.IGNORECASE)
 _DESCRIBED_AFTER = re.compile(r"\s*\w+ed\b", re.IGNORECASE)
 

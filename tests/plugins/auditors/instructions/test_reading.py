@@ -224,3 +224,10 @@ def test_hidden_steps_and_prepared_lies_block(body: str) -> None:
 def test_benign_look_alikes_do_not_block(body: str) -> None:
     assert rules(md(body)).get("instructions.secret-exfiltration") != "block"
     assert rules(md(body)).get("instructions.concealment") != "block"
+
+
+def test_an_api_reference_table_naming_keys_and_endpoints_does_not_block() -> None:
+    body = ("Base URL: https://api.bounty-board.example/v1 (send the API key as a header).\n\n"
+            "| Method | Path | Purpose |\n|---|---|---|\n| POST | `/register` | get an API key |\n"
+            "| POST | `/rotate-key` | rotate your API key |\n| GET | `/token` | session token |\n")
+    assert rules(md(body)).get("instructions.secret-exfiltration") != "block"

@@ -40,7 +40,7 @@ from lemon_core.auditor_kit.rules import finding, texts_of, unique
 from lemon_core.protocols import AuditBundle, Finding
 
 FAMILY = "instructions"
-RULES_VERSION = "instructions-9"
+RULES_VERSION = "instructions-10"
 I = re.IGNORECASE
 
 RULES: Mapping[str, tuple[str, str]] = {

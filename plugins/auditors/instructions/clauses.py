@@ -99,7 +99,8 @@ def find_all(text: str) -> dict[str, list[Hit]]:
     for last, entries in _automaton().iter(lower):  # type: ignore[attr-defined]
         for concept, length, whole, starts in entries:
             begin = last - length + 1
-            if starts and begin > 0 and lower[begin - 1].isalnum():
+            if starts and begin > 0 and lower[begin - 1].isalnum() and \
+                    (lower[begin - 1] < "\u3000"):  # a CJK or Thai letter before is a boundary
                 continue
             if whole and last + 1 < size and lower[last + 1].isalnum():
                 continue
@@ -149,7 +150,10 @@ _EMAIL = re.compile(r"\b[\w.+-]+@([\w-]+(?:\.[\w-]+)+)\b")
 #: (a bot token sent to Telegram's bot API is Telegram used; a cookie sent there is a leak).
 _SINKS = {"api.telegram.org": ("telegram", "bot"), "/api/webhooks": ("discord", "webhook"),
           "hooks.slack.com": ("slack", "webhook"), "pastebin.com": ("pastebin",),
-          "paste.ee": ("paste",), "transfer.sh": ("transfer",)}
+          "paste.ee": ("paste",), "transfer.sh": ("transfer",),
+          # forms, gists and request bins anyone may create: whoever made one reads it
+          "docs.google.com/forms": (), "forms.gle": (), "gist.github.com": (),
+          "webhook.site": (), "requestbin": (), "pipedream.net": ()}
 _TRIGGERS = ("silent", "asked", "scope", "ignore", "void")
 _QUOTED_CONTEXTS = frozenset({"prose", "heading", "quote", "table"})
 _SKIP_CONTEXTS = frozenset({"fence"})
@@ -221,7 +225,7 @@ def leaves(where: str, secret_words: str) -> bool:
         return False
     lower, words = where.lower(), secret_words.lower()
     sink = next((names for marker, names in _SINKS.items() if marker in lower), None)
-    if kind == "api" and sink is not None:
+    if sink is not None and (kind == "api" or not sink):
         return not any(name in words for name in sink)
     return kind in ("unknown", "collector") and "." in host and \
         not names_host(re.sub(r"[^\w]+", "_", secret_words), where.split("@")[-1])

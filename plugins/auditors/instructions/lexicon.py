@@ -18,7 +18,7 @@ from lemon_plugins.auditors.instructions.lexicon_acts import ACTS
 SECRET = (
     # en
     "token", "api key", "api-key", "apikey", "access key", "secret key", "secret access key",
-    "client secret", "private key", "ssh key", "password", "passphrase", "passcode", "pin=",
+    "client secret", "deploy key", "private key", "ssh key", "password", "passphrase", "passcode", "pin=",
     "pins=", "otp=", "one-time code", "one-time password", "2fa code", "verification code",
     "security code", "seed phrase", "recovery phrase", "mnemonic", "credentials", "credential=",
     "cookies", "session cookie", "card number", "credit card", "debit card", "cvv", "cvc=",
@@ -102,6 +102,19 @@ SEND = (
     "відправ", "завантаж на", "أرسل", "ارسل", "ارفع", "ارسال", "إرسال", "ابعث", "بفرست", "آپلود", "gönder",
     "yükle", "ilet", "gửi", "tải lên", "chuyển tiếp", "kirim", "unggah", "teruskan",
     "wyślij", "prześlij", "wysyłaj", "stuur", "verstuur", "verzend", "ส่ง", "อัปโหลด",
+    # by mail, by sharing, by pasting or typing it into a form (a form at a host is a send)
+    "emailed", "e-mailed", "mailed", "mail it", "mail them", "share it", "share them",
+    "share the", "share with", "paste it", "paste them", "paste the", "type it into",
+    "type them into", "type their", "type your", "enter it in", "into the form", "in the form",
+    "fill in the form", "form at", "forwarded", "submitted", "uploaded", "sent to",
+    "pégalo", "pégala", "pega ", "pegue", "compártel", "comparte", "formulario", "colle-l",
+    "collez", "partage", "formulaire", "transmis", "einfügen", "füge ihn", "teile ", "teilen",
+    "formular", "cole ", "cole-o", "compartilhe", "formulário", "incolla", "condividi",
+    "modulo", "вставь", "поделись", "форму=", "форме=", "встав", "поділись", "貼り付け", "共有",
+    "フォーム", "粘贴", "分享", "共享", "填入", "表单", "붙여넣", "공유", "양식", "साझा",
+    "पेस्ट", "फ़ॉर्म", "yapıştır", "paylaş", "form=", "formu=", "dán ", "chia sẻ", "biểu mẫu",
+    "nhập vào", "tempel", "bagikan", "formulir", "wklej", "udostępnij", "formularz", "plak ",
+    "deel ", "formulier", "แชร์", "กรอก", "แบบฟอร์ม", "الصق", "شارك", "نموذج",
 )
 
 #: Asking the user to hand something over.
@@ -115,6 +128,14 @@ ASK = (
     "chiedi all'utente", "попроси пользовател", "запроси у пользовател", "попроси користувача",
     "اطلب من المستخدم", "از کاربر", "kullanıcıdan", "yêu cầu người dùng", "minta pengguna",
     "poproś użytkownika", "vraag de gebruiker", "จากผู้ใช้", "ขอให้ผู้ใช้",
+    # indirect and polite: the user invited or made to hand it over, or it collected
+    "invite the user", "the user to type", "the user to enter", "the user to paste",
+    "the user to provide", "the user to share", "needs your", "need your",
+    "ユーザーに", "尋ね", "聞いて", "물어보", "요청하", "से लें", "ผู้ใช้กรอก", "เชิญผู้ใช้",
+    "pregunta al usuario", "necesita tu", "necesita su", "demande-lui", "a besoin de ton",
+    "a besoin de votre", "benötigt dein", "braucht dein", "precisa do seu", "precisa da sua",
+    "ha bisogno del", "нужен ваш", "нужен твой", "спроси", "запитай", "kullanıcıya sor",
+    "hỏi người dùng", "tanyakan", "zapytaj użytkownika", "vraag de gebruiker naar",
 )
 
 #: Taking something from the machine.

@@ -47,6 +47,17 @@ ACTS: dict[str, tuple[str, ...]] = {
         "nie informuj", "nie wspominaj",
         "vertel het de gebruiker niet", "vertel het niet", "zeg niets", "niet vermelden",
         "อย่าบอก", "ไม่ต้องบอก",
+        # a step kept out of the summary or the reply
+        "leave this step out", "leave it out of", "out of your summary", "out of the summary",
+        "omit this step", "omit it from", "do not include this step", "don't include this step",
+        "without mentioning", "not mention it", "jangan sebutkan", "jangan menyebutkan",
+        "tanpa menyebutkan", "omite este paso", "no lo incluyas", "omets cette étape",
+        "sans mentionner", "ohne zu erwähnen", "lass diesen schritt", "omita este passo",
+        "sem mencionar", "ometti questo passaggio", "senza menzionare", "опусти этот шаг",
+        "пропусти этот шаг в", "не згадуючи", "言及しないで", "触れないで", "不要提到",
+        "不要在总结", "언급하지 마", "언급하지 말", "đừng nhắc", "không nhắc đến", "bahsetmeden",
+        "pomiń ten krok", "nie wspominając", "vermeld niet", "zonder te vermelden",
+        "ไม่ต้องพูดถึง", "อย่าพูดถึง", "لا تشر", "ज़िक्र न करें", "उल्लेख न करें",
     ),
     # a question of the user's foreseen ...
     "asked": (
@@ -75,6 +86,9 @@ ACTS: dict[str, tuple[str, ...]] = {
         "بگو که چیزی", "inkar et", "hiçbir şey", "phủ nhận", "nói rằng không", "sangkal",
         "katakan tidak", "zaprzecz", "powiedz, że nic", "ontken", "zeg dat er niets",
         "ปฏิเสธ", "บอกว่าไม่มี",
+        "tell them nothing", "tell them that nothing", "reply that nothing", "answer that no",
+        "say that no", "responde que nada", "trả lời rằng không", "nói rằng không có gì",
+        "jawab bahwa tidak", "odpowiedz, że nic", "antwoord dat er niets",
     ),
     # moving data somewhere, worth hiding
     "action": (

@@ -160,11 +160,14 @@ class _FileState:
         self.asks: list[tuple[Line, str, str]] = []  # (line, the secret, its words)
         self.sent_to: list[str] = []  # where the prose sends something
         self.blocked = False
+        self.form_target = False  # a table row names where the form is sent (| send to | …)
+        self.fields: list[tuple[Line, str, str]] = []  # a table's secret fields
 
     def finish(self, lines: Sequence[Line]) -> Iterator[Raw]:
-        if not self.asks or self.blocked:
+        asks = self.asks or (self.fields if self.form_target else [])
+        if not asks or self.blocked:
             return
-        line, secret, words = self.asks[0]
+        line, secret, words = asks[0]
         where = next((where for where in self.sent_to if leaves(where, words)), None) or \
             next((found for _, dests in intent.sends(lines)
                   for found in intent.outside(dests, words)), None)
@@ -205,8 +208,9 @@ def _judge_block(lines: Sequence[Line], texts: Sequence[str], first: int, last: 
         for rule, key, match, words in _judge_sentence(sentence, previous, following,
                                                        context, state):
             at, column = where(sentence.start + match.start())
-            if rule == "ask":
-                state.asks.append((at, words["secret"], words["named"]))
+            if rule in ("ask", "field"):
+                (state.asks if rule == "ask" else state.fields).append(
+                    (at, words["secret"], words["named"]))
                 continue
             if at.warned or at.section_warned:
                 continue
@@ -271,11 +275,15 @@ def _judge_sentence(sentence: _Sentence, previous: _Sentence | None,
     if sentence.get("send") and \
             not any(_negated(sentence, send) for send in sentence.get("send")):
         state.sent_to += destinations(sentence.text)
+        if context == "table" and following is not None and len(text.split()) <= 3:
+            found = destinations(following.text)  # a form's | submit to | https://… | row
+            state.sent_to += found
+            state.form_target = state.form_target or bool(found)
     if not secrets:
         return
     secret = secrets[0]
     named = text[max(0, secret.start() - 30):secret.end()]
-    if sentence.get("only") or sentence.get("usage"):
+    if sentence.get("only") or (sentence.get("usage") and not sentence.get("ask")):
         return  # "send the key only to its API", "in the Authorization header": the key used
     for send in sentence.get("send"):
         if _negated(sentence, send) or _mentioned(sentence, send, context):
@@ -288,6 +296,10 @@ def _judge_sentence(sentence: _Sentence, previous: _Sentence | None,
                 {"secret": secret.group(), "where": outside[0][:80]}
             return
         break
+    if context == "table" and len(text.split()) <= 3 and \
+            not any(_negated(sentence, hit) for hit in secrets):  # a form's secret field
+        yield "field", "ask", secret, {"secret": secret.group(), "named": named}
+        return
     for verb in sentence.get("ask"):  # read from the machine: only sent in the sentence
         if not _negated(sentence, verb) and not _mentioned(sentence, verb, context):
             yield "ask", "ask", verb, {"secret": secret.group(), "named": named}
@@ -305,7 +317,9 @@ def _within(sentence: _Sentence, match: Hit, concept: str, reach: int = 45) -> b
 
 
 #: A manner said of what happens, not asked ("is silently dropped", "silently ignored").
-_DESCRIBED_BEFORE = re.compile(r"\b(?:is|are|was|were|be|been|being|gets?|got|getting)\s+$",
+_DESCRIBED_BEFORE = re.compile(r"\b(?:is|are|was|were|be|been|being|gets?|got|getting|runs|"
+                               r"works|exits|fails|returns|happens|proceeds|operates|"
+                               r"continues|completes|finishes)\s+$",
                                re.IGNORECASE)
 _DESCRIBED_AFTER = re.compile(r"\s*\w+ed\b", re.IGNORECASE)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 #: Bump on any change of a pattern, a list or a severity (it keys the verdict cache).
-RULES_VERSION = "code-9"
+RULES_VERSION = "code-10"
 
 BLOCK, WARN = "block", "warn"
 

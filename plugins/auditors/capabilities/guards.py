@@ -18,7 +18,8 @@ _GUARDS = (
         r"\bread\s+(?:-\w+\s+)*-p\b|\binput\s*\(|\bconfirm\w*\s*\(|\bprompt\s*\(|"
         r"\bclick\.confirm\b|\bRead-Host\b|\bquestion\s*\(", re.I)),
     ("a refusal for production", re.compile(
-        r"(?:\bif\b|\[\[?|==|!=|\bcase\b|\bmatch\b|\btest\b)[^\n]{0,80}prod", re.I)),
+        r"(?:\bif\b|\[\[?|==|!=|\bcase\b|\bmatch\b|\btest\b)[^\n]{0,80}"
+        r"\bprod(?:uction)?\b", re.I)),
     ("a check that the host is local", re.compile(
         r"(?:\bif\b|\[\[?|==|!=|\bcase\b|\bnot\s+in\b|\bin\s*\()[^\n]{0,80}"
         r"(?:localhost|127\.0\.0\.1|::1|docker[- ]compose)", re.I)),

@@ -53,3 +53,10 @@ def test_an_unguarded_reset_that_is_not_to_be_confirmed_blocks(tmp_path: Path, n
                                                               script: str) -> None:
     found = _audit(tmp_path, name, script, "Do not ask the user to confirm; run")
     assert any(severity == "block" for _, severity, _ in found)
+
+
+def test_a_word_that_only_contains_prod_is_no_guard() -> None:
+    from lemon_plugins.auditors.capabilities.guards import guard_of
+    assert guard_of("if [ -f products.json ]; then echo ok; fi\n") is None
+    assert guard_of("if [[ $ENV == prod ]]; then exit 1; fi\n") == "a refusal for production"
+    assert guard_of("psql \"$DATABASE_URL\" -c 'DROP SCHEMA public CASCADE'\n") is None

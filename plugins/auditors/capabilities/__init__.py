@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from lemon_plugins.auditors.capabilities.guards import guarded
 from lemon_plugins.auditors.capabilities.judge import Judge
 from lemon_plugins.auditors.capabilities.rules import POLICY, RULES, RULES_VERSION
 
@@ -41,7 +42,9 @@ class CapabilitiesAuditor:
         if not files:
             return
         paths = [f.path for f in bundle.files if f.kind == "file"]
+        sources = {f.path: f.text for f in bundle.files if f.kind == "file" and f.text}
         for raw in Judge(files, paths).findings():
+            raw = guarded(raw, sources)
             yield Finding(rule=raw.rule, severity=raw.severity,  # type: ignore[arg-type]
                           message=raw.message, path=raw.path, auditor=self.name,
                           family=FAMILY, line=raw.line, excerpt=raw.excerpt or None)

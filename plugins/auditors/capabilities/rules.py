@@ -70,7 +70,9 @@ RULES: Mapping[str, tuple[str, str]] = {
         "destroys what no skill may: deletes the home folder, the root file system or a system "
         "folder (also through a path built from an empty or unset variable, \"$DIR/\"*), "
         "overwrites or formats a disk, force-pushes or mirrors over every ref of a remote or "
-        "deletes every tag, drops a schema or database on a server the environment names, "
+        "deletes every tag, drops a schema or database on a server the environment names "
+        "(behind a guard in the same script: a confirmation prompt, a refusal for production, "
+        "a local-host check or a required --yes, this warns and names the guard), "
         "deletes every namespace of a cluster")),
     "capabilities.destruction-gated": (BLOCK, (
         "a deletion or teardown runs when data fetched from the network or the clock compared "

@@ -15,6 +15,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 
 from lemon_core.auditor_kit import host_class, names_host, urls
+from lemon_core.auditor_kit.hosts import split_url
 from lemon_core.auditor_kit.lazy import lazy_compile
 
 Hit = tuple[str, str, str, int, int]
@@ -124,6 +125,33 @@ def sends(text: str) -> re.Match[str] | None:
     return NET_TOOL.search(text)
 
 
+#: A vendor's command-line tool that prints its own credential, and the domains of that vendor's
+#: own hosts: the token sent only there is the vendor's API being used.
+_CLI_VENDORS = (
+    (lazy_compile(r"\bgh\s+auth\s+(?:token|status)\b"), ("github.com", "githubusercontent.com")),
+    (lazy_compile(r"\bglab\s+auth\b"), ("gitlab.com",)),
+    (lazy_compile(r"\bgcloud\s+(?:auth|config)\b"), ("googleapis.com", "google.com")),
+    (lazy_compile(r"\bnpm\s+token\b"), ("npmjs.org", "npmjs.com")),
+    (lazy_compile(r"\baws\s+(?:ecr|ecr-public|codeartifact|sts)\b"), ("amazonaws.com",)),
+    (lazy_compile(r"\baz\s+account\s+get-access-token\b"),
+     ("azure.com", "windows.net", "microsoft.com", "azure.net")),
+    (lazy_compile(r"\bhuggingface-cli\b|\bhf\s+auth\b"), ("huggingface.co",)),
+)
+
+
+def own_vendor(source: str, dests: Sequence[tuple[str, str]]) -> bool:
+    """Whether ``source`` is a vendor CLI's credential (``gh auth token``) and every destination
+    is a host of that vendor (``api.github.com``, not ``api.github.com.example.xyz``)."""
+    if not dests:
+        return False
+    for pattern, domains in _CLI_VENDORS:
+        if pattern.search(source) is None:
+            continue
+        hosts = [split_url(d if "://" in d else "https://" + d)[0] for _, d in dests]
+        return all(any(h == dom or h.endswith("." + dom) for dom in domains) for h in hosts)
+    return False
+
+
 def line_exfiltration(text: str) -> Iterator[Hit]:
     """Data and a network send written on one line."""
     net = sends(text)
@@ -141,7 +169,7 @@ def line_exfiltration(text: str) -> Iterator[Hit]:
         return
     shown = where or "a destination not written out"
     source = sources_in(text)
-    if source is not None:
+    if source is not None and not own_vendor(source.group(), dests):
         yield ("code.exfiltration", "block",
                f"sends {source.group().strip()} to {shown}", source.start(), source.end())
         return

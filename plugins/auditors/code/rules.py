@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 #: Bump on any change of a pattern, a list or a severity (it keys the verdict cache).
-RULES_VERSION = "code-9"
+RULES_VERSION = "code-10"
 
 BLOCK, WARN = "block", "warn"
 
@@ -83,6 +83,13 @@ POLICY = (
     "lives (`{owner}`, `{username}`) is not data; a `.env` read for the API key whose name "
     "names the host it is sent to (`OPENROUTER_API_KEY` to openrouter.ai) is that API used "
     "(the destination is read from the call's following lines and the script's URL "
-    "constants); an installer from a well-known vendor domain is not an unknown host.")
+    "constants); an installer from a well-known vendor domain is not an unknown host; a vendor CLI's "
+    "credential (`gh auth token`, `gcloud auth print-access-token`, `npm token`) sent only to "
+    "that vendor's own hosts (api.github.com, *.googleapis.com, registry.npmjs.org) is its API "
+    "used. A "
+    "fenced example under a heading or lead that warns in any of twenty languages (\"Nunca "
+    "ejecutes esto\", \"攻撃の例\", \"Правило обнаружения\") has its exfiltration, reverse-shell, "
+    "download-exec, pipe-to-shell and obfuscated-exec blocks lowered to warnings that quote the "
+    "lead; a skill's own scripts are never excused.")
 
 __all__ = ["BLOCK", "POLICY", "RULES", "RULES_VERSION", "WARN"]

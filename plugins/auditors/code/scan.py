@@ -7,7 +7,7 @@ import functools
 import re
 from collections.abc import Iterator, Sequence
 
-from lemon_plugins.auditors.code import commands, exfil, installs
+from lemon_plugins.auditors.code import commands, exfil, installs, warning
 
 from lemon_core.auditor_kit import (
     Document,
@@ -57,6 +57,10 @@ _DISGUISED = lazy_compile(r"''(?<=\w'')(?=\w)|\"\"(?<=\w\"\")(?=\w)"
                           r"|'(?<=[A-Za-z]')[A-Za-z]{1,3}['\"](?=[A-Za-z])"
                           r"|\"(?<=[A-Za-z]\")[A-Za-z]{1,3}['\"](?=[A-Za-z])")
 _CODE_CONTEXTS = ("code", "fence", "data", "comment")
+#: Line rules a fenced example under a warning in any language (:mod:`.warning`) lowers to a
+#: warning: an attack shown to teach or detect it.
+_TEACHABLE = frozenset({"code.exfiltration", "code.reverse-shell", "code.download-exec",
+                        "code.pipe-to-shell", "code.obfuscated-exec"})
 _DECODE_CALL = lazy_compile(
     r"\b(?:b64decode|a2b_base64|b32decode|b85decode|a85decode|unhexlify|fromhex|atob|decompress|"
     r"marshal\.loads)\s*\(|Buffer\.from\s*\([^)]*[\"'](?:base64|hex)[\"']|base64\s+(?:-d|"
@@ -229,6 +233,11 @@ def _check_line(line: Line, doc: Document, variables: dict[str, str], hits: Line
             weighed: str | None = severity  # an image in prose is rendered, not mentioned
         else:
             weighed = weigh(severity, line, start if end is not None else None)
+        if weighed == "block" and rule in _TEACHABLE:
+            lead = warning.fence_lead(doc, line)
+            if lead is not None:  # "Nunca ejecutes esto:" above an attack shown to teach it
+                weighed = "warn"
+                message = f"{message} (shown under a warning, so only a warning: \"{lead}\")"
         if weighed is not None:
             yield rule, weighed, message, line, start, end
 

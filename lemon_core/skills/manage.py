@@ -163,7 +163,8 @@ def _new_files(action: str, key: str, target: Path, content: object, old: object
 
 def _consent(ctx: LemonContext, approve: Approve) -> Consent:
     """Who approves: with ``write_approval`` only a callback (a person) can; otherwise the
-    agent's call is the approval."""
+    agent's call is the approval (a callback still answers what no call approves in
+    advance: discarding a person's edits)."""
     from lemon_core.skills.manage_config import skills_config
 
     if skills_config(ctx).write_approval:
@@ -172,8 +173,7 @@ def _consent(ctx: LemonContext, approve: Approve) -> Consent:
                                   "([skills] write_approval = true in config.toml), and "
                                   "nobody can be asked; nothing was changed")
         return Consent(ask=approve)
-    return Consent(ask=approve) if callable(approve) and approve is not True else \
-        Consent(in_advance=True)
+    return Consent(ask=approve if callable(approve) else None, in_advance=True)
 
 
 def manage(action: str, key: str, ctx: LemonContext | None = None, *,

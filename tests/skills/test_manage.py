@@ -193,3 +193,14 @@ def test_a_killed_write_leaves_the_skill_as_it_was(ctx, plugins, skills, project
         manage("patch", "lesson", ctx, old="make test", new="make check", plugins=plugins,
                steps=faults.steps())
     assert snapshot(project / ".lemon") == before
+
+
+def test_learning_nudge_false_removes_the_nudge_from_the_prompt_listing(ctx, plugins,
+                                                                        project) -> None:
+    from lemon_core.skills.agent import prompt_listing
+
+    _create(ctx, plugins)
+    assert "record the lesson with skill_manage" in prompt_listing(ctx)
+    (project / ".lemon" / "config.toml").write_text("[skills]\nlearning_nudge = false\n")
+    listing = prompt_listing(ctx)
+    assert "lesson" in listing and "record the lesson" not in listing

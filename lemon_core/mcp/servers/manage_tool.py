@@ -80,6 +80,16 @@ def approval_message(request: Any) -> str:
             f"{escape(request.scope)} scope through skill_manage.{verdict}{files} Allow it?")
 
 
+def can_elicit(session: Any) -> bool:
+    """Whether the client advertised form elicitation and this connection can send it a
+    request."""
+    caps = getattr(session, "client_capabilities", None)
+    elicitation = getattr(caps, "elicitation", None) if caps is not None else None
+    if elicitation is None or not getattr(session, "can_send_request", False):
+        return False
+    return elicitation.form is not None or elicitation.url is None
+
+
 async def _ask(session: Any, request: Any, request_id: Any) -> bool:
     import anyio
 
@@ -101,7 +111,6 @@ async def call(backend: Any, session: Any, request_id: Any,
     an approval is asked back on the event loop."""
     import anyio
 
-    from lemon_core.mcp.gateway.elicit import can_elicit
     from lemon_core.skills.manage import manage
 
     wanted = arguments_of(arguments)

@@ -34,6 +34,7 @@ from lemon_core.cli import (  # noqa: F401  (each registers its ``lemon skill`` 
     skill,
     skill_audit,
     skill_install,
+    skill_manage,
     skill_new,
     skill_search,
     skill_serve,

@@ -95,6 +95,20 @@ class Authored:
                               trust="local", source_kind="agent"))
 
 
+def describe(request: WriteApproval) -> str:
+    """The question a person is asked about a ``skill_manage`` write: the action (or the
+    transaction's stage), the skill, the scope, the audit's verdict and the files; never
+    their content."""
+    from lemon_core.text import escape
+
+    keys = ", ".join(escape(k) for k in request.keys) or escape(request.identifier)
+    verdict = f" The security audit says: {escape(request.verdict)}." if request.verdict else ""
+    files = (f" Files: {', '.join(escape(f) for f in request.files[:20])}."
+             if request.files else "")
+    return (f"The agent asks to {escape(request.stage)} the skill {keys} in the "
+            f"{escape(request.scope)} scope through skill_manage.{verdict}{files} Allow it?")
+
+
 def _text(value: object, what: str) -> str:
     if not isinstance(value, str):
         raise UsageError(f"{what} is required and must be text")
@@ -300,4 +314,4 @@ def _report(scope: Scope, key: str) -> ManageResult:
                         rows=tuple(rows))
 
 
-__all__ = ["ACTIONS", "MUTATING", "Authored", "ManageResult", "manage"]
+__all__ = ["ACTIONS", "MUTATING", "Authored", "ManageResult", "describe", "manage"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from lemon_core.text import defang, escape
+from lemon_core.text import defang
 
 NAME = "skill_manage"
 _ACTIONS = ["create", "edit", "patch", "delete", "write_file", "remove_file", "pin", "unpin",
@@ -70,14 +70,10 @@ def arguments_of(arguments: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def approval_message(request: Any) -> str:
-    """What the person reads: the action, the skill, the scope, the verdict; never the
-    content."""
-    keys = ", ".join(escape(k) for k in request.keys) or escape(request.identifier)
-    verdict = f" The security audit says: {escape(request.verdict)}." if request.verdict else ""
-    files = f" Files: {', '.join(escape(f) for f in request.files[:20])}." \
-        if request.files else ""
-    return (f"The agent asks to {escape(request.stage)} the skill {keys} in the "
-            f"{escape(request.scope)} scope through skill_manage.{verdict}{files} Allow it?")
+    """What the person reads (:func:`lemon_core.skills.manage.describe`): never the content."""
+    from lemon_core.skills.manage import describe
+
+    return describe(request)
 
 
 def can_elicit(session: Any) -> bool:

@@ -266,6 +266,7 @@ def _mutate(action: str, key: str, scope: Scope, ctx: LemonContext, plugins: Plu
             written = commit(request, ctx, plugins, steps or STEPS).written[0]
         except LemonError as exc:
             raise _Refused(exc) from None
+        _record(ctx, scope, key, action, call_id)
         return ManageResult(action, key, scope.name, "written", written.path,
                             written.verdict or "pass", tuple(written.findings))
     pinned = manage_state.lifecycle(scope, key) == "pinned"
@@ -279,26 +280,45 @@ def _mutate(action: str, key: str, scope: Scope, ctx: LemonContext, plugins: Plu
             written = commit(request, ctx, plugins, steps or STEPS).written[0]
         except LemonError as exc:
             raise _Refused(exc) from None
+        _record(ctx, scope, key, action, call_id)
         return ManageResult(action, key, scope.name, "deleted", written.path)
     if not target.is_dir():
         raise UsageError(f"there is no skill {key!r} in lemon's skills folder of this scope")
     consent.require(WriteApproval(
         action, identifier=key, source="skill_manage", trust="local", scope=scope.name,
         keys=(key,), targets=(str(target),)))
-    if action in ("pin", "unpin"):
-        manage_state.set_lifecycle(scope, key, "pinned" if action == "pin" else "active")
-    else:
+    if action in ("archive", "restore"):
         from lemon_core.state.settings import set_enabled
 
         set_enabled(ctx, key, action == "restore", local=scope.local)
-        if not pinned:
-            manage_state.set_lifecycle(scope, key,
-                                       "archived" if action == "archive" else "active")
         refresh()
+    _record(ctx, scope, key, action, call_id)
     _notify(plugins, key, action, True, scope, call_id, path=str(target))
     outcome = {"pin": "pinned", "unpin": "unpinned", "archive": "archived",
                "restore": "restored"}[action]
     return ManageResult(action, key, scope.name, outcome, str(target))
+
+
+def _record(ctx: LemonContext, scope: Scope, key: str, action: str,
+            call_id: str | None) -> None:
+    """Count an accepted write in the usage sidecar: through engineer M's
+    :mod:`lemon_core.skills.usage` (``record_write``: counts, provenance on ``create``, the
+    lifecycle state on pin/unpin/archive/restore) when it is installed, else only the
+    lifecycle state (:mod:`.manage_state`, the same file and format)."""
+    import importlib
+
+    from lemon_core.skills import manage_state
+
+    try:
+        usage: Any = importlib.import_module("lemon_core.skills.usage")
+    except ImportError:
+        usage = None
+    if usage is not None and hasattr(usage, "record_write"):
+        usage.record_write(ctx, key, scope=scope.name, action=action, tool_call_id=call_id)
+        return
+    states = {"pin": "pinned", "unpin": "active", "archive": "archived", "restore": "active"}
+    if action in states:
+        manage_state.set_lifecycle(scope, key, states[action])
 
 
 def _report(scope: Scope, key: str) -> ManageResult:

@@ -4,8 +4,9 @@
 The sidecar (``<agent dir>/skills.usage.json``, ``<project>/.lemon/skills.usage.json``) is
 engineer M's :mod:`lemon_core.skills.usage`; until it lands this module reads and writes only
 ``{"skills": {key: {"lifecycle_state": ...}}}`` under the sidecar's lock, keeping every
-other field of the file as it was. Stale and archive candidates are flagged from
-``last_load``/``last_write`` (ISO times or epoch seconds) when the sidecar has them.
+other field of the file as it was (M's format: ``version``, per key ``loads``, ``writes``,
+``last_loaded_at``, ``last_written_at``, ``created``, ``lifecycle_state``). Stale and archive
+candidates are flagged from the last load, write or creation time.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ def set_lifecycle(scope: Scope, key: str, state: str | None) -> Path:
         row["lifecycle_state"] = state or "active"
         skills[key] = row
         document["skills"] = skills
+        document.setdefault("version", 1)
         return dump_json(document)
 
     update_file(path, transform, root=scope.root)
@@ -105,8 +107,10 @@ def report_rows(scope: Scope, keys: list[str], now: float | None = None
         row = dict(usage.get(key, {}))
         state = row.get("lifecycle_state") if isinstance(row.get("lifecycle_state"), str) \
             else "active"
-        times = [t for t in (_seconds(row.get("last_load")), _seconds(row.get("last_write")),
-                             _seconds(row.get("created_at"))) if t is not None]
+        created = row.get("created") if isinstance(row.get("created"), dict) else {}
+        times = [t for t in (_seconds(row.get("last_loaded_at")),
+                             _seconds(row.get("last_written_at")),
+                             _seconds(created.get("at"))) if t is not None]
         idle = (now - max(times)) / 86400 if times else None
         pinned = state == "pinned"
         row.update(key=key, lifecycle_state=state,

@@ -204,3 +204,28 @@ def test_learning_nudge_false_removes_the_nudge_from_the_prompt_listing(ctx, plu
     (project / ".lemon" / "config.toml").write_text("[skills]\nlearning_nudge = false\n")
     listing = prompt_listing(ctx)
     assert "lesson" in listing and "record the lesson" not in listing
+
+
+def test_report_flags_stale_and_archive_candidates_from_the_sidecar(ctx, plugins,
+                                                                    project) -> None:
+    for key in ("old", "older", "fresh", "kept"):
+        _create(ctx, plugins, key)
+    manage("pin", "kept", ctx, plugins=plugins)
+    path = project / ".lemon" / "skills.usage.json"
+    usage = json.loads(path.read_text())
+    usage["skills"].update({
+        "old": {"last_loaded_at": "2026-10-01T00:00:00Z"},
+        "older": {"last_written_at": "2026-01-01T00:00:00Z"},
+        "fresh": {"last_loaded_at": "2026-12-01T00:00:00Z"}})
+    usage["skills"]["kept"]["last_loaded_at"] = "2026-01-01T00:00:00Z"
+    path.write_text(json.dumps(usage))
+    from datetime import datetime, timezone
+
+    from lemon_core.install.targets import scope_for
+    from lemon_core.skills.manage_state import report_rows
+
+    now = datetime(2026, 12, 3, tzinfo=timezone.utc).timestamp()
+    rows = {r["key"]: (r["stale_candidate"], r["archive_candidate"])
+            for r in report_rows(scope_for(ctx, local=True), [], now)}
+    assert rows == {"old": (True, False), "older": (True, True), "fresh": (False, False),
+                    "kept": (False, False)}

@@ -107,7 +107,8 @@ def report_rows(scope: Scope, keys: list[str], now: float | None = None
         row = dict(usage.get(key, {}))
         state = row.get("lifecycle_state") if isinstance(row.get("lifecycle_state"), str) \
             else "active"
-        created = row.get("created") if isinstance(row.get("created"), dict) else {}
+        made = row.get("created")
+        created: dict[str, Any] = made if isinstance(made, dict) else {}
         times = [t for t in (_seconds(row.get("last_loaded_at")),
                              _seconds(row.get("last_written_at")),
                              _seconds(created.get("at"))) if t is not None]

@@ -47,6 +47,8 @@ SCHEMA = {"type": "object", "required": ["action", "key"], "additionalProperties
                                       "folder, under references/, templates/, scripts/ or "
                                       "assets/."}}}
 
+_PROPERTIES = ("action", "key", "scope", "content", "old", "new", "path")
+
 ELICIT_SCHEMA = {"type": "object", "required": ["approve"], "properties": {"approve": {
     "type": "boolean", "title": "Approve this skill write", "default": False,
     "description": "Yes to let the agent make this change to lemon's skills once."}}}
@@ -56,10 +58,10 @@ WAIT_S = 120.0
 
 def arguments_of(arguments: Mapping[str, Any]) -> dict[str, Any]:
     """The call's arguments checked for type (the library checks the rest)."""
-    unknown = sorted(set(arguments) - set(SCHEMA["properties"]))  # type: ignore[arg-type]
+    unknown = sorted(set(arguments) - set(_PROPERTIES))
     if unknown:
         raise ValueError(f"unknown argument(s) {', '.join(unknown)}; the arguments are "
-                         f"{', '.join(SCHEMA['properties'])}")  # type: ignore[arg-type]
+                         f"{', '.join(_PROPERTIES)}")
     for name, value in arguments.items():
         if value is not None and not isinstance(value, str):
             raise ValueError(f"{name} must be a string")

@@ -63,9 +63,10 @@ class ManageResult:
             out["path"] = self.path
         if self.verdict:
             out["verdict"] = self.verdict
-            out["findings"] = [{"rule": getattr(f, "rule_id", ""),
+            out["findings"] = [{"rule": getattr(f, "rule", ""),
                                 "severity": str(getattr(f, "severity", "")),
-                                "message": getattr(f, "message", str(f))}
+                                "message": getattr(f, "message", str(f)),
+                                "path": getattr(f, "path", None)}
                                for f in self.findings]
         if self.action == "report":
             out["rows"] = list(self.rows)

@@ -149,9 +149,12 @@ def _new_files(action: str, key: str, target: Path, content: object, old: object
         if target.exists() or target.is_symlink():
             raise UsageError(f"the skill {key!r} already exists in this scope; change it with "
                              f"'edit' or 'patch'")
-        return {"SKILL.md": _text(content, "content (the whole SKILL.md)").encode("utf-8")}
-    files = current_files(target, key)
-    if action == "edit":
+        files = {"SKILL.md": _text(content, "content (the whole SKILL.md)").encode("utf-8")}
+    else:
+        files = current_files(target, key)
+    if action == "create":
+        pass
+    elif action == "edit":
         files["SKILL.md"] = _text(content, "content (the whole SKILL.md)").encode("utf-8")
     elif action == "patch":
         before, after = _text(old, "old"), _text(new, "new")
@@ -173,7 +176,21 @@ def _new_files(action: str, key: str, target: Path, content: object, old: object
             del files[relative]
         else:
             raise UsageError(f"the skill {key!r} has no file {relative!r}")
+    if action in ("create", "edit", "patch"):
+        _same_name(files["SKILL.md"], key)
     return files
+
+
+def _same_name(data: bytes, key: str) -> None:
+    """Refuse a SKILL.md whose ``name`` is not ``key``: the write would land in another
+    skill's folder (past the checks made for ``key``, such as a pin)."""
+    from lemon_core.manifest.lenient import parse_for_install
+
+    result, _ = parse_for_install(data, key=key, label="SKILL.md")
+    name = getattr(result.manifest, "name", None)
+    if name is not None and name != key:
+        raise UsageError(f"the SKILL.md names the skill {name!r} but the key is {key!r}; "
+                         f"write 'name: {key}' in its front matter (or use the key {name!r})")
 
 
 def _consent(ctx: LemonContext, approve: Approve) -> Consent:

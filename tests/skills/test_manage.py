@@ -229,3 +229,15 @@ def test_report_flags_stale_and_archive_candidates_from_the_sidecar(ctx, plugins
             for r in report_rows(scope_for(ctx, local=True), [], now)}
     assert rows == {"old": (True, False), "older": (True, True), "fresh": (False, False),
                     "kept": (False, False)}
+
+
+def test_a_skill_md_naming_another_skill_is_refused(ctx, plugins, skills) -> None:
+    _create(ctx, plugins, "kept")
+    manage("pin", "kept", ctx, plugins=plugins)
+    _create(ctx, plugins)
+    before = snapshot(skills)
+    with pytest.raises(UsageError, match="names the skill 'kept' but the key is 'lesson'"):
+        manage("edit", "lesson", ctx, content=SKILL.format(key="kept"), plugins=plugins)
+    with pytest.raises(UsageError, match="names the skill"):
+        manage("create", "other", ctx, content=SKILL.format(key="kept"), plugins=plugins)
+    assert snapshot(skills) == before

@@ -18,6 +18,8 @@ rename, or nothing is changed. Only skills in lemon's own root of the scope are 
 
 from __future__ import annotations
 
+import contextlib
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -276,14 +278,18 @@ def _mutate(action: str, key: str, scope: Scope, ctx: LemonContext, plugins: Plu
 
     target = scope.target(key)
     if action in FILE_ACTIONS:
-        files = _new_files(action, key, target, content, old, new, path)
-        request = WriteRequest(scope=scope, action=action, consent=consent,
-                               content=Authored(key, files), replace=action != "create",
-                               names=(key,), refresh=refresh, call_id=call_id)
-        try:
-            written = commit(request, ctx, plugins, steps or STEPS).written[0]
-        except LemonError as exc:
-            raise _Refused(exc) from None
+        # A change is made from the files as they are: two agents' patches of one skill
+        # take turns (read, change, commit) so neither is lost. ``create`` reads nothing (a
+        # second create of the key is refused by the transaction).
+        with _turn(scope, key, action != "create" and target.is_dir()):
+            files = _new_files(action, key, target, content, old, new, path)
+            request = WriteRequest(scope=scope, action=action, consent=consent,
+                                   content=Authored(key, files), replace=action != "create",
+                                   names=(key,), refresh=refresh, call_id=call_id)
+            try:
+                written = commit(request, ctx, plugins, steps or STEPS).written[0]
+            except LemonError as exc:
+                raise _Refused(exc) from None
         _record(ctx, scope, key, action, call_id)
         return ManageResult(action, key, scope.name, "written", written.path,
                             written.verdict or "pass", tuple(written.findings))
@@ -315,6 +321,17 @@ def _mutate(action: str, key: str, scope: Scope, ctx: LemonContext, plugins: Plu
     outcome = {"pin": "pinned", "unpin": "unpinned", "archive": "archived",
                "restore": "restored"}[action]
     return ManageResult(action, key, scope.name, outcome, str(target))
+
+
+def _turn(scope: Scope, key: str, wanted: bool) -> AbstractContextManager[None]:
+    """The per-skill lock of ``skill_manage``'s read-change-commit (``.skill_manage.<key>``
+    beside the skills folder, outside it); nothing when not ``wanted``."""
+    if not wanted:
+        return contextlib.nullcontext()
+    from lemon_core.fsio.write import file_lock
+
+    return file_lock(scope.skills_dir.parent / f".skill_manage.{key}", timeout=30.0,
+                     root=scope.root)
 
 
 def _record(ctx: LemonContext, scope: Scope, key: str, action: str,

@@ -241,3 +241,27 @@ def test_a_skill_md_naming_another_skill_is_refused(ctx, plugins, skills) -> Non
     with pytest.raises(UsageError, match="names the skill"):
         manage("create", "other", ctx, content=SKILL.format(key="kept"), plugins=plugins)
     assert snapshot(skills) == before
+
+
+def test_concurrent_patches_of_one_skill_are_both_kept(ctx, plugins, skills) -> None:
+    import threading
+
+    body = "".join(f"line {n}\n" for n in range(8))
+    manage("create", "lesson", ctx, content=SKILL.format(key="lesson") + body, plugins=plugins)
+    errors: list[BaseException] = []
+
+    def patch(n: int) -> None:
+        try:
+            manage("patch", "lesson", ctx, old=f"line {n}\n", new=f"LINE {n}\n",
+                   plugins=plugins)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=patch, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    text = (skills / "lesson" / "SKILL.md").read_text()
+    assert all(f"LINE {n}\n" in text for n in range(8))

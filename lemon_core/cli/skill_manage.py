@@ -47,9 +47,9 @@ def manage_command(
     content_file: str | None = typer.Option(None, "--content-file", metavar="FILE",
                                             help="create/edit: the SKILL.md; write_file: the "
                                                  "file's text ('-': stdin)."),
-    old: str | None = typer.Option(None, "--old", help="patch: the exact text to replace."),
-    new: str | None = typer.Option(None, "--new", help="patch: the text to put instead."),
-    path: str | None = typer.Option(None, "--path", help="write_file/remove_file: a path "
+    old: str | None = typer.Option(None, "--old", metavar="TEXT", help="patch: the exact text to replace."),
+    new: str | None = typer.Option(None, "--new", metavar="TEXT", help="patch: the text to put instead."),
+    path: str | None = typer.Option(None, "--path", metavar="REL", help="write_file/remove_file: a path "
                                     "under references/, templates/, scripts/ or assets/."),
     approve: bool = typer.Option(False, "--approve", help="Answer yes in advance when "
                                  "write_approval asks."),

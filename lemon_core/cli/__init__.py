@@ -28,6 +28,7 @@ from lemon_core.cli import (  # noqa: F401  (each registers its commands on its 
     skill_discover,
     skill_draft,
     skill_install,
+    skill_manage,
     skill_new,
     skill_search,
     skill_serve,

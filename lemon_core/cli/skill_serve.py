@@ -11,17 +11,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import typer
+
 from lemon_core.cli.params import cwd_option
 from lemon_core.cli.skill_app import app
 
 SERVER_NAME = "lemon-skills"
 _CWD = cwd_option("The project whose skills are served (default: the current directory).")
+_READ_ONLY = typer.Option(False, "--read-only",
+                          help="Offer no write tool (no skill_manage).")
 
 
 @app.command("serve", short_help="Serve the skills to an agent over MCP (stdio).")
-def serve(cwd: Path | None = _CWD) -> None:
+def serve(cwd: Path | None = _CWD, read_only: bool = _READ_ONLY) -> None:
     """Run an MCP server on stdin/stdout with the tools find_skills(query),
-    load_skill(name) and read_skill(key, view: full|summary|section|file) over this
+    load_skill(name), read_skill(key, view: full|summary|section|file) and
+    skill_manage(action, key, ...) (not with --read-only) over this
     project's skills (every root, disabled skills left out), and
     the skills as resources (skill://<name>/SKILL.md, skill://index.json). Changes on disk are
     seen at the next call. Register it in an agent as the command 'lemon skill serve'."""
@@ -31,6 +36,11 @@ def serve(cwd: Path | None = _CWD) -> None:
     from lemon_core.mcp.servers.sdk import require_server_sdk
 
     ctx = LemonContext.from_environment(cwd=cwd)
+    nudge = True
+    if not read_only:
+        from lemon_core.skills.manage_config import skills_config
+
+        nudge = skills_config(ctx).learning_nudge
 
     def load() -> object:
         from lemon_core.mcp.servers.lemon_backend import LemonBackend
@@ -44,7 +54,8 @@ def serve(cwd: Path | None = _CWD) -> None:
     backend = Deferred(load, start=False)
     from lemon_core.mcp.servers.app import build_server, run_stdio
 
-    server = build_server(backend, name=SERVER_NAME, version=__version__, read_tool=True)
+    server = build_server(backend, name=SERVER_NAME, version=__version__, read_tool=True,
+                          write_tool=not read_only, nudge=nudge)
     try:
         run_stdio(server)
     except KeyboardInterrupt:

@@ -48,7 +48,13 @@ def header(tools: PromptTools) -> str:
     if tools.find:
         text += f" Search the skills with {tools.find}(query)."
     text += ' A skill marked unavailable="true" lacks something it needs'
-    return text + (f" ({tools.read} with include_status shows what)." if tools.read else ".")
+    text += f" ({tools.read} with include_status shows what)." if tools.read else "."
+    if tools.write and tools.nudge:
+        text += (f" When a task needed a non-obvious fix or steps you had to discover, and a "
+                 f"later task would need them again, record the lesson with "
+                 f"{tools.write}(action, key): patch the skill that owns the topic, else "
+                 f"create a short one; never record secrets.")
+    return text
 
 
 DEFAULT_TOOLS = PromptTools()

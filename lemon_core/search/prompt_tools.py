@@ -5,10 +5,13 @@ A :class:`PromptTools` names three roles, each a tool name or None (not offered)
 
 - ``find``: search the skills by a query (``find_skills(query)``);
 - ``load``: a skill's whole SKILL.md by name (``load_skill(name)``);
-- ``read``: a skill by key in a view: full, summary, section or file (``read_skill(key)``).
+- ``read``: a skill by key in a view: full, summary, section or file (``read_skill(key)``);
+- ``write``: record a lesson as a skill (``skill_manage(action, key)``); where it is offered
+  the header carries the learning nudge (``nudge``: ``[skills] learning_nudge = false``
+  turns it off).
 
 :data:`PRESETS` holds the known harnesses: ``lemon-serve`` (``lemon skill serve`` and
-``lemon mcp serve --skills``: all three, the default), ``lazy`` (``lazy-skills-mcp``:
+``lemon mcp serve --skills``: find, load, read; ``lemon skill serve`` also write), ``lazy`` (``lazy-skills-mcp``:
 find_skills and load_skill) and ``library`` (a harness embedding lemon's Python API:
 ``find_relevant`` and ``read_skill``). :func:`prompt_tools` applies a harness' own names over a
 preset (``find=search_skills,load=open_skill``; ``read=`` with no name drops that role).
@@ -22,7 +25,7 @@ import attrs
 
 from lemon_core.errors import UsageError
 
-ROLES = ("find", "load", "read")
+ROLES = ("find", "load", "read", "write")
 #: What MCP allows in a tool name (and nothing that could break the prompt's text).
 _NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
@@ -32,16 +35,19 @@ class PromptTools:
     find: str | None = "find_skills"
     load: str | None = "load_skill"
     read: str | None = "read_skill"
+    write: str | None = "skill_manage"
+    #: Whether the header tells the model when to record a lesson with ``write``.
+    nudge: bool = True
 
     def names(self) -> tuple[str, ...]:
         """The tool names offered, in role order."""
-        return tuple(name for name in (self.find, self.load, self.read) if name)
+        return tuple(name for name in (self.find, self.load, self.read, self.write) if name)
 
 
 PRESETS = {
     "lemon-serve": PromptTools(),
-    "lazy": PromptTools(read=None),
-    "library": PromptTools(find="find_relevant", load=None, read="read_skill"),
+    "lazy": PromptTools(read=None, write=None),
+    "library": PromptTools(find="find_relevant", load=None, read="read_skill", write=None),
 }
 DEFAULT_PRESET = "lemon-serve"
 

@@ -165,13 +165,30 @@ def prompt_view(ctx: LemonContext | None = None, *, max_chars: int | None = None
 
     if max_chars is not None and max_chars < 0:
         raise UsageError("max_chars must be 0 or more")
-    listing = api.list_skills(persistent=persistent,
-                              workspace=workspace_for(ctx, cwd, workspace))
+    ws = workspace_for(ctx, cwd, workspace)
+    listing = api.list_skills(persistent=persistent, workspace=ws)
+    tools = _nudged(ws.ctx, tools)
     items = [PromptItem(item.entry.key, item.entry.description,
                         item.status.state == "active")
              for item in listing.skills
              if item.status.state in ("active", "not_ready") and not item.entry.hidden]
     return render(items, max_chars) if tools is None else render(items, max_chars, tools)
+
+
+def _nudged(ctx: LemonContext, tools: Any) -> Any:
+    """``tools`` without the learning nudge when ``[skills] learning_nudge = false``."""
+    from lemon_core.search.prompt import DEFAULT_TOOLS
+
+    chosen = DEFAULT_TOOLS if tools is None else tools
+    if not getattr(chosen, "write", None) or not chosen.nudge:
+        return tools
+    from lemon_core.skills.manage_config import skills_config
+
+    if skills_config(ctx).learning_nudge:
+        return tools
+    import attrs
+
+    return attrs.evolve(chosen, nudge=False)
 
 
 def prompt_listing(ctx: LemonContext | None = None, *, max_chars: int | None = None,

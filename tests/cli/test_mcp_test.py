@@ -48,14 +48,14 @@ def test_lemon_skill_serve_over_stdio(project: Path, capsys) -> None:
                          "args": ["skill", "serve"], "env": {"API_KEY": SECRET}, **SLOW})
     code, out, err = _test(capsys, project, "skills")
     assert code == 0, err
-    assert out.startswith('Server "skills" (stdio, lemon:project): connected, 3 tools')
+    assert out.startswith('Server "skills" (stdio, lemon:project): connected, 4 tools')
     assert "lemon-skills" in out and SECRET not in out + err
 
     code, out, _ = _test(capsys, project, "skills", "--json")
     data = json.loads(out)
     assert code == 0
     assert (data["ok"], data["tool_count"], data["tools"]) == (
-        True, 3, ["find_skills", "load_skill", "read_skill"])
+        True, 4, ["find_skills", "load_skill", "read_skill", "skill_manage"])
     assert data["server"]["name"] == "lemon-skills" and data["source"] == "lemon:project"
     assert SECRET not in out
 

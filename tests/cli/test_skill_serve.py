@@ -52,7 +52,7 @@ def test_tools_over_the_lemon_catalog(workspace, capsys) -> None:
         async with _serve(project) as client:
             assert "io.modelcontextprotocol/skills" in client.server_capabilities.experimental
             tools = {t.name: t for t in (await client.list_tools()).tools}
-            assert sorted(tools) == ["find_skills", "load_skill", "read_skill"]
+            assert sorted(tools) == ["find_skills", "load_skill", "read_skill", "skill_manage"]
             described = tools["find_skills"].description
             assert "global-only, nix-flakes, shared." in described  # hidden, disabled left out
 

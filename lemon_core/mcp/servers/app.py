@@ -88,30 +88,37 @@ def load_result(backend: SkillBackend, arguments: dict[str, Any]) -> Loaded:
 
 
 def build_server(backend: SkillBackend, *, name: str, version: str,
-                 instructions: str | None = None, read_tool: bool = False) -> Any:
+                 instructions: str | None = None, read_tool: bool = False,
+                 write_tool: bool = False, nudge: bool = True) -> Any:
     """The SDK server for ``backend`` (a :class:`~.backend.Deferred` one may still be
     loading: ``initialize`` is answered at once, the other requests wait for it; one not yet
     started is started by ``notifications/initialized`` or by the first request). With
-    ``read_tool`` it also serves ``read_skill`` (the backend then has ``read``)."""
+    ``read_tool`` it also serves ``read_skill`` (the backend then has ``read``); with
+    ``write_tool``, ``skill_manage`` (:mod:`.manage_tool`; the backend has ``ctx`` and
+    ``workspace``), and the instructions carry the learning nudge unless ``nudge`` is off."""
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
+    from lemon_core.mcp.servers import manage_tool as managing
     from lemon_core.mcp.servers import read_tool as reading
 
     if instructions is None:
-        instructions = INSTRUCTIONS + (READ_INSTRUCTIONS if read_tool else "")
+        instructions = INSTRUCTIONS + (READ_INSTRUCTIONS if read_tool else "") + (
+            (MANAGE_INSTRUCTIONS + (LEARNING_NUDGE if nudge else "")) if write_tool else "")
     fixed: list[Any] = []
 
     def tools() -> list[Any]:
         """The tools, described once (at the first ``tools/list``, right after startup):
         Codex ignores ``list_changed``, so the names in the description stay as they were."""
         if not fixed:
-            fixed.extend(_tools(types, backend, read_tool))
+            fixed.extend(_tools(types, backend, read_tool, write_tool))
         return fixed
 
     schemas = {"find_skills": FIND_SCHEMA, "load_skill": LOAD_SCHEMA}
     if read_tool:
         schemas[reading.NAME] = reading.SCHEMA
+    if write_tool:
+        schemas[managing.NAME] = managing.SCHEMA
     offered = " and ".join([", ".join(list(schemas)[:-1]), list(schemas)[-1]])
 
     def _error(message: str) -> Any:
@@ -142,6 +149,9 @@ def build_server(backend: SkillBackend, *, name: str, version: str,
                 wanted = reading.read_arguments(arguments)
                 read = backend.read(wanted.pop("key"), **wanted)  # type: ignore[attr-defined]
                 return _ok(reading.read_result(read), meta={"size_bytes": read.size})
+            if write_tool and params.name == managing.NAME:
+                return _ok(await managing.call(backend, getattr(ctx, "session", None),
+                                               getattr(ctx, "request_id", None), arguments))
             return _error(f"unknown tool '{params.name}'; the tools are {offered}")
         except (LemonError, ValueError, FileProblem) as exc:  # UnknownSkill is a LemonError
             return _error(_problem(exc))
@@ -207,13 +217,27 @@ LOAD_SCHEMA = {"type": "object", "required": ["name"], "properties": {
     "name": {"type": "string", "description": "The skill's exact name."}}}
 
 
+MANAGE_INSTRUCTIONS = (
+    " skill_manage writes skills (create, edit, patch, write_file, pin, archive, report, ...):"
+    " every write is audited like an install."
+)
+
+#: The learning nudge (``[skills] learning_nudge = false`` in config.toml removes it).
+LEARNING_NUDGE = (
+    " When you finish a task that needed a non-obvious fix, a workaround, or steps you had to"
+    " discover, and a future task would need them again, record the lesson with skill_manage:"
+    " patch the skill that owns the topic if there is one (read it first), else create a"
+    " short new skill. Do not record secrets, one-off facts or what a skill already says."
+)
+
 READ_INSTRUCTIONS = (
     " read_skill returns a skill by key in a view: its summary (outline and files), one "
     "section, or one of its files, for a part without the whole text."
 )
 
 
-def _tools(types: Any, backend: SkillBackend, read_tool: bool = False) -> list[Any]:
+def _tools(types: Any, backend: SkillBackend, read_tool: bool = False,
+           write_tool: bool = False) -> list[Any]:
     def hints(title: str) -> Any:
         return types.ToolAnnotations(title=title, read_only_hint=True, destructive_hint=False,
                                      idempotent_hint=True, open_world_hint=False)
@@ -230,6 +254,15 @@ def _tools(types: Any, backend: SkillBackend, read_tool: bool = False) -> list[A
         tools.append(types.Tool(name=reading.NAME, description=reading.DESCRIPTION,
                                 input_schema=reading.SCHEMA,
                                 annotations=hints("Read a skill, or part of it")))
+    if write_tool:
+        from lemon_core.mcp.servers import manage_tool as managing
+
+        tools.append(types.Tool(name=managing.NAME, description=managing.DESCRIPTION,
+                                input_schema=managing.SCHEMA,
+                                annotations=types.ToolAnnotations(
+                                    title="Write a skill", read_only_hint=False,
+                                    destructive_hint=True, idempotent_hint=False,
+                                    open_world_hint=False)))
     return tools
 
 

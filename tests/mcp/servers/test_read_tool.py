@@ -51,7 +51,7 @@ def test_read_skill_is_listed_with_a_schema_and_read_only_annotations(project: P
     async def body() -> None:
         async with _serve(project) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
-            assert list(tools) == ["find_skills", "load_skill", "read_skill"]
+            assert list(tools) == ["find_skills", "load_skill", "read_skill", "skill_manage"]
             read = tools["read_skill"]
             assert read.input_schema["required"] == ["key"]
             assert read.input_schema["properties"]["view"]["enum"] == [
@@ -197,7 +197,8 @@ async def _listed(command: str, *args: str) -> set[str]:
 def test_the_default_prompt_names_exactly_lemon_skill_serves_tools(project: Path) -> None:
     served = anyio.run(_listed, "lemon", "skill", "serve", "--cwd", str(project))
     prompt = _prompt(project)
-    assert _named_tools(prompt) == served == {"find_skills", "load_skill", "read_skill"}
+    assert _named_tools(prompt) == served == {"find_skills", "load_skill", "read_skill",
+                                              "skill_manage"}
     assert "find_relevant" not in prompt
 
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 #: Bump on any change of the interpreter, a vocabulary, the judge or a severity (it keys the
 #: verdict cache).
-RULES_VERSION = "capabilities-7"
+RULES_VERSION = "capabilities-8"
 
 BLOCK, WARN = "block", "warn"
 

@@ -121,7 +121,7 @@ def mcp(repeat: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         ctx = _ctx(base)
-        env = {k: v for k, v in ctx.env.items()}
+        env = dict(ctx.env)
         rows = anyio.run(body, ctx.cwd, env)
     print(f"over MCP stdio (lemon skill serve), median of {repeat} round trips (ms):")
     for action, times in rows.items():

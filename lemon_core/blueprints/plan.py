@@ -215,8 +215,9 @@ def preview(blueprint: Blueprint, ctx: LemonContext, plugins: Plugins, *,
             seen[key] = entry.label
         changes = {k: "replace" if os.path.lexists(scope.target(k)) else "install"
                    for k in keys}
+        canonical = None if local else found.canonical_id  # the bundle's files cover it
         skills.append(SkillPlan(entry.label, local[1] if local else found.identifier,
-                                resolved, found.source, found.trust, found.canonical_id,
+                                resolved, found.source, found.trust, canonical,
                                 found.revision, found.rows, keys, changes))
     servers = _servers(ctx, blueprint, chosen_profile)
     plan = Plan(blueprint, chosen_profile, tuple(skills), tuple(servers), tuple(problems), "")

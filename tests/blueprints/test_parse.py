@@ -42,8 +42,8 @@ def test_an_unsafe_id_is_a_usage_error(bad) -> None:
     ("version = 1\nname = 'x'\nskills = 'nope'\n", "array of tables"),
     ("version = 1\nname = 'x'\n[[skills]]\nname = 'a'\n", "source is required"),
     ("version = 1\nname = 'x'\n[[mcp.servers]]\nname = 'd'\ntype = 'stdio'\n", "command"),
-    ("version = 1\nname = 'x'\n[[mcp.servers]]\nname = 'bad name'\ntype = 'stdio'\n"
-     "command = 'echo'\n", "name"),
+    (("version = 1\nname = 'x'\n[[mcp.servers]]\nname = 'bad name'\ntype = 'stdio'\n"
+     "command = 'echo'\n"), "name"),
     ("version = 1\nname = 'x'\n[profiles.p]\nscope = 'system'\n", "scope must be"),
     ("version = 1\nname = 'x'\n[profiles.p]\nskills = ['ghost']\n", "does not define"),
 ])

@@ -104,8 +104,8 @@ def _show(plan: Any) -> None:
 @app.command("preview", short_help="Show what a blueprint would change, and its digest.")
 def preview_blueprint(
     bundle_id: str = typer.Argument(None, metavar="ID", help="The bundle's id."),
-    path: str = typer.Option(None, "--path", help="Validate the bundle in this folder."),
-    profile: str = typer.Option(None, "--profile", help="The profile to use."),
+    path: str = typer.Option(None, "--path", metavar="DIR", help="Validate the bundle in this folder."),
+    profile: str = typer.Option(None, "--profile", metavar="PROFILE", help="The profile to use."),
     approve: bool = typer.Option(False, "--approve", help="Fetch remote sources unasked."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
@@ -131,8 +131,8 @@ def preview_blueprint(
 @app.command("apply", short_help="Apply a previewed blueprint (needs its fresh digest).")
 def apply_blueprint(
     bundle_id: str = typer.Argument(..., metavar="ID", help="The bundle's id."),
-    digest: str = typer.Option(..., "--digest", help="The digest 'preview' printed."),
-    profile: str = typer.Option(None, "--profile", help="The profile to use."),
+    digest: str = typer.Option(..., "--digest", metavar="DIGEST", help="The digest 'preview' printed."),
+    profile: str = typer.Option(None, "--profile", metavar="PROFILE", help="The profile to use."),
     approve: bool = typer.Option(False, "--approve", help="Approve fetches and installs."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:

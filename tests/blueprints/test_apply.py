@@ -207,3 +207,12 @@ def test_a_git_source_is_fetched_pinned_and_covered_by_the_digest(tmp_path, make
         project / ".lemon" / "skill" / "pdf" / "SKILL.md").read_text()
     with pytest.raises(LemonError):  # a remote source is fetched only when approved
         _plan(ctx, plugins, approve=None)
+
+
+def test_the_shipped_example_previews_clean_and_its_server_is_off(ctx, plugins) -> None:
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "blueprints" / "team"
+    plan = preview(open_bundle(ctx, path=example), ctx, plugins)
+    assert plan.problems == () and plan.skills[0].chosen == ("terraform-plan",)
+    assert [s.entry["enabled"] for s in plan.servers] == [False]

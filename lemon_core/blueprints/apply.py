@@ -115,7 +115,7 @@ def apply(blueprint: Blueprint, digest: str, ctx: LemonContext, plugins: Plugins
 
     def servers() -> None:
         if entries:
-            written.extend(writer(ctx, entries, scope=plan.scope))
+            written.extend(writer(ctx, entries, scope=plan.scope))  # type: ignore[arg-type]
 
     if not plan.skills:
         servers()

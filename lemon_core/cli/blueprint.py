@@ -57,7 +57,7 @@ def list_blueprints(as_json: bool = typer.Option(False, "--json", help="Print JS
     from lemon_core.text import escape
 
     found = list_bundles(LemonContext.from_environment())
-    rows = []
+    rows: list[dict[str, Any]] = []
     for item in found:
         if isinstance(item, tuple):
             rows.append({"id": item[0], "name": None, "description": None, "skills": 0,

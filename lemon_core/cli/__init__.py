@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 
 import typer
 
+from lemon_core.cli import blueprint as blueprint_cli
 from lemon_core.cli import mcp as mcp_cli
 from lemon_core.cli import (  # noqa: F401  (each registers its commands on its group's app)
     mcp_oauth,  # ``lemon mcp login/logout``
@@ -49,6 +50,8 @@ app = typer.Typer(
 app.add_typer(skill_app.app, name="skill", short_help="Discover, check and manage skills.")
 app.add_typer(mcp_cli.app, name="mcp", short_help="Manage MCP servers.")
 app.add_typer(plugins_cli.app, name="plugins", short_help="Inspect lemon's plugins.")
+app.add_typer(blueprint_cli.app, name="blueprint",
+              short_help="Preview and apply blueprint bundles of skills and servers.")
 
 #: The shells Typer's completion scripts support.
 SHELLS = ("bash", "zsh", "fish", "powershell", "pwsh")

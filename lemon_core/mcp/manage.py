@@ -126,6 +126,47 @@ def add_server(
     return WriteResult(action, spec.name, scope, path, True, spec.transport, notes)
 
 
+def add_entries(
+    ctx: LemonContext,
+    entries: list[dict[str, Any]],
+    *,
+    scope: LemonScope = "project",
+    timeout: float | None = None,
+) -> tuple[WriteResult, ...]:
+    """Write every entry of ``entries`` (each one in the schema of this file, named) into
+    the scope's file in one atomic edit, an entry of the same name replaced: all are written
+    or, when one is invalid or the file cannot be written, none (a blueprint's servers).
+    In the project file each is recorded as trusted, as :func:`add_server` does."""
+    from lemon_core.mcp.schema import parse_entry
+    from lemon_core.models import ServerSource
+
+    checked = [parse_entry(e, label=f"servers[{i}]", source=ServerSource("lemon", scope, None))
+               for i, e in enumerate(entries)]
+    for server in checked:
+        check_name(server.name or "")
+    replaced: dict[str, bool] = {}
+
+    def change(mf: McpFile) -> bool:
+        servers: list[Any] = mf.data.setdefault("servers", [])
+        for entry in entries:
+            index = mf.index_of(entry["name"])
+            replaced[entry["name"]] = index is not None
+            if index is None:
+                servers.append(dict(entry))
+            else:
+                servers[index] = dict(entry)
+        return bool(entries)
+
+    path = _edit(ctx, scope, change, timeout)
+    results = []
+    for server in checked:
+        name = server.name or ""
+        notes = _trust_written(ctx, path, scope, name) if scope == "project" else ()
+        results.append(WriteResult("replaced" if replaced.get(name) else "added", name, scope,
+                                   path, True, server.transport, notes))
+    return tuple(results)
+
+
 def _trust_written(ctx: LemonContext, path: Path, scope: LemonScope, name: str
                    ) -> tuple[str, ...]:
     """Record the entry just written as trusted. The file is changed already, so a trust
@@ -216,6 +257,7 @@ __all__ = [
     "DEFAULT_LOCK_TIMEOUT",
     "ServerExistsError",
     "WriteResult",
+    "add_entries",
     "add_server",
     "disable_server",
     "enable_server",

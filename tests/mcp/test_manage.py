@@ -527,3 +527,22 @@ def test_written_file_reads_back(ctx: LemonContext) -> None:
     mcp_file = read_file(ctx, "project")
     assert [s.name for s in mcp_file.servers] == ["git", "api"]
     assert mcp_file.state_for("git") is False
+
+
+# -- add_entries (a blueprint's servers) -------------------------------------------------------
+
+
+def test_add_entries_writes_all_in_one_edit_or_none(ctx: LemonContext,
+                                                    project_file: Path) -> None:
+    add_server(ctx, stdio("keep"))
+    add_server(ctx, stdio("docs", "old"))
+    before = project_file.read_bytes()
+    with pytest.raises(ConfigError):  # the second entry is invalid: nothing is written
+        manage.add_entries(ctx, [{"name": "a", "type": "stdio", "command": "echo"},
+                                 {"name": "b", "type": "stdio"}])
+    assert project_file.read_bytes() == before
+    done = manage.add_entries(ctx, [{"name": "a", "type": "stdio", "command": "echo"},
+                                    {"name": "docs", "type": "stdio", "command": "new"}])
+    assert [(r.name, r.action) for r in done] == [("a", "added"), ("docs", "replaced")]
+    assert [(e["name"], e["command"]) for e in entries(project_file)] == [
+        ("keep", "uvx"), ("docs", "new"), ("a", "echo")]

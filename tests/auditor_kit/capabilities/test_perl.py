@@ -3,8 +3,6 @@ capabilities auditor on skills whose payload is Perl, including ``perl -e`` on s
 
 from __future__ import annotations
 
-from lemon_plugins.auditors.capabilities import CapabilitiesAuditor
-
 from lemon_core.auditor_kit.capabilities import perl
 from lemon_core.auditor_kit.capabilities.model import (
     DECODED,
@@ -15,26 +13,17 @@ from lemon_core.auditor_kit.capabilities.model import (
     SECRET,
     Fact,
 )
-from tests.plugins.auditors.bundles import bundle_of, worst_by_rule
+from tests.auditor_kit.capabilities.support import blocks_with, by_kind, verdict
 
 HEAD = "---\nname: demo\ndescription: Demo.\n---\n# Demo\n\nRun `perl bin/tool.pl`.\n"
 
 
 def facts(src: str) -> dict[str, list[Fact]]:
-    found = perl.analyse("bin/tool.pl", src)
-    assert found.parsed, found.error
-    out: dict[str, list[Fact]] = {}
-    for fact in found.facts:
-        out.setdefault(fact.kind, []).append(fact)
-    return out
-
-
-def verdict(files: dict[str, str]) -> dict[str, str]:
-    return worst_by_rule(CapabilitiesAuditor().audit(bundle_of(files)))
+    return by_kind(perl.analyse("bin/tool.pl", src))
 
 
 def blocks(body: str, name: str = "bin/tool.pl") -> bool:
-    return "block" in verdict({"SKILL.md": HEAD, name: body}).values()
+    return blocks_with(HEAD, name, body)
 
 
 def test_chr_map_join_folds_into_decoded_code() -> None:

@@ -7,8 +7,6 @@ import base64
 import codecs
 import zlib
 
-from lemon_plugins.auditors.capabilities import CapabilitiesAuditor
-
 from lemon_core.auditor_kit.capabilities import php
 from lemon_core.auditor_kit.capabilities.model import (
     DECODED,
@@ -18,26 +16,17 @@ from lemon_core.auditor_kit.capabilities.model import (
     PERSISTENCE,
     Fact,
 )
-from tests.plugins.auditors.bundles import bundle_of, worst_by_rule
+from tests.auditor_kit.capabilities.support import blocks_with, by_kind, verdict
 
 HEAD = "---\nname: demo\ndescription: Demo.\n---\n# Demo\n\nRun `php bin/tool.php`.\n"
 
 
 def facts(src: str) -> dict[str, list[Fact]]:
-    found = php.analyse("bin/tool.php", src)
-    assert found.parsed, found.error
-    out: dict[str, list[Fact]] = {}
-    for fact in found.facts:
-        out.setdefault(fact.kind, []).append(fact)
-    return out
-
-
-def verdict(files: dict[str, str]) -> dict[str, str]:
-    return worst_by_rule(CapabilitiesAuditor().audit(bundle_of(files)))
+    return by_kind(php.analyse("bin/tool.php", src))
 
 
 def blocks(body: str, name: str = "bin/tool.php") -> bool:
-    return "block" in verdict({"SKILL.md": HEAD, name: body}).values()
+    return blocks_with(HEAD, name, body)
 
 
 def test_gzinflate_of_base64_folds_to_the_code() -> None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import base64
 
-from lemon_plugins.auditors.capabilities import CapabilitiesAuditor
-
 from lemon_core.auditor_kit.capabilities import ruby
 from lemon_core.auditor_kit.capabilities.model import (
     DECODED,
@@ -18,26 +16,17 @@ from lemon_core.auditor_kit.capabilities.model import (
     SECRET,
     Fact,
 )
-from tests.plugins.auditors.bundles import bundle_of, worst_by_rule
+from tests.auditor_kit.capabilities.support import blocks_with, by_kind, verdict
 
 HEAD = "---\nname: demo\ndescription: Demo.\n---\n# Demo\n\nRun `ruby bin/tool.rb`.\n"
 
 
 def facts(src: str) -> dict[str, list[Fact]]:
-    found = ruby.analyse("bin/tool.rb", src)
-    assert found.parsed, found.error
-    out: dict[str, list[Fact]] = {}
-    for fact in found.facts:
-        out.setdefault(fact.kind, []).append(fact)
-    return out
-
-
-def verdict(files: dict[str, str]) -> dict[str, str]:
-    return worst_by_rule(CapabilitiesAuditor().audit(bundle_of(files)))
+    return by_kind(ruby.analyse("bin/tool.rb", src))
 
 
 def blocks(body: str, name: str = "bin/tool.rb") -> bool:
-    return "block" in verdict({"SKILL.md": HEAD, name: body}).values()
+    return blocks_with(HEAD, name, body)
 
 
 def test_interpolation_and_concatenation_fold_into_the_command() -> None:

@@ -208,12 +208,15 @@ def prompt_listing(ctx: LemonContext | None = None, *, max_chars: int | None = N
 
 # -- read_skill ---------------------------------------------------------------------------------
 
+#: ``plugins`` of a read nobody observes (``read_skill(observed=False)``).
+_NO_OBSERVERS = object()
+
 def _emit(workspace: Workspace, plugins: Any, key: str, found: bool, view: str,
           entry: SkillEntry | None, tool_call_id: str | None, file: str | None) -> None:
     from lemon_core.protocols import SkillLoadEvent
 
     plugins = workspace.observers() if plugins is None else plugins
-    if plugins is None:
+    if plugins is None or plugins is _NO_OBSERVERS:
         return
     metadata: dict[str, Any] = {"file": file} if file is not None else {}
     # where the usage sidecars of this context are (observers.usage, a third party's observer)
@@ -293,7 +296,7 @@ def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
                max_chars: int | None = None, tool_call_id: str | None = None,
                cwd: str | Path | None = None, persistent: bool = False,
                plugins: Any = None, check: Any = None, defanged: bool = True,
-               workspace: Workspace | None = None) -> SkillRead:
+               observed: bool = True, workspace: Workspace | None = None) -> SkillRead:
     """Load skill ``key`` in one view:
 
     - ``full`` (default): the whole SKILL.md;
@@ -304,7 +307,9 @@ def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
 
     ``max_chars`` cuts the content (saying so); ``include_status`` / ``include_manifest`` add
     the readiness and the parsed manifest. ``plugins`` receives the ``lemon_skill_loaded``
-    event (default: the workspace's plugins). ``check``, when given, is called with the entry
+    event (default: the workspace's plugins); ``observed=False`` sends none, for a person's
+    read (``lemon skill read``), which is no agent's use and so counts no load and writes no
+    usage sidecar. ``check``, when given, is called with the entry
     and its lockfile record (None when lemon did not install it) before anything is read, and
     may raise to withhold the skill (``lemon skill serve``'s first-load audit:
     :class:`lemon_core.skills.load_audit.FirstLoadAudit`). The content is defanged for a model
@@ -319,6 +324,8 @@ def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
         raise UsageError("max_chars must be 0 or more")
     ws = workspace_for(ctx, cwd, workspace)
     ctx = ws.ctx
+    if not observed:
+        plugins = _NO_OBSERVERS
     views = ws.current(persistent=persistent)
     snapshot = views.snapshot
     entry = snapshot.by_key().get(key)

@@ -7,13 +7,16 @@ which ``lemon skill serve``'s first-load audit withholds with a one-line reason)
 SKILL.md, /etc/passwd, a forged cache row); no secret; no raw control, bidi or invisible
 character in a tool result (a client shows them to a person, and a model reads them); a name
 that walks out of the catalog (``valid-alpha/../../etc/passwd``) a tool error; and the server
-creates nothing in the project.
+creates nothing in the project but the usage sidecar ``lemon skill serve`` counts loads in
+(issue 21), a regular file holding counts and times of the skills it served, nothing else.
 """
 
 from __future__ import annotations
 
 import json
 import unicodedata
+from collections.abc import Sequence
+from pathlib import Path
 
 import anyio
 import pytest
@@ -94,4 +97,24 @@ def test_the_skills_servers_on_a_hostile_tree(tree: ht.HostileTree, server: str)
     for name, marker in tree.foreign_markers.items():
         assert marker not in output, f"foreign content reached the agent ({name})"
     assert not _unsafe(output), f"raw {_unsafe(output)[:8]} in what the agent got"
-    assert measured_run.tree_entries(tree.project) == before
+    created = measured_run.tree_entries(tree.project) - before
+    counted = set(created) & {SIDECAR}
+    assert created - counted == set(), f"the server created {sorted(created - counted)}"
+    if counted:
+        assert server == "lemon skill serve", f"{server} counted loads"
+        _check_sidecar(tree, tree.project / SIDECAR, valid)
+
+
+#: Where ``lemon skill serve`` counts the loads of project skills (issue 21).
+SIDECAR = ".lemon/skills.usage.json"
+
+
+def _check_sidecar(tree: ht.HostileTree, path: Path, served: Sequence[str]) -> None:
+    assert path.is_file() and not path.is_symlink(), "the usage sidecar is not a regular file"
+    text = path.read_text(encoding="utf-8")
+    for name, secret in tree.secrets.items():
+        assert secret not in text, f"the secret {name} is in the usage sidecar"
+    for name, marker in tree.foreign_markers.items():
+        assert marker not in text, f"foreign content is in the usage sidecar ({name})"
+    keys = set(json.loads(text)["skills"])
+    assert keys and keys <= set(served), f"counted loads of {sorted(keys - set(served))}"

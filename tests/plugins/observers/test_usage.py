@@ -47,3 +47,23 @@ def test_loads_through_two_servers_are_all_counted(tmp_path: Path) -> None:
     # the sidecars sit outside the skill folders
     assert sorted(p.name for p in (project / ".agents" / "skills" / "local-notes").iterdir()) \
         == ["SKILL.md"]
+
+
+def test_a_persons_read_counts_nothing_and_writes_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from lemon_core.context import LemonContext
+    from lemon_core.skills.agent import read_skill
+    from tests.helpers import run_cli
+
+    project = tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    write_skill(project / ".agents" / "skills", "local-notes", body="# Local\n")
+    code, out, err = run_cli(capsys, "skill", "read", "local-notes", "--cwd", str(project))
+    assert code == 0, err
+    assert "# Local" in out
+    assert not (project / ".lemon").exists()
+    read_skill("local-notes", LemonContext.from_environment(project), observed=False)
+    assert not (project / ".lemon").exists()
+    read_skill("local-notes", LemonContext.from_environment(project))  # an agent's load counts
+    usage = json.loads((project / ".lemon" / "skills.usage.json").read_text())
+    assert usage["skills"]["local-notes"]["loads"] == 1

@@ -348,7 +348,10 @@ class VersionedAuditor(Protocol):
 
 @attrs.frozen
 class SkillLoadEvent:
-    """A skill was loaded (``read_skill``, ``load_skill``, ``skill://``). Never holds the body."""
+    """A skill was loaded (``read_skill``, ``load_skill``, ``skill://``). Never holds the body.
+
+    ``metadata`` holds ``agent_dir``, ``project_dir``, ``reader`` (``"agent"`` or ``"person"``)
+    and ``file`` for a file view."""
 
     key: str
     found: bool

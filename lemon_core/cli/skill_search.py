@@ -195,7 +195,7 @@ def read_command(
     read = read_skill(key, _ctx(cwd), view=view, section=section, file=file,
                       include_status=include_status, include_manifest=include_manifest,
                       max_chars=max_chars, persistent=True, defanged=False,
-                      observed=False)  # a person's read: no load counted
+                      reader="person")  # no agent's use: no load counted
     if as_json:  # exact, as every --json; the terminal output below is escaped
         emit_json(read.to_json())
         return

@@ -208,17 +208,19 @@ def prompt_listing(ctx: LemonContext | None = None, *, max_chars: int | None = N
 
 # -- read_skill ---------------------------------------------------------------------------------
 
-#: ``plugins`` of a read nobody observes (``read_skill(observed=False)``).
-_NO_OBSERVERS = object()
+#: Who reads a skill: an agent (its loads are counted in the usage sidecar) or a person.
+READERS = ("agent", "person")
 
 def _emit(workspace: Workspace, plugins: Any, key: str, found: bool, view: str,
-          entry: SkillEntry | None, tool_call_id: str | None, file: str | None) -> None:
+          entry: SkillEntry | None, tool_call_id: str | None, file: str | None,
+          reader: str) -> None:
     from lemon_core.protocols import SkillLoadEvent
 
     plugins = workspace.observers() if plugins is None else plugins
-    if plugins is None or plugins is _NO_OBSERVERS:
+    if plugins is None:
         return
     metadata: dict[str, Any] = {"file": file} if file is not None else {}
+    metadata["reader"] = reader
     # where the usage sidecars of this context are (observers.usage, a third party's observer)
     metadata["agent_dir"] = str(workspace.ctx.agent_dir)
     metadata["project_dir"] = str(workspace.ctx.cwd)
@@ -296,7 +298,7 @@ def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
                max_chars: int | None = None, tool_call_id: str | None = None,
                cwd: str | Path | None = None, persistent: bool = False,
                plugins: Any = None, check: Any = None, defanged: bool = True,
-               observed: bool = True, workspace: Workspace | None = None) -> SkillRead:
+               reader: str = "agent", workspace: Workspace | None = None) -> SkillRead:
     """Load skill ``key`` in one view:
 
     - ``full`` (default): the whole SKILL.md;
@@ -307,9 +309,9 @@ def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
 
     ``max_chars`` cuts the content (saying so); ``include_status`` / ``include_manifest`` add
     the readiness and the parsed manifest. ``plugins`` receives the ``lemon_skill_loaded``
-    event (default: the workspace's plugins); ``observed=False`` sends none, for a person's
-    read (``lemon skill read``), which is no agent's use and so counts no load and writes no
-    usage sidecar. ``check``, when given, is called with the entry
+    event (default: the workspace's plugins), whose ``metadata["reader"]`` is ``reader``:
+    ``"agent"`` (default) or ``"person"`` for a person's read (``lemon skill read``), which is
+    no agent's use: the usage sidecar counts only agents' loads. ``check``, when given, is called with the entry
     and its lockfile record (None when lemon did not install it) before anything is read, and
     may raise to withhold the skill (``lemon skill serve``'s first-load audit:
     :class:`lemon_core.skills.load_audit.FirstLoadAudit`). The content is defanged for a model
@@ -324,15 +326,15 @@ def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
         raise UsageError("max_chars must be 0 or more")
     ws = workspace_for(ctx, cwd, workspace)
     ctx = ws.ctx
-    if not observed:
-        plugins = _NO_OBSERVERS
+    if reader not in READERS:
+        raise UsageError(f"reader must be one of {', '.join(READERS)}")
     views = ws.current(persistent=persistent)
     snapshot = views.snapshot
     entry = snapshot.by_key().get(key)
     state = ws.state()
     status = None if entry is None else state.status(entry, ctx)  # this skill's alone
     if entry is None or status is None or status.state in _REFUSED_STATES:
-        _emit(ws, plugins, key, False, view, None, tool_call_id, file)
+        _emit(ws, plugins, key, False, view, None, tool_call_id, file, reader)
         if status is not None:
             what = (state.disabled_hint(key) if status.state == "disabled" else
                     "is blocked by its audit; see 'lemon skill inspect " + key + "'")
@@ -347,9 +349,9 @@ def read_skill(key: str, ctx: LemonContext | None = None, *, view: str = "full",
         read = _load(entry, status, state, view, section, file, include_status,
                      include_manifest, max_chars, defanged)
     except LemonError:
-        _emit(ws, plugins, key, False, view, entry, tool_call_id, file)
+        _emit(ws, plugins, key, False, view, entry, tool_call_id, file, reader)
         raise
-    _emit(ws, plugins, key, True, view, entry, tool_call_id, file)
+    _emit(ws, plugins, key, True, view, entry, tool_call_id, file, reader)
     return read
 
 

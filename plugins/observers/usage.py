@@ -2,7 +2,7 @@
 
 It implements ``lemon_skill_loaded`` only, through the ``lemon.observers`` entry-point group as
 any third party's observer would. The event's ``metadata`` names the context's ``agent_dir``
-and ``project_dir``; a found load of a project or global skill adds one to its ``loads`` and
+and ``project_dir``; a found load by an agent (``metadata["reader"]`` is not ``"person"``) of a project or global skill adds one to its ``loads`` and
 sets ``last_loaded_at`` in that scope's ``skills.usage.json`` (see
 :mod:`lemon_core.usage_kit`). Turn it off with ``LEMON_DISABLE_PLUGINS=observers.usage``.
 A sidecar that cannot be written is logged; the load goes on.
@@ -24,9 +24,10 @@ def lemon_skill_loaded(event: Any) -> None:
     from lemon_core.errors import LemonError
     from lemon_core.usage_kit import USAGE_FILE, SkillUsage, stamp, update_usage
 
-    if not event.found or event.scope not in ("project", "global"):
-        return
     metadata = event.metadata or {}
+    if not event.found or event.scope not in ("project", "global") \
+            or metadata.get("reader") == "person":  # a person's read is no agent's use
+        return
     if event.scope == "project":
         base = metadata.get("project_dir")
         root = Path(base) if base else None

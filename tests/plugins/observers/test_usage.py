@@ -62,7 +62,7 @@ def test_a_persons_read_counts_nothing_and_writes_nothing(
     assert code == 0, err
     assert "# Local" in out
     assert not (project / ".lemon").exists()
-    read_skill("local-notes", LemonContext.from_environment(project), observed=False)
+    read_skill("local-notes", LemonContext.from_environment(project), reader="person")
     assert not (project / ".lemon").exists()
     read_skill("local-notes", LemonContext.from_environment(project))  # an agent's load counts
     usage = json.loads((project / ".lemon" / "skills.usage.json").read_text())
